@@ -1,0 +1,235 @@
+"""Descriptor tables and the :class:`Representation` built from them.
+
+A descriptor table has a dataset column plus numeric, categorical or text columns.
+Several tables are joined on the dataset name into one table; a representation is that
+table encoded as a matrix X (n × p) aligned to a benchmark's dataset order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+from .names import describe_mismatch, suggest
+from .representations.tabular import encode_tabular
+from .tables import TableSource, read_table, row_numbers, source_label
+from .validation import ReportBuilder, ValidationReport
+
+
+@dataclass(frozen=True, eq=False)
+class Representation:
+    """A matrix of a-priori dataset descriptors aligned to a benchmark.
+
+    Attributes
+    ----------
+    name : str
+        Display name (e.g. ``"ucr_info"``).
+    X : ndarray of shape (n, p)
+        Row i describes ``datasets[i]``; finite.
+    feature_names : tuple of str, length p
+    datasets : tuple of str, length n
+    report : ValidationReport
+        Imputations, dropped columns, encodings.
+    """
+
+    name: str
+    X: np.ndarray
+    feature_names: tuple[str, ...]
+    datasets: tuple[str, ...]
+    report: ValidationReport = field(default_factory=ValidationReport)
+
+    def __post_init__(self) -> None:
+        X = np.asarray(self.X, dtype=float)
+        if X.ndim != 2 or X.shape[0] != len(self.datasets) or X.shape[1] != len(self.feature_names):
+            raise InputError(
+                f"representation '{self.name}': X has shape {X.shape}, expected "
+                f"({len(self.datasets)}, {len(self.feature_names)})."
+            )
+        if not np.isfinite(X).all():
+            raise InputError(f"representation '{self.name}': X has NaN or infinite values.")
+        X.setflags(write=False)
+        object.__setattr__(self, "X", X)
+
+    def to_frame(self) -> pd.DataFrame:
+        """X as a DataFrame indexed by dataset."""
+        return pd.DataFrame(self.X, index=pd.Index(self.datasets, name="dataset"), columns=list(self.feature_names))
+
+
+def load_descriptors(
+    sources: Sequence[TableSource] | TableSource,
+    *,
+    dataset_column: str = "dataset",
+    aliases: Mapping[str, str] | None = None,
+    labels: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Read and join descriptor tables.
+
+    Parameters
+    ----------
+    sources : path, DataFrame, bytes or a sequence of them
+        Tables with a dataset column.
+    dataset_column : str
+        Name of the dataset column in every table.
+    aliases : mapping, optional
+        ``{name in a descriptor file: name in the scores}``, applied to every table.
+    labels : sequence of str, optional
+        File names for messages (uploads).
+
+    Returns
+    -------
+    DataFrame
+        Indexed by dataset (index name ``dataset``); the raw columns of every table
+        (prefixed with the table's name when two tables share a column name); a dataset
+        absent from one table has NaN there. ``attrs["sources"]`` lists the table names.
+
+    Raises
+    ------
+    InputError
+        Missing dataset column, duplicate or empty dataset names.
+    """
+    if isinstance(sources, str | Path | pd.DataFrame | bytes) or hasattr(sources, "read"):
+        sources = [sources]  # type: ignore[list-item]
+    sources = list(sources)  # type: ignore[arg-type]
+    if not sources:
+        raise InputError("no descriptor table given; give at least one (CLI: --features FILE).")
+    tables: list[tuple[str, pd.DataFrame]] = []
+    for i, src in enumerate(sources):
+        label = source_label(src, labels[i] if labels and i < len(labels) else None)
+        df = read_table(src, label=label)
+        if dataset_column not in df.columns:
+            hint = suggest(dataset_column, list(df.columns))
+            raise InputError(
+                f"{label}: no '{dataset_column}' column. The columns are: "
+                f"{', '.join(map(repr, list(df.columns)[:12]))}"
+                f"{' …' if df.shape[1] > 12 else ''}."
+                + (f" Did you mean {hint[0]!r}?" if hint else "")
+                + " Name the dataset column with --dataset-column (or rename it)."
+            )
+        names = df[dataset_column].astype(str).str.strip()
+        blank = names.eq("") | df[dataset_column].isna()
+        if blank.any():
+            raise InputError(f"{label}: empty dataset name in rows {row_numbers(df.index[blank])}. Fill them in or delete those rows.")
+        if aliases:
+            names = names.map(lambda s: aliases.get(s, s))
+        dup = names.duplicated(keep=False)
+        if dup.any():
+            raise InputError(
+                f"{label}: dataset names repeat in rows {row_numbers(df.index[dup])} (e.g. "
+                f"'{names[dup].iloc[0]}'). Keep one row per dataset."
+            )
+        body = df.drop(columns=[dataset_column])
+        body.index = pd.Index(names.to_numpy(), name="dataset")
+        tables.append((Path(label).name.split(".")[0], body))
+    seen: dict[str, int] = {}
+    for _, t in tables:
+        for c in t.columns:
+            seen[c] = seen.get(c, 0) + 1
+    out: pd.DataFrame | None = None
+    for tname, t in tables:
+        t = t.rename(columns={c: f"{tname}.{c}" for c in t.columns if seen[c] > 1})
+        out = t if out is None else out.join(t, how="outer")
+    assert out is not None
+    out.attrs["sources"] = [t for t, _ in tables]
+    return out
+
+
+def align_descriptors(
+    descriptors: pd.DataFrame, datasets: Sequence[str], *, label: str = "descriptors",
+    report: ReportBuilder | None = None,
+) -> pd.DataFrame:
+    """Rows of ``descriptors`` in the order of ``datasets``.
+
+    Raises
+    ------
+    InputError
+        When a dataset has no descriptor row; lists them with close-match suggestions.
+    """
+    have = set(descriptors.index)
+    missing = [d for d in datasets if d not in have]
+    if missing:
+        raise InputError(
+            f"{len(missing)} dataset(s) of the scores have no row in {label}: "
+            f"{describe_mismatch(missing, [str(x) for x in descriptors.index if x not in set(datasets)])}. "
+            "Rename them in one of the files or map them with an alias "
+            "(CLI: --alias 'NAME_IN_FEATURES=NAME_IN_SCORES')."
+        )
+    extra = [d for d in descriptors.index if d not in set(datasets)]
+    if extra and report is not None:
+        report.add(
+            "info",
+            "unused-rows",
+            f"{label}: {len(extra)} row(s) describe datasets that are not in the scores and are not "
+            f"used: {', '.join(map(str, extra[:10]))}{' …' if len(extra) > 10 else ''}.",
+        )
+    return descriptors.loc[list(datasets)]
+
+
+def build_representation(
+    descriptors: pd.DataFrame,
+    datasets: Sequence[str],
+    *,
+    name: str = "descriptors",
+    columns: Sequence[str] | None = None,
+    text: Literal["tfidf", "drop"] = "tfidf",
+    text_components: int = 16,
+    log_columns: Sequence[str] | Literal["auto"] = (),
+    pca_variance: float | None = None,
+    seed: int = 0,
+) -> Representation:
+    """Encode descriptors as a representation aligned to ``datasets``.
+
+    Parameters
+    ----------
+    descriptors : DataFrame
+        From :func:`load_descriptors` (index = dataset).
+    datasets : sequence of str
+        The benchmark's dataset order.
+    name : str
+        Display name of the representation.
+    columns : sequence of str, optional
+        Columns to use (default: all).
+    text, text_components, log_columns, pca_variance, seed
+        See :func:`subsetsel_core.representations.tabular.encode_tabular`.
+
+    Returns
+    -------
+    Representation
+    """
+    rb = ReportBuilder()
+    table = align_descriptors(descriptors, datasets, label=name, report=rb)
+    if columns is not None:
+        unknown = [c for c in columns if c not in table.columns]
+        if unknown:
+            raise InputError(
+                f"{name}: unknown column(s) {unknown}; the columns are {list(table.columns)}."
+            )
+        table = table[list(columns)]
+    X, names = encode_tabular(
+        table,
+        label=name,
+        text=text,
+        text_components=text_components,
+        log_columns=log_columns,
+        pca_variance=pca_variance,
+        report=rb,
+        seed=seed,
+    )
+    rb.fact("representation", f"{name}: {X.shape[0]} datasets × {X.shape[1]} features")
+    return Representation(name, X, tuple(names), tuple(datasets), rb.build())
+
+
+def representation_from_matrix(
+    X: np.ndarray, datasets: Sequence[str], *, name: str = "matrix", feature_names: Sequence[str] | None = None
+) -> Representation:
+    """Wrap a ready matrix (rows in ``datasets`` order) as a :class:`Representation`."""
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2:
+        raise InputError(f"representation '{name}' must be a 2-D matrix, got shape {X.shape}.")
+    names = tuple(feature_names) if feature_names is not None else tuple(f"x{i}" for i in range(X.shape[1]))
+    return Representation(name, X, names, tuple(datasets))

@@ -1,0 +1,410 @@
+"""The bootstrap protocol: trials, curves, bands, AUC and significance (PROTOCOL.md).
+
+One evaluation runs a grid of strategies × representations on the same random pools
+(paired design). Each trial's pool and each (strategy, representation)'s randomness come
+from independent streams spawned from one seed with fixed keys
+(``SeedSequence(seed, spawn_key=…)``), so adding a strategy, a representation or more
+trials leaves every other number unchanged.
+
+:func:`iter_evaluate` yields a partial :class:`EvaluationResult` after every batch of
+trials (callers redraw curves from it and may stop early); :func:`evaluate` runs to the
+end.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .benchmark import Benchmark
+from .descriptors import Representation
+from .errors import Cancelled, InputError
+from .metrics import METRICS, agreement
+from .ranking import rank_sums
+from .stats import EntryStats, compute_stats
+from .strategies import REGISTRY, get_strategy, standardize
+
+BASELINE = "random"
+
+
+@dataclass(frozen=True)
+class EvaluationConfig:
+    """Parameters of one evaluation.
+
+    Attributes
+    ----------
+    strategies : tuple of str
+        Registry names; ``random`` is added as the baseline when absent.
+    trials : int
+        Number of trials T.
+    alpha : float
+        Dataset-pool fraction α (pool = ⌊α·n⌋ datasets).
+    beta : float
+        Model-pool fraction β (⌊β·M⌋ models when β < 1).
+    k_min, k_max : int
+        Range of subset sizes (k_max is capped at the pool size).
+    seed : int
+        The one seed of the run.
+    metrics : tuple of str
+    batch_size : int
+        Trials per partial result.
+    """
+
+    strategies: tuple[str, ...] = ("random", "kmeans", "fafi-euclidean", "fafi-cosine", "a-optimal", "d-optimal")
+    trials: int = 200
+    alpha: float = 0.8
+    beta: float = 1.0
+    k_min: int = 2
+    k_max: int = 20
+    seed: int = 0
+    metrics: tuple[str, ...] = METRICS
+    batch_size: int = 20
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-JSON form."""
+        d = asdict(self)
+        d["strategies"] = list(self.strategies)
+        d["metrics"] = list(self.metrics)
+        return d
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One (strategy, representation) cell of the grid."""
+
+    key: str
+    strategy: str
+    representation: str | None
+
+
+@dataclass(frozen=True, eq=False)
+class EvaluationResult:
+    """Per-trial metric values of every grid entry, and their statistics.
+
+    Attributes
+    ----------
+    config : EvaluationConfig
+    ks : ndarray of int, shape (K,)
+    entries : tuple of Entry
+    values : dict key → dict metric → ndarray (trials_done, K)
+    trials_done : int
+    complete : bool
+        False for a partial result (stopped early or still running).
+    info : dict
+        Benchmark name and sizes, pool sizes, representation names.
+    """
+
+    config: EvaluationConfig
+    ks: np.ndarray
+    entries: tuple[Entry, ...]
+    values: dict[str, dict[str, np.ndarray]]
+    trials_done: int
+    complete: bool
+    info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """Entry keys in grid order (baseline first)."""
+        return tuple(e.key for e in self.entries)
+
+    @property
+    def stats(self) -> dict[str, EntryStats]:
+        """Curves, bands, AUC and p-values of every entry (computed on demand)."""
+        cache = self.__dict__.get("_stats")
+        if cache is None:
+            cache = compute_stats(self.values, self.entries, BASELINE, self.config.metrics)
+            object.__setattr__(self, "_stats", cache)
+        return cache
+
+    def curves_frame(self) -> Any:
+        """Long table: key, strategy, representation, metric, k, mean, lo, hi."""
+        import pandas as pd
+
+        rows = []
+        for e in self.entries:
+            for m, c in self.stats[e.key].curves.items():
+                for i, k in enumerate(self.ks):
+                    rows.append((e.key, e.strategy, e.representation, m, int(k), c.mean[i], c.lo[i], c.hi[i]))
+        return pd.DataFrame(rows, columns=["key", "strategy", "representation", "metric", "k", "mean", "lo", "hi"])
+
+    def to_frame(self) -> Any:
+        """AUC table: one row per entry and metric with mean, std, interval and p-values."""
+        import pandas as pd
+
+        rows = []
+        for e in self.entries:
+            st = self.stats[e.key]
+            for m in self.config.metrics:
+                a = st.auc[m]
+                rows.append({
+                    "key": e.key, "strategy": e.strategy, "representation": e.representation,
+                    "metric": m, "auc_mean": a.mean, "auc_std": a.std, "auc_lo": a.lo, "auc_hi": a.hi,
+                    "auc_norm": a.mean / max(1, len(self.ks) - 1),
+                    "p_vs_random": st.p_vs_random.get(m), "p_raw": st.p_raw.get(m),
+                })
+        return pd.DataFrame(rows)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The JSON layout of ``subsetsel evaluate --out`` (NaN → null)."""
+        out: dict[str, Any] = {
+            "config": {**self.config.to_dict(), **self.info, "trials_done": self.trials_done,
+                       "complete": self.complete},
+            "ks": [int(k) for k in self.ks],
+            "results": {},
+        }
+        for e in self.entries:
+            st = self.stats[e.key]
+            r: dict[str, Any] = {
+                "strategy": e.strategy,
+                "representation": e.representation,
+                "curves": {m: {"mean": _fl(c.mean), "lo": _fl(c.lo), "hi": _fl(c.hi)} for m, c in st.curves.items()},
+                "auc": {m: {"mean": _f(a.mean), "std": _f(a.std), "lo": _f(a.lo), "hi": _f(a.hi)} for m, a in st.auc.items()},
+            }
+            if e.strategy != BASELINE:
+                r["p_vs_random"] = {m: _f(p) for m, p in st.p_vs_random.items()}
+            out["results"][e.key] = r
+        out["friedman"] = {m: _f(p) for m, p in self.friedman().items()}
+        return out
+
+    def friedman(self) -> dict[str, float | None]:
+        """Friedman test p-value across all entries per metric (None with < 3 entries)."""
+        from .stats import friedman_p
+
+        return {m: friedman_p([self.values[e.key][m] for e in self.entries]) for m in self.config.metrics}
+
+
+def _f(x: float | None) -> float | None:
+    return None if x is None or not np.isfinite(x) else float(x)
+
+
+def _fl(a: np.ndarray) -> list[float | None]:
+    return [_f(float(x)) for x in a]
+
+
+def _key_hash(s: str) -> int:
+    return zlib.crc32(s.encode("utf-8"))
+
+
+def trial_rng(seed: int, *key: int) -> np.random.Generator:
+    """Generator of an independent stream spawned from ``seed`` with a fixed key."""
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=tuple(key))))
+
+
+def _entries(strategies: Sequence[str], reps: Sequence[str]) -> tuple[Entry, ...]:
+    out = [Entry(BASELINE, BASELINE, None)]
+    for s in strategies:
+        if s == BASELINE:
+            continue
+        for r in reps:
+            key = s if len(reps) == 1 else f"{s} [{r}]"
+            out.append(Entry(key, s, r))
+    return tuple(out)
+
+
+@dataclass(frozen=True, eq=False)
+class _Context:
+    """Everything a batch of trials needs (picklable, for process or cluster workers)."""
+
+    scores: np.ndarray
+    higher_is_better: bool
+    sums: np.ndarray
+    X: dict[str, np.ndarray]
+    entries: tuple[Entry, ...]
+    config: EvaluationConfig
+    n_pool: int
+    m_pool: int
+    ks: np.ndarray
+
+
+def _pool(ctx: _Context, t: int) -> tuple[np.ndarray, np.ndarray]:
+    n, _, m = ctx.scores.shape
+    rng = trial_rng(ctx.config.seed, 0, t)
+    pool = np.sort(rng.choice(n, ctx.n_pool, replace=False)) if ctx.n_pool < n else np.arange(n)
+    models = np.sort(rng.choice(m, ctx.m_pool, replace=False)) if ctx.m_pool < m else np.arange(m)
+    return pool, models
+
+
+def run_batch(ctx: _Context, trials: Sequence[int]) -> dict[str, dict[str, np.ndarray]]:
+    """Metric values of every entry for the given trial indices.
+
+    Returns
+    -------
+    dict key → dict metric → ndarray (len(trials), K)
+    """
+    ks = ctx.ks
+    kmax = int(ks[-1])
+    b = len(trials)
+    n_folds = ctx.scores.shape[1]
+    ref = np.empty((b, ctx.m_pool))
+    subs = {e.key: np.empty((b, len(ks), ctx.m_pool)) for e in ctx.entries}
+    for ti, t in enumerate(trials):
+        pool, models = _pool(ctx, t)
+        sums = ctx.sums if ctx.m_pool == ctx.scores.shape[2] else rank_sums(ctx.scores[:, :, models], ctx.higher_is_better)
+        ref[ti] = sums.sum(axis=0)
+        psums = sums[pool]
+        zcache: dict[str, np.ndarray] = {}
+        for e in ctx.entries:
+            info = get_strategy(e.strategy)
+            rng = trial_rng(ctx.config.seed, 1, _key_hash(e.strategy), _key_hash(e.representation or ""), t)
+            if info.uses_features:
+                assert e.representation is not None
+                if e.representation not in zcache:
+                    zcache[e.representation] = standardize(ctx.X[e.representation][pool])
+                X = zcache[e.representation]
+            else:
+                X = np.empty((len(pool), 0))
+            if info.nested:
+                order = info.kernel(X, kmax, rng=rng, include=np.empty(0, np.int64))
+                subs[e.key][ti] = np.cumsum(psums[order], axis=0)[ks - 1]
+            else:
+                for ki, k in enumerate(ks):
+                    idx = info.kernel(X, int(k), rng=rng, include=np.empty(0, np.int64))
+                    subs[e.key][ti, ki] = psums[idx].sum(axis=0)
+    n = ctx.scores.shape[0]
+    ref_scale = 1.0 / (2.0 * n_folds * n)
+    sub_scale = 1.0 / (2.0 * n_folds * ks.astype(float))
+    return {
+        key: agreement(ref, s, ref_scale=ref_scale, sub_scale=sub_scale, metrics=ctx.config.metrics)
+        for key, s in subs.items()
+    }
+
+
+BatchMapper = Callable[[Callable[..., Any], _Context, list[list[int]]], Iterator[dict[str, dict[str, np.ndarray]]]]
+
+
+def serial_mapper(fn: Callable[..., Any], ctx: _Context, batches: list[list[int]]) -> Iterator[Any]:
+    """Run batches one after the other in this process."""
+    for b in batches:
+        yield fn(ctx, b)
+
+
+def prepare(
+    benchmark: Benchmark,
+    representations: Mapping[str, Representation] | Representation | Sequence[Representation],
+    config: EvaluationConfig,
+) -> _Context:
+    """Validate an evaluation and build its context.
+
+    Raises
+    ------
+    InputError
+        Unknown strategy or metric, α / β / k / trials out of range, a representation not
+        aligned to the benchmark.
+    """
+    if isinstance(representations, Representation):
+        representations = {representations.name: representations}
+    elif not isinstance(representations, Mapping):
+        representations = {r.name: r for r in representations}
+    for s in config.strategies:
+        get_strategy(s)
+    bad = [m for m in config.metrics if m not in METRICS]
+    if bad:
+        raise InputError(f"unknown metric(s) {bad}; valid: {', '.join(METRICS)}.")
+    needs_x = any(REGISTRY[s].uses_features for s in config.strategies)
+    if needs_x and not representations:
+        raise InputError("strategies other than random need a representation (descriptors).")
+    n, m = benchmark.n_datasets, benchmark.n_models
+    if not isinstance(config.trials, int) or config.trials < 1:
+        raise InputError(f"trials must be a whole number ≥ 1, got {config.trials!r}.")
+    if not 0 < config.alpha <= 1:
+        raise InputError(f"alpha (dataset-pool fraction) must be in (0, 1], got {config.alpha}.")
+    if not 0 < config.beta <= 1:
+        raise InputError(f"beta (model-pool fraction) must be in (0, 1], got {config.beta}.")
+    n_pool = int(np.floor(config.alpha * n + 1e-9))
+    m_pool = int(np.floor(config.beta * m + 1e-9))
+    if n_pool < 3:
+        raise InputError(f"alpha = {config.alpha} leaves {n_pool} datasets per pool; at least 3 are needed.")
+    if m_pool < 2:
+        raise InputError(f"beta = {config.beta} leaves {m_pool} models per pool; at least 2 are needed.")
+    if config.k_min < 1 or config.k_max < config.k_min:
+        raise InputError(f"k range {config.k_min}…{config.k_max} is empty; use 1 ≤ k_min ≤ k_max.")
+    if config.k_min > n_pool:
+        raise InputError(f"k_min = {config.k_min} exceeds the pool size {n_pool}; lower k_min or raise alpha.")
+    ks = np.arange(config.k_min, min(config.k_max, n_pool) + 1)
+    X: dict[str, np.ndarray] = {}
+    for name, rep in representations.items():
+        if tuple(rep.datasets) != tuple(benchmark.datasets):
+            raise InputError(
+                f"representation '{name}' is not aligned to the benchmark's datasets; build it with "
+                "build_representation(descriptors, benchmark.datasets)."
+            )
+        X[name] = np.asarray(rep.X, dtype=float)
+    entries = _entries(config.strategies, list(X) if needs_x else [])
+    return _Context(benchmark.scores, benchmark.higher_is_better, benchmark.rank_sums, X, entries, config, n_pool, m_pool, ks)
+
+
+def iter_evaluate(
+    benchmark: Benchmark,
+    representations: Mapping[str, Representation] | Representation | Sequence[Representation],
+    config: EvaluationConfig | None = None,
+    *,
+    mapper: BatchMapper | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> Iterator[EvaluationResult]:
+    """Run the protocol, yielding a partial result after every batch of trials.
+
+    Parameters
+    ----------
+    benchmark : Benchmark
+    representations : Representation, sequence or mapping name → Representation
+    config : EvaluationConfig, optional
+    mapper : callable, optional
+        Runs batches (serially by default; see :mod:`subsetsel_core.parallel`).
+    should_stop : callable, optional
+        Polled between batches; when it returns True the last yielded result (marked
+        incomplete) is final.
+
+    Yields
+    ------
+    EvaluationResult
+        With ``trials_done`` growing; the last one has ``complete=True`` unless stopped.
+    """
+    config = config or EvaluationConfig()
+    ctx = prepare(benchmark, representations, config)
+    info = {
+        "benchmark": benchmark.name, "n_datasets": benchmark.n_datasets, "n_models": benchmark.n_models,
+        "n_folds": benchmark.n_folds, "higher_is_better": benchmark.higher_is_better,
+        "pool_datasets": ctx.n_pool, "pool_models": ctx.m_pool, "representations": list(ctx.X),
+        "baseline": BASELINE,
+    }
+    bs = max(1, int(config.batch_size))
+    batches = [list(range(lo, min(lo + bs, config.trials))) for lo in range(0, config.trials, bs)]
+    acc: dict[str, dict[str, list[np.ndarray]]] = {e.key: {m: [] for m in config.metrics} for e in ctx.entries}
+    done = 0
+    for part in (mapper or serial_mapper)(run_batch, ctx, batches):
+        for key, mv in part.items():
+            for m, v in mv.items():
+                acc[key][m].append(v)
+        done += next(iter(next(iter(part.values())).values())).shape[0]
+        values = {k: {m: np.concatenate(v, axis=0) for m, v in mv.items()} for k, mv in acc.items()}
+        finished = done >= config.trials
+        yield EvaluationResult(config, ctx.ks, ctx.entries, values, done, finished, info)
+        if not finished and should_stop is not None and should_stop():
+            return
+
+
+def evaluate(
+    benchmark: Benchmark,
+    representations: Mapping[str, Representation] | Representation | Sequence[Representation],
+    config: EvaluationConfig | None = None,
+    *,
+    mapper: BatchMapper | None = None,
+    callback: Callable[[EvaluationResult], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> EvaluationResult:
+    """Run the protocol to the end (or until ``should_stop``) and return the result.
+
+    ``callback`` receives every partial result. Raises :class:`Cancelled` if stopped
+    before the first batch finished.
+    """
+    last: EvaluationResult | None = None
+    for last in iter_evaluate(benchmark, representations, config, mapper=mapper, should_stop=should_stop):
+        if callback is not None:
+            callback(last)
+    if last is None:
+        raise Cancelled("the evaluation was stopped before any trial finished.")
+    return last

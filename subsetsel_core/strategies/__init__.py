@@ -1,0 +1,13 @@
+"""Selection strategies: one module per family, one registry.
+
+Every strategy is a pure function ``select(X, k, *, rng, include) -> ndarray[int]``
+returning k distinct row indices in selection order; :func:`select` validates input,
+applies the include / exclude lists and the shared preprocessing.
+"""
+
+from . import fafi, kmeans, optimal, random_choice  # noqa: F401  (registration)
+from .base import REGISTRY, StrategyInfo, get_strategy, select, standardize
+
+STRATEGIES: tuple[str, ...] = tuple(REGISTRY)
+
+__all__ = ["REGISTRY", "STRATEGIES", "StrategyInfo", "get_strategy", "select", "standardize"]

@@ -1,0 +1,94 @@
+"""Greedy farthest-first traversal (FAFI), Euclidean and cosine."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import StrategyInfo, argmax_first, register
+
+
+def _euclidean_to(X: np.ndarray, i: int) -> np.ndarray:
+    return np.sqrt(((X - X[i]) ** 2).sum(axis=1))
+
+
+def _cosine_to(U: np.ndarray, zero: np.ndarray, i: int) -> np.ndarray:
+    if zero[i]:
+        return np.ones(U.shape[0])
+    d = 1.0 - (U * U[i]).sum(axis=1)
+    d[zero] = 1.0
+    return d
+
+
+def farthest_first(
+    X: np.ndarray, k: int, *, rng: np.random.Generator | None = None, include: np.ndarray = (),  # type: ignore[assignment]
+    metric: str = "euclidean",
+) -> np.ndarray:
+    """Greedy farthest-first order of ``k`` rows of standardized ``X``.
+
+    The first point (when ``include`` is empty) is the one farthest (Euclidean) from the
+    mean; then repeatedly the point whose distance to its nearest chosen point is largest.
+    Ties go to the lower row index. Deterministic; ``rng`` is unused.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, p)
+    k : int
+    rng : unused
+    include : ndarray of int
+        Rows chosen first, in order.
+    metric : {"euclidean", "cosine"}
+        Cosine distance is 1 − cosine similarity; a zero row has distance 1 to everything.
+
+    Returns
+    -------
+    ndarray of int, shape (k,)
+    """
+    n = X.shape[0]
+    chosen = [int(i) for i in np.asarray(include, dtype=np.int64)]
+    if metric == "cosine":
+        norms = np.sqrt((X * X).sum(axis=1))
+        zero = norms == 0
+        U = X / np.where(zero, 1.0, norms)[:, None]
+
+        def dist(i: int) -> np.ndarray:
+            return _cosine_to(U, zero, i)
+    else:
+
+        def dist(i: int) -> np.ndarray:
+            return _euclidean_to(X, i)
+
+    mind = np.full(n, np.inf)
+    taken = np.zeros(n, dtype=bool)
+    if not chosen and k > 0:
+        centre = np.sqrt(((X - X.mean(axis=0)) ** 2).sum(axis=1))
+        chosen.append(argmax_first(centre))
+    for c in chosen:
+        np.minimum(mind, dist(c), out=mind)
+        taken[c] = True
+    while len(chosen) < k:
+        score = np.where(taken, -np.inf, mind)
+        i = argmax_first(score)
+        chosen.append(i)
+        taken[i] = True
+        np.minimum(mind, dist(i), out=mind)
+    return np.asarray(chosen[:k], dtype=np.int64)
+
+
+def fafi_euclidean(X: np.ndarray, k: int, *, rng: np.random.Generator, include: np.ndarray = ()) -> np.ndarray:  # type: ignore[assignment]
+    """FAFI with Euclidean distance (see :func:`farthest_first`)."""
+    return farthest_first(X, k, rng=rng, include=include, metric="euclidean")
+
+
+def fafi_cosine(X: np.ndarray, k: int, *, rng: np.random.Generator, include: np.ndarray = ()) -> np.ndarray:  # type: ignore[assignment]
+    """FAFI with cosine distance (see :func:`farthest_first`)."""
+    return farthest_first(X, k, rng=rng, include=include, metric="cosine")
+
+
+register(StrategyInfo(
+    "fafi-euclidean", fafi_euclidean, nested=True, uses_features=True, title="FAFI (Euclidean)",
+    description="Greedy farthest-first: each new dataset is the one farthest from those already chosen.",
+))
+register(StrategyInfo(
+    "fafi-cosine", fafi_cosine, nested=True, uses_features=True, title="FAFI (cosine)",
+    description="Greedy farthest-first with cosine distance between standardized descriptors.",
+))

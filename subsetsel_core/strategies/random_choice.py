@@ -1,0 +1,42 @@
+"""``random``: k datasets uniformly without replacement."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import StrategyInfo, register
+
+
+def random_select(X: np.ndarray, k: int, *, rng: np.random.Generator, include: np.ndarray = ()) -> np.ndarray:  # type: ignore[assignment]
+    """``include`` first, then uniformly drawn rows without replacement.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, p)
+        Only its number of rows is used.
+    k : int
+    rng : Generator
+    include : ndarray of int
+
+    Returns
+    -------
+    ndarray of int, shape (k,)
+    """
+    inc = np.asarray(include, dtype=np.int64)
+    n = X.shape[0]
+    if inc.size:
+        rest = np.setdiff1d(np.arange(n), inc)
+        return np.concatenate([inc, rng.choice(rest, size=k - inc.size, replace=False)])
+    return rng.choice(n, size=k, replace=False)
+
+
+register(
+    StrategyInfo(
+        "random",
+        random_select,
+        nested=False,
+        uses_features=False,
+        title="Random",
+        description="k datasets drawn uniformly at random (the baseline).",
+    )
+)
