@@ -820,9 +820,10 @@ class LoadedBenchmark:
 def _coverage(
     manifest: Manifest, name: str, table: pd.DataFrame, datasets: tuple[str, ...], rb: ReportBuilder
 ) -> None:
+    spec = manifest.representation(name)
     have = set(map(str, table.index))
     missing = [d for d in datasets if d not in have]
-    files = ", ".join(manifest.representation(name).files)
+    files = ", ".join(spec.files)
     if missing:
         unused = [str(x) for x in table.index if str(x) not in set(datasets)]
         rb.add(
@@ -835,7 +836,9 @@ def _coverage(
         )
     else:
         rb.fact(
-            f"representation {name}", f"{table.shape[1]} column(s) for all {len(datasets)} datasets"
+            f"representation {name}",
+            f"{len(spec.columns) if spec.columns else table.shape[1]} column(s) for all "
+            f"{len(datasets)} datasets",
         )
 
 

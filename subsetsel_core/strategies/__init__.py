@@ -8,6 +8,7 @@ applies the include / exclude lists and the shared preprocessing.
 from . import fafi, kmeans, optimal, random_choice  # noqa: F401  (registration)
 from .base import REGISTRY, StrategyInfo, get_strategy, select, standardize
 
-STRATEGIES: tuple[str, ...] = tuple(REGISTRY)
+STRATEGIES: tuple[str, ...] = ("random", "kmeans", "fafi-euclidean", "fafi-cosine", "a-optimal", "d-optimal")
+"""Registry names in display order."""
 
 __all__ = ["REGISTRY", "STRATEGIES", "StrategyInfo", "get_strategy", "select", "standardize"]

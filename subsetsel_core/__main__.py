@@ -1,0 +1,5 @@
+"""``python -m subsetsel_core``."""
+
+from .cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,206 @@
+"""Command line: ``subsetsel select | evaluate`` (also ``python -m subsetsel_core``).
+
+Bad input exits with code 2 and one short message on stderr naming the file, the column
+or row and the fix; never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .benchmark import MISSING_POLICIES, Benchmark, load_scores
+from .descriptors import Representation, build_representation, load_descriptors
+from .errors import InputError, SubsetselError
+from .export import safe_frame
+from .metrics import HIGHER_IS_BETTER, LABELS, METRICS
+from .protocol import EvaluationConfig, EvaluationResult, evaluate
+from .selection import select_datasets
+from .strategies import STRATEGIES
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"subsetsel: error: {message}\n")
+        raise SystemExit(2)
+
+
+def _names(value: str) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def _aliases(values: Sequence[str] | None) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for v in values or []:
+        if "=" not in v:
+            raise InputError(f"--alias '{v}' must look like NAME_IN_FEATURES=NAME_IN_SCORES.")
+        a, b = v.split("=", 1)
+        out[a.strip()] = b.strip()
+    return out
+
+
+def _data_args(p: argparse.ArgumentParser, *, features_required: bool) -> None:
+    g = p.add_argument_group("data")
+    g.add_argument("--scores", required=True, metavar="FILE", help="score table: CSV, CSV.gz or Parquet")
+    g.add_argument("--features", action="append", required=features_required, metavar="FILE",
+                   help="descriptor table (repeat to combine several)")
+    g.add_argument("--lower-is-better", action="store_true", help="scores are errors or losses")
+    g.add_argument("--dataset-column", default="dataset", metavar="C")
+    g.add_argument("--model-column", default="model", metavar="C")
+    g.add_argument("--score-column", default="score", metavar="C")
+    g.add_argument("--fold-column", default="fold", metavar="C", help="fold/seed column (used when present)")
+    g.add_argument("--wide", action="store_true", help="scores are wide: first column dataset, one column per model")
+    g.add_argument("--missing", choices=MISSING_POLICIES, default="error", help="what to do with missing scores")
+    g.add_argument("--alias", action="append", metavar="A=B", help="descriptor name A means dataset B of the scores")
+    g.add_argument("--no-text", action="store_true", help="ignore free-text descriptor columns")
+    g.add_argument("--name", help="benchmark name shown in outputs")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``subsetsel``."""
+    p = _Parser(prog="subsetsel", description="Choose a subset of a benchmark's datasets that preserves the model ranking.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    s = sub.add_parser("select", help="choose k datasets")
+    _data_args(s, features_required=False)
+    s.add_argument("--strategy", required=True, choices=STRATEGIES)
+    s.add_argument("--k", type=int, required=True)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--include", type=_names, default=[], metavar="D1,D2", help="datasets chosen first")
+    s.add_argument("--exclude", type=_names, default=[], metavar="D3", help="datasets never chosen")
+    s.add_argument("--format", choices=("csv", "json"), default="csv")
+    s.add_argument("--out", metavar="PATH", help="write here instead of standard output")
+
+    e = sub.add_parser("evaluate", help="bootstrap protocol: curves, AUC, tests against random")
+    _data_args(e, features_required=True)
+    e.add_argument("--strategies", type=_names, default=list(STRATEGIES), metavar="S1,S2")
+    e.add_argument("--trials", type=int, default=200)
+    e.add_argument("--alpha", type=float, default=0.8, help="dataset-pool fraction")
+    e.add_argument("--model-fraction", type=float, default=1.0, help="model-pool fraction β")
+    e.add_argument("--k-min", type=int, default=2)
+    e.add_argument("--k-max", type=int, default=20)
+    e.add_argument("--seed", type=int, default=0)
+    e.add_argument("--metrics", type=_names, default=list(METRICS), metavar="M1,M2")
+    e.add_argument("--out", metavar="result.json")
+    return p
+
+
+def _load(args: argparse.Namespace) -> tuple[Benchmark, Any, Representation | None]:
+    bench = load_scores(
+        args.scores, dataset_column=args.dataset_column, model_column=args.model_column,
+        score_column=args.score_column, fold_column=args.fold_column, wide=args.wide,
+        higher_is_better=not args.lower_is_better, missing=args.missing, name=args.name,
+    )
+    if not args.features:
+        return bench, None, None
+    desc = load_descriptors(args.features, dataset_column=args.dataset_column, aliases=_aliases(args.alias))
+    name = "+".join(Path(f).name.split(".")[0] for f in args.features)
+    rep = build_representation(desc, bench.datasets, name=name, text="drop" if args.no_text else "tfidf")
+    return bench, desc, rep
+
+
+def _warn(*reports: Any) -> None:
+    for r in reports:
+        for f in r.findings:
+            if f.level == "warning":
+                sys.stderr.write(f"warning: {f.message}\n")
+
+
+def _write(text: str, out: str | None) -> None:
+    if out:
+        try:
+            Path(out).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"cannot write {out}: {exc.strerror}. Check the folder exists and is writable.") from None
+    else:
+        sys.stdout.write(text)
+
+
+def cmd_select(args: argparse.Namespace) -> int:
+    """``subsetsel select``."""
+    bench, desc, rep = _load(args)
+    _warn(bench.report, *([rep.report] if rep else []))
+    sel = select_datasets(bench, rep, args.strategy, args.k, seed=args.seed, include=args.include, exclude=args.exclude)
+    df = sel.to_frame(desc)
+    if args.format == "json":
+        payload = {**sel.metadata(), "subset": json.loads(df.to_json(orient="records"))}
+        _write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", args.out)
+    else:
+        _write(safe_frame(df).to_csv(index=False), args.out)
+    return 0
+
+
+def format_table(res: EvaluationResult) -> str:
+    """Readable AUC table: one block per metric."""
+    lines = [
+        f"benchmark {res.info.get('benchmark')}: {res.info.get('n_datasets')} datasets, "
+        f"{res.info.get('n_models')} models; {res.trials_done} trials, pools of "
+        f"{res.info.get('pool_datasets')} datasets, k = {res.ks[0]}…{res.ks[-1]}",
+        "AUC = trapezoid over k (mean ± std [2.5%, 97.5%]); p = one-sided Wilcoxon vs random, Holm-corrected",
+    ]
+    width = max(len(k) for k in res.keys) + 2
+    fr = res.friedman()
+    for m in res.config.metrics:
+        better = "higher" if HIGHER_IS_BETTER[m] else "lower"
+        fp = fr.get(m)
+        lines.append("")
+        lines.append(f"{LABELS[m]} ({better} is better)" + (f"; Friedman p = {fp:.3g}" if fp is not None else ""))
+        for e in res.entries:
+            st = res.stats[e.key]
+            a = st.auc[m]
+            p = st.p_vs_random.get(m)
+            ptxt = "" if e.strategy == "random" else ("  p = n/a" if p is None else f"  p = {p:.3g}")
+            lines.append(f"  {e.key:<{width}} {a.mean:9.3f} ± {a.std:7.3f}  [{a.lo:.3f}, {a.hi:.3f}]{ptxt}")
+    return "\n".join(lines) + "\n"
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    """``subsetsel evaluate``."""
+    bench, _, rep = _load(args)
+    assert rep is not None
+    _warn(bench.report, rep.report)
+    cfg = EvaluationConfig(
+        strategies=tuple(args.strategies), trials=args.trials, alpha=args.alpha, beta=args.model_fraction,
+        k_min=args.k_min, k_max=args.k_max, seed=args.seed, metrics=tuple(args.metrics),
+    )
+    res = evaluate(bench, rep, cfg)
+    if args.out:
+        _write(json.dumps(res.to_json_dict(), indent=1) + "\n", args.out)
+        sys.stderr.write(f"wrote {args.out}\n")
+    else:
+        _write(format_table(res), None)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit code (0 ok, 2 bad input, 1 unexpected failure)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "select":
+            return cmd_select(args)
+        return cmd_evaluate(args)
+    except InputError as exc:
+        sys.stderr.write(f"subsetsel: error: {exc}\n")
+        return 2
+    except SubsetselError as exc:
+        sys.stderr.write(f"subsetsel: {exc}\n")
+        return 1
+    except MemoryError:
+        sys.stderr.write("subsetsel: error: out of memory; use fewer trials or a smaller benchmark.\n")
+        return 1
+    except KeyboardInterrupt:
+        sys.stderr.write("subsetsel: interrupted\n")
+        return 130
+    except Exception as exc:  # noqa: BLE001 - last line of defence: no traceback for users
+        sys.stderr.write(f"subsetsel: unexpected error ({type(exc).__name__}: {exc}). Please report it.\n")
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,130 @@
+"""Choosing one subset by dataset name, and how well it preserves the full ranking."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .benchmark import Benchmark
+from .descriptors import Representation
+from .errors import InputError
+from .metrics import METRICS, agreement
+from .names import describe_mismatch
+from .strategies import get_strategy, select
+
+
+@dataclass(frozen=True)
+class Selection:
+    """A chosen subset.
+
+    Attributes
+    ----------
+    datasets : tuple of str
+        Chosen datasets in selection order.
+    indices : tuple of int
+        Their positions in the benchmark's dataset order.
+    strategy, representation : str
+    k, seed : int
+    benchmark : str
+        Benchmark name.
+    agreement : dict of str to float
+        Metrics of the subset's ranking against the full benchmark's.
+    include, exclude : tuple of str
+    """
+
+    datasets: tuple[str, ...]
+    indices: tuple[int, ...]
+    strategy: str
+    representation: str
+    k: int
+    seed: int
+    benchmark: str
+    agreement: dict[str, float] = field(default_factory=dict)
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+    def metadata(self) -> dict[str, object]:
+        """Provenance of the subset (for a CSV header or a JSON sidecar)."""
+        return {
+            "benchmark": self.benchmark, "strategy": self.strategy, "representation": self.representation,
+            "k": self.k, "seed": self.seed, "include": list(self.include), "exclude": list(self.exclude),
+            "agreement": {m: round(v, 6) for m, v in self.agreement.items()},
+        }
+
+    def to_frame(self, descriptors: pd.DataFrame | None = None) -> pd.DataFrame:
+        """``order, dataset`` followed by the raw descriptor columns, in selection order."""
+        df = pd.DataFrame({"order": np.arange(1, len(self.datasets) + 1), "dataset": list(self.datasets)})
+        if descriptors is not None:
+            extra = descriptors.reindex(list(self.datasets)).reset_index(drop=True)
+            extra = extra[[c for c in extra.columns if c not in ("order", "dataset")]]
+            df = pd.concat([df, extra], axis=1)
+        return df
+
+
+def _positions(names: Sequence[str], datasets: Sequence[str], what: str) -> list[int]:
+    index = {d: i for i, d in enumerate(datasets)}
+    missing = [n for n in names if n not in index]
+    if missing:
+        raise InputError(f"the {what} list names unknown datasets: {describe_mismatch(missing, list(datasets))}.")
+    return [index[n] for n in names]
+
+
+def subset_agreement(benchmark: Benchmark, indices: Sequence[int], metrics: Sequence[str] = METRICS) -> dict[str, float]:
+    """Metrics of the ranking on ``indices`` against the ranking on all datasets."""
+    sums = benchmark.rank_sums
+    ref = sums.sum(axis=0)
+    sub = sums[list(indices)].sum(axis=0)
+    f = benchmark.n_folds
+    vals = agreement(ref, sub[None], ref_scale=1.0 / (2 * f * benchmark.n_datasets),
+                     sub_scale=1.0 / (2 * f * len(indices)), metrics=metrics)
+    return {m: float(v[0]) for m, v in vals.items()}
+
+
+def select_datasets(
+    benchmark: Benchmark,
+    representation: Representation | None,
+    strategy: str,
+    k: int,
+    *,
+    seed: int = 0,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+) -> Selection:
+    """Choose ``k`` datasets of ``benchmark`` from ``representation`` with ``strategy``.
+
+    Parameters
+    ----------
+    benchmark : Benchmark
+    representation : Representation or None
+        Aligned to ``benchmark.datasets``; may be None for ``random``.
+    strategy : str
+    k : int
+    seed : int
+    include, exclude : sequence of str
+        Dataset names chosen first (in order) / never chosen.
+
+    Returns
+    -------
+    Selection
+    """
+    info = get_strategy(strategy)
+    if representation is None:
+        if info.uses_features:
+            raise InputError(f"strategy '{strategy}' needs a representation (descriptors).")
+        X = np.zeros((benchmark.n_datasets, 0))
+        rep_name = "none"
+    else:
+        if tuple(representation.datasets) != tuple(benchmark.datasets):
+            raise InputError("the representation is not aligned to the benchmark's datasets.")
+        X = representation.X
+        rep_name = representation.name
+    inc = _positions(include, benchmark.datasets, "must-include")
+    exc = _positions(exclude, benchmark.datasets, "exclude")
+    idx = select(X, k, strategy, rng=np.random.default_rng(seed), include=inc, exclude=exc)
+    return Selection(
+        tuple(benchmark.datasets[i] for i in idx), tuple(int(i) for i in idx), strategy, rep_name, int(k),
+        int(seed), benchmark.name, subset_agreement(benchmark, idx), tuple(include), tuple(exclude),
+    )
