@@ -511,7 +511,8 @@ def _rep_spec(chk: _Checker, data: Any, i: int) -> RepresentationSpec:
         title=chk.string(data, "title", f"{where_n}.title", default=name) or name,
         description=chk.string(data, "description", f"{where_n}.description"),
         columns=columns,
-        aliases=dict(aliases),
+        # Names are compared stripped of surrounding spaces, as the table loaders do.
+        aliases={k.strip(): v.strip() for k, v in aliases.items()},
         dataset_column=chk.optional_column(
             data, "dataset_column", f"{where_n}.dataset_column", "dataset"
         ),
