@@ -106,7 +106,12 @@ def test_user_folder_loads_through_the_same_loader(tmp_path: Path) -> None:
     m = read_manifest(folder)
     assert isinstance(m, Manifest)
     assert m.folder == folder.resolve()
-    assert (m.name, m.title, m.metric, m.higher_is_better) == ("mine", "My benchmark", "accuracy", True)
+    assert (m.name, m.title, m.metric, m.higher_is_better) == (
+        "mine",
+        "My benchmark",
+        "accuracy",
+        True,
+    )
     assert m.scores.file == "scores.csv" and m.scores.layout == "long"
     assert m.representation_names == ("facts", "blurb")
     assert m.representation("facts").files == ("features.csv",)
