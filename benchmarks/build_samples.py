@@ -7,7 +7,7 @@ Usage (from the repository root)::
     python benchmarks/build_samples.py --embeddings skip  # leave the embedding representation out
 
 The output is deterministic: the same inputs give byte-identical files (gzip without a
-time stamp, fixed rounding, sorted rows, JSON with sorted-free fixed key order).
+time stamp or file name, fixed rounding, sorted rows, JSON keys in a fixed order).
 
 Only ``ship/`` is read; ``test-only/`` must never be copied into the repository.
 
@@ -40,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 from subsetsel_core.catalog import load_benchmark_folder, read_manifest  # noqa: E402
 from subsetsel_core.synthetic import make_synthetic  # noqa: E402
 
+Encoder = Callable[[list[str]], np.ndarray]
 EMBEDDING_FILE = "embedding_minilm.csv.gz"
 EMBEDDING_DECIMALS = 6
 
@@ -107,7 +108,7 @@ def _fresh(folder: Path, keep: Sequence[str] = ()) -> dict[str, bytes]:
 # ------------------------------------------------------------------------- embeddings
 
 
-def minilm_encoder() -> Callable[[list[str]], np.ndarray]:
+def minilm_encoder() -> Encoder:
     """A function texts → (n, 384) MiniLM embeddings, without any hub download."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -138,7 +139,9 @@ def minilm_encoder() -> Callable[[list[str]], np.ndarray]:
     return encode
 
 
-def embedding_frame(datasets: Sequence[str], texts: Sequence[str], encode) -> pd.DataFrame:
+def embedding_frame(
+    datasets: Sequence[str], texts: Sequence[str], encode: Callable[[list[str]], np.ndarray]
+) -> pd.DataFrame:
     """``dataset, emb_000, …`` rounded to :data:`EMBEDDING_DECIMALS` decimals."""
     emb = np.round(encode(list(texts)), EMBEDDING_DECIMALS)
     cols = [f"emb_{i:03d}" for i in range(emb.shape[1])]
@@ -148,6 +151,7 @@ def embedding_frame(datasets: Sequence[str], texts: Sequence[str], encode) -> pd
 
 
 def embedding_rep(text_file: str, text_what: str) -> dict:
+    """The manifest entry of the ``minilm`` representation."""
     return {
         "name": "minilm",
         "title": "MiniLM embedding of the descriptions",
@@ -173,7 +177,8 @@ def ucr_description(row: pd.Series) -> str:
     )
 
 
-def build_tsc(ship: Path, out: Path, embeddings: str, encode) -> None:
+def build_tsc(ship: Path, out: Path, embeddings: str, encode: Encoder | None) -> None:
+    """Write ``tsc_bakeoff/``: copied scores and facts, descriptions, embeddings, manifest."""
     folder = out / "tsc_bakeoff"
     kept = _fresh(folder, [EMBEDDING_FILE] if embeddings == "keep" else [])
     src = ship / "tsc_bakeoff"
@@ -210,7 +215,7 @@ def build_tsc(ship: Path, out: Path, embeddings: str, encode) -> None:
             "description": "One sentence per dataset generated from the UCR facts.",
         },
     ]
-    if embeddings == "compute":
+    if embeddings == "compute" and encode is not None:
         write_csv(
             embedding_frame(desc["dataset"], desc["description"], encode),
             folder / EMBEDDING_FILE,
@@ -254,7 +259,8 @@ def build_tsc(ship: Path, out: Path, embeddings: str, encode) -> None:
     )
 
 
-def build_mmlu(ship: Path, out: Path, embeddings: str, encode) -> None:
+def build_mmlu(ship: Path, out: Path, embeddings: str, encode: Encoder | None) -> None:
+    """Write ``mmlu/``: copied scores and subject table, embeddings, manifest."""
     folder = out / "mmlu"
     kept = _fresh(folder, [EMBEDDING_FILE] if embeddings == "keep" else [])
     src = ship / "mmlu"
@@ -280,7 +286,7 @@ def build_mmlu(ship: Path, out: Path, embeddings: str, encode) -> None:
             "description": "A short description of each subject.",
         },
     ]
-    if embeddings == "compute":
+    if embeddings == "compute" and encode is not None:
         write_csv(
             embedding_frame(subjects["dataset"], subjects["description"], encode),
             folder / EMBEDDING_FILE,
@@ -324,6 +330,7 @@ def build_mmlu(ship: Path, out: Path, embeddings: str, encode) -> None:
 
 
 def build_synthetic(out: Path) -> None:
+    """Write ``synthetic/``: a small generated oracle / broken benchmark."""
     folder = out / "synthetic"
     _fresh(folder)
     syn = make_synthetic(**SYNTHETIC)
