@@ -7,7 +7,12 @@ The public API: load a benchmark (:func:`load_scores`), descriptors
 """
 
 from .benchmark import Benchmark, load_scores
-from .descriptors import Representation, build_representation, load_descriptors, representation_from_matrix
+from .descriptors import (
+    Representation,
+    build_representation,
+    load_descriptors,
+    representation_from_matrix,
+)
 from .errors import Cancelled, InputError, SubsetselError
 from .metrics import METRICS, agreement
 from .protocol import EvaluationConfig, EvaluationResult, evaluate, iter_evaluate
