@@ -67,6 +67,7 @@ def _load_model(path: str) -> Any:
 
 
 def _resolve_model(model: str | os.PathLike[str] | Any | None) -> Any:
+    """Validate ``model`` and return a loaded encoder."""
     if model is None:
         path = default_model_path()
     elif isinstance(model, str | os.PathLike):
@@ -89,6 +90,9 @@ def _resolve_model(model: str | os.PathLike[str] | Any | None) -> Any:
             "model must be None, a local folder path or a loaded SentenceTransformer, got "
             f"{type(model).__name__}."
         )
+    # Checked outside the cache so that a missing package is reported even when a model
+    # was loaded earlier in the process.
+    import_extra("sentence_transformers", "sentence_embeddings", "sentence-transformers")
     return _load_model(str(path.resolve()))
 
 
@@ -151,8 +155,6 @@ def sentence_embeddings(
     if not isinstance(batch_size, int | np.integer) or batch_size < 1:
         raise InputError(f"batch_size must be a positive integer, got {batch_size!r}.")
     _offline()
-    # Import first so that a missing package is reported even when a model is cached.
-    import_extra("sentence_transformers", "sentence_embeddings", "sentence-transformers")
     encoder = _resolve_model(model)
     if not items:
         dim_of = getattr(encoder, "get_embedding_dimension", None) or getattr(
