@@ -2,12 +2,12 @@
 
 For every dataset, four simple scikit-learn classifiers are evaluated:
 
-========  =====================================================================
-``stump``   decision stump, ``DecisionTreeClassifier(max_depth=1)``
-``1nn``     1-nearest neighbour, Euclidean distance on the raw features
-``logreg``  logistic regression on standardised features (``lbfgs``, C = 1)
-``tree3``   decision tree of depth 3
-========  =====================================================================
+============  =================================================================
+``stump``     decision stump, ``DecisionTreeClassifier(max_depth=1)``
+``1nn``       1-nearest neighbour, Euclidean distance on the raw features
+``logreg``    logistic regression on standardised features (``lbfgs``, C = 1)
+``tree3``     decision tree of depth 3
+============  =================================================================
 
 Missing values (NaN, e.g. the padding of unequal-length series) are imputed with the
 training column mean inside each fit. Without test data, each learner's error is the

@@ -21,6 +21,7 @@ package lazily and raise :class:`MissingExtraError` when it is not installed.
 from __future__ import annotations
 
 import importlib
+import numbers
 import re
 import warnings
 import zlib
@@ -140,10 +141,11 @@ def _as_panel(value: Any, name: str) -> np.ndarray:
     if (
         isinstance(value, tuple)
         and len(value) == 2
+        and isinstance(value[0], np.ndarray | pd.DataFrame)
         and np.ndim(value[0]) in (2, 3)
         and np.ndim(value[1]) == 1
     ):
-        value = value[0]  # an (X, y) pair: keep the series
+        value = value[0]  # an (X, y) pair as read by read_ucr_folder: keep the series
     if isinstance(value, np.ndarray) and value.dtype != object:
         arr = _to_float(value, name)
     else:
@@ -155,7 +157,7 @@ def _as_panel(value: Any, name: str) -> np.ndarray:
             )
         if len(seq) == 0:
             raise InputError(f"dataset '{name}' has no series; remove it or add its series.")
-        if all(np.ndim(s) == 0 for s in seq):
+        if all(isinstance(s, numbers.Number | np.generic) for s in seq):
             arr = _to_float(seq, name)  # a single series given as a flat list
         else:
             rows = [_to_float(s, name) for s in seq]
