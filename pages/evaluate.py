@@ -1,0 +1,48 @@
+"""Evaluate: strategies × representations over many random pools, against random choice."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from subsetsel_app import actions, evalview, state, ui
+from subsetsel_app.state import K
+from subsetsel_core.strategies import REGISTRY, STRATEGIES
+
+ui.header("Evaluate",
+          "How well does each strategy preserve the ranking, for every k, over many random dataset pools — and is it "
+          "better than picking at random?")
+data = ui.active_or_stop()
+n = data.benchmark.n_datasets
+reps = ui.evaluation_configs(data)
+strategies = list(STRATEGIES) if reps else ["random"]
+state.ensure_subset(K.EV_STRATEGIES, strategies, fallback=strategies)
+state.ensure_subset(K.EV_REPS, list(reps), fallback=list(reps)[:1])
+lo, hi = st.session_state[K.EV_KRANGE]
+st.session_state[K.EV_KRANGE] = (max(1, min(int(lo), n)), max(1, min(int(hi), n)))
+
+with st.form("ev_form", border=True):
+    c = st.columns([2, 2])
+    c[0].multiselect("Strategies", strategies, key=K.EV_STRATEGIES, persist_state=state.PERSIST,
+                     format_func=lambda s: REGISTRY[s].title, help="random is always run as the baseline.")
+    c[1].multiselect("Representations", list(reps), key=K.EV_REPS, persist_state=state.PERSIST,
+                     help="Each descriptor table with its defaults, and the one configured on the Representation page.")
+    c = st.columns(4)
+    c[0].number_input("Trials T", min_value=2, max_value=5000, step=10, key=K.EV_TRIALS, persist_state=state.PERSIST,
+                      help="Random pools; more trials give tighter bands and p-values (the paper uses 200).")
+    c[1].slider("α — share of datasets per pool", 0.1, 1.0, step=0.05, key=K.EV_ALPHA, persist_state=state.PERSIST)
+    c[2].slider("β — share of models per pool", 0.1, 1.0, step=0.05, key=K.EV_BETA, persist_state=state.PERSIST)
+    c[3].slider("k range", 1, n, key=K.EV_KRANGE, persist_state=state.PERSIST)
+    st.form_submit_button("Run evaluation", type="primary", icon=":material/play_arrow:",
+                                      on_click=actions.start_evaluation_from_state)
+if not reps:
+    st.info("No descriptor table: only the random baseline can run.")
+cfg = evalview.config_from_state(data)
+secs = evalview.estimate_seconds(cfg, len(st.session_state[K.EV_REPS] or []), n)
+st.caption(f"Seed {cfg.seed} (sidebar). Roughly {secs:.0f} s with these settings; the curves update while it runs, "
+           "and you can stop at any time and keep the trials done so far.")
+
+run = evalview.current_run()
+if run is not None and run.token != data.token:
+    st.warning(f"The evaluation below was run on '{ui.md_escape(run.benchmark_name)}', not on the active benchmark.",
+               icon=ui.ICONS["warning"])
+evalview.results_panel()

@@ -1,0 +1,45 @@
+"""Start: the active benchmark at a glance — its size, the model leaderboard and a map."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from subsetsel_app import data as D
+from subsetsel_app import ui
+from subsetsel_core import figures
+
+ui.header(
+    "Ranking-preserving benchmark subsets",
+    "Pick a few datasets of a multi-dataset benchmark — from a-priori descriptors only — so that "
+    "the model ranking on the subset matches the full ranking.",
+)
+data = ui.active_or_stop()
+st.subheader(ui.md_escape(data.title))
+if data.description:
+    st.caption(ui.md_escape(data.description))
+ui.benchmark_metrics(data)
+
+left, right = st.columns([5, 6], gap="large")
+with left:
+    st.markdown("#### Leaderboard on the full benchmark")
+    board = D.leaderboard(data)
+    st.plotly_chart(figures.leaderboard_figure(board, top=15), key="home_leaderboard",
+                    config={"displaylogo": False})
+    st.caption(f"Top 15 of {len(board)} models by mean rank over all {data.benchmark.n_datasets} datasets "
+               "(average ranks for ties). This is the ranking a subset should preserve.")
+with right:
+    st.markdown("#### Map of the datasets")
+    cfg, rep, err = ui.current_representation(data)
+    if rep is None or cfg is None:
+        st.info(f"No map: {ui.md_escape(err)} Load descriptors on the Benchmark page.")
+    else:
+        ui.map_controls(data)
+        ui.map_chart(data, cfg, rep, key="home_map", height=520)
+        st.caption(f"Each point is a dataset, placed by its descriptors ({ui.md_escape(cfg.name)}). Hover for details.")
+
+st.markdown("#### Next steps")
+c = st.columns(4)
+c[0].page_link("pages/benchmark.py", label="Load another benchmark or upload yours", icon=":material/table_chart:")
+c[1].page_link("pages/representation.py", label="Choose the descriptors", icon=":material/scatter_plot:")
+c[2].page_link("pages/select.py", label="Select a subset", icon=":material/checklist:")
+c[3].page_link("pages/evaluate.py", label="Evaluate strategies against random", icon=":material/monitoring:")

@@ -1,0 +1,289 @@
+"""Page pieces shared by several pages: header, sidebar, validation report, the map.
+
+Pages stay layout-only by calling these; everything here reads the session through
+:class:`~subsetsel_app.state.K` and computes through :mod:`subsetsel_app.data`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import streamlit as st
+
+from subsetsel_core import figures
+from subsetsel_core.descriptors import Representation
+from subsetsel_core.errors import InputError
+from subsetsel_core.validation import ValidationReport
+
+from . import data as D
+from . import model, state, upload
+from .model import ActiveData, RepConfig
+from .state import K
+
+ICONS = {"error": ":material/error:", "warning": ":material/warning:", "info": ":material/info:"}
+SOURCE_LABEL = {"sample": "embedded sample", "folder": "benchmark folder", "upload": "upload"}
+
+
+def header(title: str, caption: str) -> None:
+    """Page title, a one-line caption, and any queued message."""
+    st.title(title)
+    st.caption(caption)
+    msg = state.pop_flash()
+    if msg is not None:
+        level, text = msg
+        {"success": st.success, "warning": st.warning, "error": st.error}.get(level, st.info)(md_escape(text))
+
+
+def set_active(data: ActiveData, message: str | None = None) -> None:
+    """Make ``data`` the session's benchmark and reset the settings that depend on it."""
+    old = st.session_state.get(K.DATA)
+    st.session_state[K.DATA] = data
+    if old is None or old.token != data.token:
+        state.reset_for_new_benchmark()
+    if message:
+        state.flash("success", message)
+
+
+def active_or_stop() -> ActiveData:
+    """The active benchmark; a readable error (and the page stops) if even the sample fails."""
+    try:
+        return D.active()
+    except InputError as exc:
+        st.error(f"The embedded sample could not be loaded: {md_escape(exc)}")
+        st.stop()
+        raise  # pragma: no cover - st.stop raises
+
+
+# --------------------------------------------------------------------------- representation state
+
+
+def ensure_rep_state(data: ActiveData) -> None:
+    """Fill in / repair the Representation widgets' values for the active benchmark."""
+    usable = list(data.usable_tables())
+    tables = st.session_state.get(K.REP_TABLES)
+    if tables is None or not set(tables) <= set(data.tables) or not tables:
+        st.session_state[K.REP_TABLES] = usable[:1] if usable else list(data.tables)[:1]
+    chosen = st.session_state[K.REP_TABLES]
+    if not chosen:
+        st.session_state[K.REP_COLUMNS] = []
+        return
+    comb = model.combined_table(data, chosen)
+    cols = st.session_state.get(K.REP_COLUMNS)
+    if cols is None:
+        st.session_state[K.REP_COLUMNS] = model.default_columns(data, chosen)
+    else:
+        state.ensure_subset(K.REP_COLUMNS, comb.pickable)
+
+
+def current_config(data: ActiveData) -> RepConfig | None:
+    """The representation configured on the Representation page (None without tables)."""
+    if not data.tables:
+        return None
+    ensure_rep_state(data)
+    tables = st.session_state[K.REP_TABLES]
+    if not tables:
+        return None
+    pca = float(st.session_state[K.REP_PCA_VAR]) if st.session_state[K.REP_PCA] else None
+    return model.make_config(data, tables, st.session_state[K.REP_COLUMNS], text=bool(st.session_state[K.REP_TEXT]),
+                             log=bool(st.session_state[K.REP_LOG]), pca=pca)
+
+
+def current_representation(data: ActiveData) -> tuple[RepConfig | None, Representation | None, str | None]:
+    """The configured representation, or ``(cfg, None, message)`` when it cannot be built."""
+    cfg = current_config(data)
+    rep, err = D.try_representation(data, cfg, int(st.session_state[K.SEED]))
+    return cfg, rep, err
+
+
+# --------------------------------------------------------------------------- sidebar
+
+
+def sidebar() -> None:
+    """The sidebar below the page list: active benchmark, representation, seed."""
+    try:
+        data = D.active()
+    except InputError:
+        return
+    b = data.benchmark
+    with st.sidebar:
+        st.divider()
+        st.markdown("**Active benchmark**")
+        st.markdown(md_escape(data.title))
+        st.caption(
+            f"{b.n_datasets} datasets · {b.n_models} models · {b.n_folds} fold(s) · "
+            f"{'higher' if b.higher_is_better else 'lower'} is better · {SOURCE_LABEL.get(data.source, data.source)}"
+        )
+        cfg = current_config(data)
+        st.markdown("**Representation**")
+        st.caption(md_escape(cfg.name) if cfg is not None else "none (no descriptor table)")
+        st.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key=K.SEED, persist_state=state.PERSIST,
+                        help="One seed for selections, maps and evaluations: same seed, same result.")
+
+
+# --------------------------------------------------------------------------- reports
+
+
+def show_report(report: ValidationReport, *, facts: bool = True, expanded_info: bool = False) -> None:
+    """A validation report: sizes as a small table, then errors, warnings and notes."""
+    if facts and report.facts:
+        rows = [{"check": k, "value": v} for k, v in report.facts]
+        st.dataframe(rows, hide_index=True, width="stretch")
+    for f in report.findings:
+        if f.level == "error":
+            st.error(md_escape(f.message), icon=ICONS["error"])
+        elif f.level == "warning":
+            st.warning(md_escape(f.message), icon=ICONS["warning"])
+    infos = [f for f in report.findings if f.level == "info"]
+    if infos:
+        with st.expander(f"Notes ({len(infos)})", expanded=expanded_info):
+            for f in infos:
+                st.markdown(f"- {md_escape(f.message)}")
+
+
+def benchmark_metrics(data: ActiveData) -> None:
+    """Sizes of the benchmark as ``st.metric`` tiles."""
+    b = data.benchmark
+    c = st.columns(5)
+    c[0].metric("Datasets", b.n_datasets)
+    c[1].metric("Models", b.n_models)
+    c[2].metric("Folds / resamples", b.n_folds)
+    c[3].metric("Descriptor tables", len(data.tables))
+    c[4].metric("Scores", f"{b.scores.size:,}", help="higher is better" if b.higher_is_better else "lower is better")
+
+
+# --------------------------------------------------------------------------- the map
+
+
+@st.fragment(run_every=1.0)
+def _wait_for_projection(token: str, cfg: RepConfig, method: str, seed: int, data: ActiveData) -> None:
+    if D.projection_ready(data, cfg, method, seed):
+        st.rerun()
+    st.caption(f":material/hourglass_top: {method} is being computed in the background (the first fit in a "
+               "new server takes a while) — showing PCA until it is ready; the map will switch by itself.")
+
+
+def map_chart(
+    data: ActiveData,
+    cfg: RepConfig,
+    rep: Representation,
+    *,
+    key: str,
+    selected: Sequence[int] = (),
+    selected_color: str = "#d62728",
+    height: int = 560,
+    title: str | None = None,
+) -> None:
+    """Draw the map of a representation (method and colour from the session)."""
+    method = st.session_state[K.MAP_METHOD]
+    seed = int(st.session_state[K.SEED])
+    proj = D.project(data, cfg, rep, method, seed)
+    color = model.color_values(data, st.session_state.get(K.MAP_COLOR))
+    fig = figures.map_figure(
+        proj.coords, data.benchmark.datasets, hover=model.hover_frame(data, cfg), color=color,
+        selected=selected, selected_color=selected_color, method=proj.method, title=title, height=height,
+    )
+    st.plotly_chart(fig, key=key, config={"displaylogo": False})
+    if proj.pending:
+        _wait_for_projection(data.token, cfg, method, seed, data)
+    elif proj.error:
+        st.caption(f":material/info: {method} is not available: {md_escape(proj.error)} The map shows PCA.")
+
+
+def map_controls(data: ActiveData, *, columns: Sequence | None = None) -> None:
+    """Projection method and colour pickers (bound to the session)."""
+    opts = [None, *model.color_options(data), model.MEAN_SCORE]
+    state.ensure_choice(K.MAP_COLOR, opts, fallback=_default_color(data))
+    state.ensure_choice(K.MAP_METHOD, list(state.MAP_METHODS), fallback="UMAP")
+    a, b = columns if columns is not None else st.columns(2)
+    a.radio("Map", state.MAP_METHODS, key=K.MAP_METHOD, persist_state=state.PERSIST, horizontal=True,
+            help="UMAP (default) is computed in the background; PCA is instant; t-SNE takes a few seconds.")
+    b.selectbox("Colour by", opts, key=K.MAP_COLOR, persist_state=state.PERSIST, format_func=lambda v: "(none)" if v is None else str(v),
+                help="Any descriptor column, or the mean score (shown for context; selection never uses scores).")
+
+
+def _default_color(data: ActiveData) -> str | None:
+    from subsetsel_core.representations.tabular import column_kind
+
+    for t, df in data.tables.items():
+        spec = data.specs.get(t)
+        if spec is not None and spec.kind == "embedding":
+            continue
+        for c in df.columns:
+            if column_kind(df[c]) == "categorical":
+                return str(c)
+    return model.MEAN_SCORE
+
+
+# --------------------------------------------------------------------------- upload helpers
+
+
+def prime_upload_mapping(head, scores: upload.UploadedTable) -> list[str]:  # noqa: ANN001 - DataFrame
+    """Guess the column mapping once per new score file; keep the stored choices valid.
+
+    Returns
+    -------
+    list of str
+        The score table's columns.
+    """
+    cols = [str(c) for c in head.columns]
+    if st.session_state[K.UP_GUESSED] != scores.digest:
+        g = upload.guess_mapping(head)
+        st.session_state[K.UP_LAYOUT] = g["layout"]
+        st.session_state[K.UP_DATASET] = g["dataset"]
+        st.session_state[K.UP_MODEL] = g["model"] or cols[min(1, len(cols) - 1)]
+        st.session_state[K.UP_SCORE] = g["score"] or cols[-1]
+        st.session_state[K.UP_FOLD] = g["fold"] or upload.NONE
+        st.session_state[K.UP_NAME] = scores.stem
+        st.session_state[K.UP_GUESSED] = scores.digest
+    for key in (K.UP_DATASET, K.UP_MODEL, K.UP_SCORE):
+        state.ensure_choice(key, cols)
+    state.ensure_choice(K.UP_FOLD, [upload.NONE, *cols], fallback=upload.NONE)
+    return cols
+
+
+def upload_options() -> upload.ScoreOptions:
+    """The score-reading options chosen on the Benchmark page."""
+    fold = st.session_state[K.UP_FOLD]
+    return upload.ScoreOptions(
+        layout=st.session_state[K.UP_LAYOUT],
+        dataset_column=st.session_state[K.UP_DATASET],
+        model_column=st.session_state[K.UP_MODEL],
+        score_column=st.session_state[K.UP_SCORE],
+        fold_column=None if fold == upload.NONE else fold,
+        higher_is_better=st.session_state[K.UP_HIGHER] == "higher is better",
+        missing=st.session_state[K.UP_MISSING],
+        name=st.session_state[K.UP_NAME],
+    )
+
+
+# --------------------------------------------------------------------------- representations to evaluate
+
+
+def evaluation_configs(data: ActiveData) -> dict[str, RepConfig]:
+    """Representations offered on the Evaluate page: each usable table, and the configured one."""
+    out: dict[str, RepConfig] = {}
+    for t in data.usable_tables():
+        cfg = model.table_config(data, t)
+        out[cfg.name] = cfg
+    cur = current_config(data)
+    if cur is not None and cur.name not in out:
+        out[cur.name] = cur
+    return out
+
+
+def reset_rep_columns() -> None:
+    """Callback: new table choice → that choice's default columns."""
+    st.session_state[K.REP_COLUMNS] = None
+
+
+_MD_SPECIAL = set("\\`*_[]$<>:~|")
+
+
+def md_escape(text: object) -> str:
+    """Escape Markdown (and Streamlit's ``$`` math / ``:`` directives) in user-provided text.
+
+    Backslash-escapes the characters that format anywhere in a line, and a leading
+    ``#``, ``-``, ``+`` or ``=`` that would start a heading or a list.
+    """
+    s = "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(text))
+    return "\\" + s if s[:1] in ("#", "-", "+", "=") else s

@@ -1,0 +1,327 @@
+"""Uploaded score and descriptor files → a validated :class:`~subsetsel_app.model.ActiveData`.
+
+Pure functions (no Streamlit), so the Benchmark page and the tests share them:
+:func:`guess_mapping` proposes a column mapping from a header, :func:`check_upload`
+validates everything and returns a report — sizes, gaps, name mismatches with
+suggestions (and aliases that would fix them), ties, what will be dropped — together with
+the benchmark when it can be used. Problems come back as readable messages, never as
+exceptions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from subsetsel_core.benchmark import load_scores
+from subsetsel_core.catalog import RepresentationSpec
+from subsetsel_core.descriptors import load_descriptors
+from subsetsel_core.errors import InputError
+from subsetsel_core.names import suggest
+from subsetsel_core.representations.tabular import column_kind
+from subsetsel_core.tables import read_table
+from subsetsel_core.validation import Finding, ReportBuilder, ValidationReport
+
+from .model import ActiveData
+
+NONE = "(none)"
+
+
+@dataclass(frozen=True)
+class UploadedTable:
+    """An uploaded file: its name and bytes."""
+
+    name: str
+    content: bytes = field(repr=False)
+
+    @property
+    def digest(self) -> str:
+        """SHA-256 of the name and content (a cache key)."""
+        return hashlib.sha256(self.name.encode() + b"\0" + self.content).hexdigest()
+
+    @property
+    def stem(self) -> str:
+        """File name without folders and extensions (``features_x.csv.gz`` → ``features_x``)."""
+        return Path(self.name).name.split(".")[0] or "table"
+
+
+@dataclass(frozen=True)
+class ScoreOptions:
+    """How to read an uploaded score table.
+
+    Attributes
+    ----------
+    layout : {"long", "wide"}
+    dataset_column, model_column, score_column : str
+    fold_column : str or None
+    higher_is_better : bool
+    missing : {"error", "drop-models", "drop-datasets"}
+    name : str
+        Benchmark name (default: the file name).
+    """
+
+    layout: str = "long"
+    dataset_column: str = "dataset"
+    model_column: str = "model"
+    score_column: str = "score"
+    fold_column: str | None = None
+    higher_is_better: bool = True
+    missing: str = "error"
+    name: str = ""
+
+
+def read_header(table: UploadedTable) -> pd.DataFrame:
+    """The uploaded table as text cells (for the column mapping and a preview).
+
+    Raises
+    ------
+    InputError
+        The file is not a readable table.
+    """
+    return read_table(table.content, label=table.name)
+
+
+_DATASET = ("dataset", "datasets", "data", "task", "problem", "name", "subject")
+_MODEL = ("model", "models", "classifier", "method", "algorithm", "estimator", "system")
+_SCORE = ("score", "accuracy", "acc", "value", "metric", "result", "error", "auc", "f1")
+_FOLD = ("fold", "folds", "seed", "resample", "split", "repeat", "run")
+
+
+def _pick(columns: Sequence[str], names: Sequence[str], avoid: Sequence[str] = ()) -> str | None:
+    low = {c.lower().strip(): c for c in columns if c not in avoid}
+    for n in names:
+        if n in low:
+            return low[n]
+    for n in names:
+        for lc, c in low.items():
+            if n in lc:
+                return c
+    return None
+
+
+def guess_mapping(df: pd.DataFrame) -> dict[str, str | None]:
+    """Propose ``layout`` and the dataset / model / score / fold columns of a score table.
+
+    A table with model and score columns is long; otherwise it is wide (one column per
+    model, the first non-numeric column or the first column holds the dataset).
+    """
+    cols = [str(c) for c in df.columns]
+    d = _pick(cols, _DATASET)
+    m = _pick(cols, _MODEL, avoid=[d] if d else [])
+    s = _pick(cols, _SCORE, avoid=[x for x in (d, m) if x])
+    f = _pick(cols, _FOLD, avoid=[x for x in (d, m, s) if x])
+    if m is not None and s is not None and len(cols) <= 6:
+        return {"layout": "long", "dataset": d or cols[0], "model": m, "score": s, "fold": f}
+    if d is None:
+        d = next((c for c in cols if column_kind(df[c]) != "numeric"), cols[0])
+    return {"layout": "wide", "dataset": d, "model": None, "score": None, "fold": f}
+
+
+def parse_aliases(text: str) -> dict[str, str]:
+    """``name in descriptors = name in scores`` lines → a dict.
+
+    Blank lines and lines starting with ``#`` are ignored; ``->`` and ``→`` work too.
+
+    Raises
+    ------
+    InputError
+        A line without a separator or with an empty side.
+    """
+    out: dict[str, str] = {}
+    for i, line in enumerate(text.splitlines(), start=1):
+        s = line.strip()
+        if not s or s.startswith("#"):
+            continue
+        for sep in ("->", "→", "="):
+            if sep in s:
+                a, b = (x.strip() for x in s.split(sep, 1))
+                break
+        else:
+            raise InputError(
+                f"alias line {i} ('{s}') has no '='. Write one alias per line as "
+                "'name in descriptor file = name in scores'."
+            )
+        if not a or not b:
+            raise InputError(f"alias line {i} ('{s}') has an empty name on one side.")
+        out[a] = b
+    return out
+
+
+def format_aliases(aliases: Mapping[str, str]) -> str:
+    """The inverse of :func:`parse_aliases`."""
+    return "\n".join(f"{a} = {b}" for a, b in aliases.items())
+
+
+@dataclass(frozen=True, eq=False)
+class UploadCheck:
+    """What :func:`check_upload` found.
+
+    Attributes
+    ----------
+    data : ActiveData or None
+        The benchmark, when it can be used.
+    error : str or None
+        The blocking problem (a message with the fix).
+    report : ValidationReport
+        Sizes (facts) and findings of the scores and the descriptor tables.
+    suggested_aliases : dict of str to str
+        ``{name in a descriptor file: name in the scores}`` that would fix mismatches.
+    descriptor_columns : dict of str to dict of str to str
+        Per descriptor table, each column's kind (numeric / categorical / text).
+    """
+
+    data: ActiveData | None
+    error: str | None
+    report: ValidationReport = field(default_factory=ValidationReport)
+    suggested_aliases: dict[str, str] = field(default_factory=dict)
+    descriptor_columns: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        """Whether the upload can be used."""
+        return self.data is not None and self.error is None
+
+
+def _unique_names(tables: Sequence[UploadedTable]) -> list[str]:
+    names: list[str] = []
+    for t in tables:
+        base = t.stem.removeprefix("features_") or "descriptors"
+        name, i = base, 2
+        while name in names:
+            name, i = f"{base}_{i}", i + 1
+        names.append(name)
+    return names
+
+
+def check_upload(
+    scores: UploadedTable,
+    options: ScoreOptions,
+    descriptors: Sequence[UploadedTable] = (),
+    *,
+    dataset_column: str = "dataset",
+    aliases: Mapping[str, str] | None = None,
+) -> UploadCheck:
+    """Validate an upload and build the benchmark.
+
+    Parameters
+    ----------
+    scores : UploadedTable
+        The score table (CSV, gzip CSV, TSV or Parquet; long or wide).
+    options : ScoreOptions
+        Column mapping, orientation, missing-score policy.
+    descriptors : sequence of UploadedTable
+        Descriptor tables, each with a dataset column; each becomes one representation.
+    dataset_column : str
+        The dataset column of the descriptor tables.
+    aliases : mapping, optional
+        ``{name in descriptor files: name in scores}``.
+
+    Returns
+    -------
+    UploadCheck
+        Never raises for bad input: ``error`` holds the message instead.
+    """
+    try:
+        bench = load_scores(
+            scores.content,
+            dataset_column=options.dataset_column,
+            model_column=options.model_column,
+            score_column=options.score_column,
+            fold_column=options.fold_column,
+            wide=options.layout == "wide",
+            higher_is_better=options.higher_is_better,
+            missing=options.missing,  # type: ignore[arg-type]
+            name=options.name.strip() or scores.stem,
+            label=scores.name,
+        )
+    except InputError as exc:
+        return UploadCheck(None, str(exc))
+    rb = ReportBuilder()
+    tables: dict[str, pd.DataFrame] = {}
+    specs: dict[str, RepresentationSpec] = {}
+    kinds: dict[str, dict[str, str]] = {}
+    suggested: dict[str, str] = {}
+    datasets = list(bench.datasets)
+    have = set(datasets)
+    for name, table in zip(_unique_names(descriptors), descriptors, strict=True):
+        try:
+            df = load_descriptors([table.content], dataset_column=dataset_column, aliases=aliases or None,
+                                  labels=[table.name])
+        except InputError as exc:
+            return UploadCheck(None, str(exc), bench.report + rb.build())
+        if df.shape[1] == 0:
+            return UploadCheck(None, f"{table.name}: has only the dataset column; add descriptor columns.",
+                               bench.report + rb.build())
+        df.index = df.index.map(str)
+        rows = set(df.index)
+        missing = [d for d in datasets if d not in rows]
+        unused = [r for r in df.index if r not in have]
+        if missing:
+            parts = []
+            for d in missing[:10]:
+                cand = suggest(d, unused)
+                if cand:
+                    suggested.setdefault(cand[0], d)
+                    parts.append(f"'{d}' (did you mean '{cand[0]}'?)")
+                else:
+                    parts.append(f"'{d}'")
+            more = f" … and {len(missing) - 10} more" if len(missing) > 10 else ""
+            rb.add(
+                "warning", "name-mismatch",
+                f"{table.name}: {len(missing)} of {len(datasets)} datasets of the scores have no row: "
+                f"{'; '.join(parts)}{more}. This table cannot be used until every dataset has a row: add "
+                "the rows or map the names with aliases (below).",
+            )
+        if unused:
+            rb.add(
+                "info", "unused-rows",
+                f"{table.name}: {len(unused)} row(s) describe datasets that are not in the scores and are "
+                f"ignored: {', '.join(unused[:10])}{' …' if len(unused) > 10 else ''}.",
+            )
+        kinds[name] = {str(c): column_kind(df[c]) for c in df.columns}
+        counts = pd.Series(list(kinds[name].values())).value_counts().to_dict()
+        rb.fact(
+            f"descriptors {name}",
+            f"{table.name}: {df.shape[1]} column(s) ("
+            + ", ".join(f"{v} {k}" for k, v in counts.items())
+            + f"), {len(rows & have)} of {len(datasets)} datasets",
+        )
+        tables[name] = df
+        specs[name] = RepresentationSpec(name=name, kind="tabular", files=(table.name,), title=name)
+    if not descriptors:
+        rb.add(
+            "info", "no-descriptors",
+            "no descriptor table: only the random strategy can run. Upload one or more tables with a "
+            "dataset column and descriptor columns to use the other strategies.",
+        )
+    key = json.dumps(
+        {"scores": scores.digest, "options": options.__dict__, "descriptors": [t.digest for t in descriptors],
+         "dataset_column": dataset_column, "aliases": dict(aliases or {})},
+        sort_keys=True,
+    )
+    token = "upload:" + hashlib.sha256(key.encode()).hexdigest()[:20]
+    data = ActiveData(
+        token=token,
+        title=bench.name,
+        source="upload",
+        benchmark=bench,
+        tables=tables,
+        specs=specs,
+        report=bench.report + rb.build(),
+        description=f"Uploaded: {scores.name}" + (f" with {', '.join(t.name for t in descriptors)}" if descriptors else ""),
+        metric="score",
+    )
+    return UploadCheck(data, None, data.report, suggested, kinds)
+
+
+def findings_by_level(report: ValidationReport) -> dict[str, list[Finding]]:
+    """Findings grouped as ``{"error": [...], "warning": [...], "info": [...]}``."""
+    out: dict[str, list[Finding]] = {"error": [], "warning": [], "info": []}
+    for f in report.findings:
+        out.setdefault(f.level, []).append(f)
+    return out

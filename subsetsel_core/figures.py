@@ -1,0 +1,431 @@
+"""Plotly figures shared by the dashboard, the CLI and the reports.
+
+Every builder takes plain data (arrays, DataFrames, names) and returns a
+``plotly.graph_objects.Figure``; nothing here knows about Streamlit. Strategy colours are
+fixed (:data:`STRATEGY_COLORS`) so a strategy looks the same on every page and in every
+report. Text that comes from user files (dataset, model and column names, descriptor
+values) is HTML-escaped before it goes into hover labels.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from .metrics import HIGHER_IS_BETTER, LABELS
+
+__all__ = [
+    "CATEGORY_COLORS",
+    "STRATEGY_COLORS",
+    "auc_figure",
+    "curves_figure",
+    "escape",
+    "geometry_figure",
+    "k_profile_figure",
+    "leaderboard_figure",
+    "map_figure",
+    "strategy_color",
+]
+
+#: One colour per registered strategy, used on every page and in every report.
+STRATEGY_COLORS: dict[str, str] = {
+    "random": "#7f7f7f",
+    "kmeans": "#1f77b4",
+    "fafi-euclidean": "#ff7f0e",
+    "fafi-cosine": "#d62728",
+    "a-optimal": "#2ca02c",
+    "d-optimal": "#9467bd",
+}
+_EXTRA_COLORS = ("#8c564b", "#e377c2", "#bcbd22", "#17becf", "#393b79", "#637939")
+#: Discrete palette for categorical descriptors on the map.
+CATEGORY_COLORS: tuple[str, ...] = (
+    "#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#eeca3b", "#b279a2",
+    "#ff9da6", "#9d755d", "#bab0ac", "#1b9e77", "#d95f02", "#7570b3", "#e7298a",
+    "#66a61e", "#e6ab02", "#a6761d", "#666666", "#8dd3c7", "#fb8072",
+)
+_DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+_FONT = {"family": "Inter, Segoe UI, Helvetica, Arial, sans-serif", "size": 13}
+_MAX_CATEGORIES = 20
+_HOVER_COLUMNS = 8
+_HOVER_TEXT = 60
+
+
+def escape(value: object) -> str:
+    """HTML-escape a value for a plotly label (``%{`` is defused too)."""
+    return html.escape(str(value)).replace("%{", "%&#123;")
+
+
+def strategy_color(strategy: str) -> str:
+    """The fixed colour of a strategy (a stable fallback for unknown names)."""
+    if strategy in STRATEGY_COLORS:
+        return STRATEGY_COLORS[strategy]
+    return _EXTRA_COLORS[sum(map(ord, strategy)) % len(_EXTRA_COLORS)]
+
+
+def _rgba(hex_color: str, alpha: float) -> str:
+    h = hex_color.lstrip("#")
+    r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def _layout(fig: go.Figure, title: str | None, height: int) -> go.Figure:
+    fig.update_layout(
+        title={"text": escape(title) if title else None, "x": 0.01, "xanchor": "left"},
+        height=height,
+        margin={"l": 10, "r": 10, "t": 50 if title else 20, "b": 10},
+        template="plotly_white",
+        font=_FONT,
+        hoverlabel={"font_size": 12},
+    )
+    return fig
+
+
+def leaderboard_figure(board: pd.DataFrame, *, top: int = 15, title: str | None = None) -> go.Figure:
+    """Horizontal bars of the best models' mean rank (1 = best).
+
+    Parameters
+    ----------
+    board : DataFrame
+        ``Benchmark.leaderboard()``: columns ``position, model, mean_rank, mean_score, wins``.
+    top : int
+        Number of models shown.
+    title : str, optional
+    """
+    b = board.head(top).iloc[::-1]
+    fig = go.Figure(
+        go.Bar(
+            x=b["mean_rank"],
+            y=[f"{int(p)}. {escape(m)}" for p, m in zip(b["position"], b["model"], strict=True)],
+            orientation="h",
+            marker_color="#4c78a8",
+            text=[f"{v:.2f}" for v in b["mean_rank"]],
+            textposition="outside",
+            customdata=np.c_[b["mean_score"].to_numpy(), b["wins"].to_numpy()],
+            hovertemplate="%{y}<br>mean rank %{x:.2f}<br>mean score %{customdata[0]:.4g}"
+            "<br>wins %{customdata[1]}<extra></extra>",
+            name="mean rank",
+        )
+    )
+    fig.update_xaxes(title="mean rank over all datasets (1 = best)", rangemode="tozero")
+    fig.update_yaxes(automargin=True)
+    return _layout(fig, title, max(260, 26 * len(b) + 80))
+
+
+def _hover(datasets: Sequence[str], hover: pd.DataFrame | None) -> tuple[np.ndarray, str]:
+    cols: list[str] = []
+    data = [[escape(d) for d in datasets]]
+    if hover is not None and hover.shape[1]:
+        for c in list(hover.columns)[:_HOVER_COLUMNS]:
+            vals = hover[c].tolist()
+            cells = []
+            for v in vals:
+                if isinstance(v, float | np.floating):
+                    s = "—" if np.isnan(v) else f"{v:.4g}"
+                else:
+                    s = str(v) if v is not None else "—"
+                cells.append(escape(s if len(s) <= _HOVER_TEXT else s[: _HOVER_TEXT - 1] + "…"))
+            data.append(cells)
+            cols.append(escape(c))
+    custom = np.array(data, dtype=object).T
+    lines = [f"{c}: %{{customdata[{i + 1}]}}" for i, c in enumerate(cols)]
+    more = hover.shape[1] - len(cols) if hover is not None else 0
+    if more > 0:
+        lines.append(f"… {more} more column(s)")
+    template = "<b>%{customdata[0]}</b>" + "".join("<br>" + s for s in lines) + "<extra></extra>"
+    return custom, template
+
+
+def map_figure(
+    coords: np.ndarray,
+    datasets: Sequence[str],
+    *,
+    hover: pd.DataFrame | None = None,
+    color: pd.Series | None = None,
+    selected: Sequence[int] = (),
+    selected_color: str = "#d62728",
+    method: str = "UMAP",
+    title: str | None = None,
+    height: int = 560,
+) -> go.Figure:
+    """The 2-D map of the datasets, optionally coloured and with a numbered selection.
+
+    Parameters
+    ----------
+    coords : ndarray of shape (n, 2)
+        Projected positions, rows in ``datasets`` order.
+    datasets : sequence of str, length n
+    hover : DataFrame, optional
+        Rows in ``datasets`` order; its first columns are shown on hover.
+    color : Series, optional
+        One value per dataset (``datasets`` order); numbers get a colour scale, a few
+        categories get discrete colours, anything else is ignored. ``color.name`` is the label.
+    selected : sequence of int
+        Chosen dataset positions in selection order; drawn as numbered markers.
+    selected_color : str
+        Colour of the numbered markers (use the strategy's colour).
+    method : str
+        Projection name for the axis titles.
+    """
+    coords = np.asarray(coords, dtype=float)
+    custom, template = _hover(datasets, hover)
+    fig = go.Figure()
+    base_marker = {"size": 9, "line": {"width": 0.5, "color": "white"}, "opacity": 0.85}
+    drawn = False
+    if color is not None:
+        values = pd.Series(np.asarray(color), dtype=object) if not isinstance(color, pd.Series) else color.reset_index(drop=True)
+        label = escape(color.name if isinstance(color, pd.Series) and color.name is not None else "value")
+        num = pd.to_numeric(values, errors="coerce")
+        if num.notna().mean() >= 0.8 and values.nunique() > 2:
+            fig.add_trace(
+                go.Scatter(
+                    x=coords[:, 0], y=coords[:, 1], mode="markers", name="datasets",
+                    marker={**base_marker, "color": num.to_numpy(dtype=float), "colorscale": "Viridis",
+                            "showscale": True, "colorbar": {"title": {"text": label}, "thickness": 14}},
+                    customdata=custom, hovertemplate=template, showlegend=False,
+                )
+            )
+            drawn = True
+        else:
+            cats = values.astype(object).where(values.notna(), "missing").astype(str)
+            uniq = sorted(cats.unique())
+            if len(uniq) <= _MAX_CATEGORIES:
+                for i, c in enumerate(uniq):
+                    m = (cats == c).to_numpy()
+                    fig.add_trace(
+                        go.Scatter(
+                            x=coords[m, 0], y=coords[m, 1], mode="markers", name=escape(c),
+                            legendgroup="cat", legendgrouptitle={"text": label} if i == 0 else None,
+                            marker={**base_marker, "color": CATEGORY_COLORS[i % len(CATEGORY_COLORS)]},
+                            customdata=custom[m], hovertemplate=template,
+                        )
+                    )
+                drawn = True
+    if not drawn:
+        fig.add_trace(
+            go.Scatter(
+                x=coords[:, 0], y=coords[:, 1], mode="markers", name="datasets",
+                marker={**base_marker, "color": "#4c78a8"},
+                customdata=custom, hovertemplate=template, showlegend=False,
+            )
+        )
+    sel = np.asarray(list(selected), dtype=int)
+    if sel.size:
+        fig.add_trace(
+            go.Scatter(
+                x=coords[sel, 0], y=coords[sel, 1], mode="markers+text", name="selected (in order)",
+                text=[str(i + 1) for i in range(sel.size)], textposition="middle center",
+                textfont={"color": "white", "size": 11},
+                marker={"size": 22, "color": selected_color, "line": {"width": 1.5, "color": "#222"}, "opacity": 0.95},
+                customdata=np.c_[custom[sel], [str(i + 1) for i in range(sel.size)]],
+                hovertemplate=template.replace("<extra></extra>", "")
+                + f"<br><b>selected #%{{customdata[{custom.shape[1]}]}}</b><extra></extra>",
+            )
+        )
+    m = escape(method)
+    fig.update_xaxes(title=f"{m} 1", showticklabels=False, zeroline=False)
+    fig.update_yaxes(title=f"{m} 2", showticklabels=False, zeroline=False)
+    fig.update_layout(legend={"itemsizing": "constant"})
+    return _layout(fig, title, height)
+
+
+def curves_figure(
+    curves: pd.DataFrame,
+    metric: str,
+    *,
+    title: str | None = None,
+    height: int = 480,
+    bands: bool = True,
+) -> go.Figure:
+    """Performance-vs-k curves with shaded 95 % bands, one colour per strategy.
+
+    Parameters
+    ----------
+    curves : DataFrame
+        ``EvaluationResult.curves_frame()``: columns ``key, strategy, representation,
+        metric, k, mean, lo, hi``.
+    metric : str
+        The metric to draw.
+    bands : bool
+        Whether to shade the 2.5–97.5 % percentile band.
+    """
+    df = curves[curves["metric"] == metric]
+    reps = [r for r in pd.unique(df["representation"]) if isinstance(r, str)]
+    dash = {r: _DASHES[i % len(_DASHES)] for i, r in enumerate(reps)}
+    fig = go.Figure()
+    for key, g in df.groupby("key", sort=False):
+        g = g.sort_values("k")
+        strat = str(g["strategy"].iloc[0])
+        rep = g["representation"].iloc[0]
+        col = strategy_color(strat)
+        name = escape(key)
+        if bands:
+            fig.add_trace(
+                go.Scatter(
+                    x=g["k"], y=g["hi"], mode="lines", line={"width": 0}, showlegend=False,
+                    legendgroup=name, hoverinfo="skip", name=f"{name} 97.5%",
+                )
+            )
+            fig.add_trace(
+                go.Scatter(
+                    x=g["k"], y=g["lo"], mode="lines", line={"width": 0}, fill="tonexty",
+                    fillcolor=_rgba(col, 0.13), showlegend=False, legendgroup=name,
+                    hoverinfo="skip", name=f"{name} 2.5%",
+                )
+            )
+        fig.add_trace(
+            go.Scatter(
+                x=g["k"], y=g["mean"], mode="lines+markers", name=name, legendgroup=name,
+                line={"color": col, "width": 3 if strat != "random" else 2.5,
+                      "dash": dash.get(rep, "solid") if isinstance(rep, str) else "dot"},
+                marker={"size": 5},
+                customdata=np.c_[g["lo"], g["hi"]],
+                hovertemplate=f"<b>{name}</b><br>k = %{{x}}<br>mean %{{y:.3f}}"
+                + "<br>95% band [%{customdata[0]:.3f}, %{customdata[1]:.3f}]<extra></extra>",
+            )
+        )
+    better = "higher" if HIGHER_IS_BETTER.get(metric, True) else "lower"
+    fig.update_xaxes(title="k (datasets in the subset)", dtick=1 if df["k"].nunique() <= 25 else None)
+    fig.update_yaxes(title=f"{LABELS.get(metric, metric)} vs full ranking ({better} is better)")
+    fig.update_layout(legend={"orientation": "h", "y": -0.18, "x": 0}, hovermode="closest")
+    return _layout(fig, title, height)
+
+
+def auc_figure(auc: pd.DataFrame, metric: str, *, title: str | None = None, height: int | None = None) -> go.Figure:
+    """Forest plot of the normalised AUC (mean and 95 % interval) per strategy.
+
+    Parameters
+    ----------
+    auc : DataFrame
+        ``EvaluationResult.to_frame()``.
+    metric : str
+    """
+    df = auc[auc["metric"] == metric].copy()
+    span = df["auc_mean"] / df["auc_norm"].where(df["auc_norm"] != 0)
+    width = float(span.dropna().iloc[0]) if span.notna().any() else 1.0
+    for c in ("auc_mean", "auc_lo", "auc_hi"):
+        df[c + "_n"] = df[c] / width
+    df = df.sort_values("auc_mean_n", ascending=not HIGHER_IS_BETTER.get(metric, True))
+    fig = go.Figure()
+    for _, r in df.iloc[::-1].iterrows():
+        col = strategy_color(str(r["strategy"]))
+        p = r["p_vs_random"]
+        ptxt = "baseline" if r["strategy"] == "random" else ("p = n/a" if p is None or pd.isna(p) else f"p = {p:.3g}")
+        fig.add_trace(
+            go.Scatter(
+                x=[r["auc_mean_n"]], y=[escape(r["key"])], mode="markers", showlegend=False,
+                marker={"size": 12, "color": col, "symbol": "diamond"},
+                error_x={"type": "data", "symmetric": False, "array": [r["auc_hi_n"] - r["auc_mean_n"]],
+                         "arrayminus": [r["auc_mean_n"] - r["auc_lo_n"]], "color": col, "thickness": 2},
+                hovertemplate=f"<b>{escape(r['key'])}</b><br>normalised AUC %{{x:.3f}}"
+                f" [{r['auc_lo_n']:.3f}, {r['auc_hi_n']:.3f}]<br>{ptxt}<extra></extra>",
+                name=escape(r["key"]),
+            )
+        )
+    base = df[df["strategy"] == "random"]
+    if len(base):
+        fig.add_vline(x=float(base["auc_mean_n"].iloc[0]), line_dash="dot", line_color="#7f7f7f")
+    fig.update_xaxes(title=f"normalised AUC of {LABELS.get(metric, metric)} (mean, 95% interval over trials)")
+    fig.update_yaxes(automargin=True)
+    return _layout(fig, title, height or max(240, 42 * len(df) + 90))
+
+
+def geometry_figure(
+    desc_dist: np.ndarray, rank_dist: np.ndarray, *, rho: float, title: str | None = None,
+    max_points: int = 4000, seed: int = 0, height: int = 420,
+) -> go.Figure:
+    """Pairwise descriptor distance against pairwise rank-vector distance.
+
+    Parameters
+    ----------
+    desc_dist, rank_dist : ndarray of shape (P,)
+        Condensed pairwise distances (same pair order).
+    rho : float
+        Their Spearman correlation, shown in the legend.
+    max_points : int
+        Pairs drawn at most (a seeded sample); the trend uses every pair.
+    """
+    desc_dist = np.asarray(desc_dist, float)
+    rank_dist = np.asarray(rank_dist, float)
+    idx = np.arange(desc_dist.size)
+    if idx.size > max_points:
+        idx = np.sort(np.random.default_rng(seed).choice(idx.size, max_points, replace=False))
+    fig = go.Figure(
+        go.Scattergl(
+            x=desc_dist[idx], y=rank_dist[idx], mode="markers", name="dataset pairs",
+            marker={"size": 4, "color": "#4c78a8", "opacity": 0.25},
+            hovertemplate="descriptor distance %{x:.3f}<br>rank distance %{y:.3f}<extra></extra>",
+        )
+    )
+    if desc_dist.size >= 10:
+        q = np.unique(np.quantile(desc_dist, np.linspace(0, 1, 13)))
+        if q.size >= 3:
+            b = np.clip(np.searchsorted(q, desc_dist, side="right") - 1, 0, q.size - 2)
+            xs = [(q[i] + q[i + 1]) / 2 for i in range(q.size - 1) if (b == i).any()]
+            ys = [float(np.mean(rank_dist[b == i])) for i in range(q.size - 1) if (b == i).any()]
+            fig.add_trace(
+                go.Scatter(x=xs, y=ys, mode="lines+markers", name=f"binned mean (Spearman ρ = {rho:.2f})",
+                           line={"color": "#d62728", "width": 3})
+            )
+    fig.update_xaxes(title="descriptor distance (Euclidean, standardised)")
+    fig.update_yaxes(title="performance distance (1 − Spearman of rank vectors)")
+    fig.update_layout(legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0})
+    return _layout(fig, title, height)
+
+
+def k_profile_figure(
+    ks: np.ndarray,
+    chosen: Mapping[str, np.ndarray],
+    random_band: Mapping[str, tuple[np.ndarray, np.ndarray, np.ndarray]] | None,
+    metric: str,
+    *,
+    strategy: str,
+    current_k: int | None = None,
+    title: str | None = None,
+    height: int = 340,
+) -> go.Figure:
+    """Agreement of one strategy's subsets against k, next to random subsets.
+
+    Parameters
+    ----------
+    ks : ndarray of int, shape (K,)
+    chosen : dict metric → ndarray (K,)
+        The strategy's agreement at every k.
+    random_band : dict metric → (median, lo, hi), each (K,), optional
+        Random subsets of the same sizes: median and 2.5 / 97.5 % percentiles.
+    metric : str
+    strategy : str
+        For the colour and the legend.
+    current_k : int, optional
+        Marked with a ring.
+    """
+    col = strategy_color(strategy)
+    fig = go.Figure()
+    if random_band is not None and metric in random_band:
+        med, lo, hi = random_band[metric]
+        grey = strategy_color("random")
+        fig.add_trace(go.Scatter(x=ks, y=hi, mode="lines", line={"width": 0}, showlegend=False,
+                                 hoverinfo="skip", legendgroup="random"))
+        fig.add_trace(go.Scatter(x=ks, y=lo, mode="lines", line={"width": 0}, fill="tonexty",
+                                 fillcolor=_rgba(grey, 0.18), showlegend=False, hoverinfo="skip",
+                                 legendgroup="random"))
+        fig.add_trace(go.Scatter(x=ks, y=med, mode="lines", name="random subsets (median, 95% band)",
+                                 line={"color": grey, "dash": "dot", "width": 2}, legendgroup="random",
+                                 hovertemplate="random, k = %{x}: median %{y:.3f}<extra></extra>"))
+    y = np.asarray(chosen[metric], float)
+    fig.add_trace(go.Scatter(x=ks, y=y, mode="lines+markers", name=escape(strategy),
+                             line={"color": col, "width": 3}, marker={"size": 5},
+                             hovertemplate=f"{escape(strategy)}, k = %{{x}}: %{{y:.3f}}<extra></extra>"))
+    if current_k is not None and current_k in set(int(k) for k in ks):
+        i = int(np.flatnonzero(np.asarray(ks) == current_k)[0])
+        fig.add_trace(go.Scatter(x=[current_k], y=[y[i]], mode="markers", name=f"k = {current_k}",
+                                 marker={"size": 16, "color": "rgba(0,0,0,0)", "line": {"width": 3, "color": col}},
+                                 hovertemplate=f"k = {current_k}: %{{y:.3f}}<extra></extra>"))
+    better = "higher" if HIGHER_IS_BETTER.get(metric, True) else "lower"
+    fig.update_xaxes(title="k")
+    fig.update_yaxes(title=f"{LABELS.get(metric, metric)} ({better} is better)")
+    fig.update_layout(legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0})
+    return _layout(fig, title, height)
