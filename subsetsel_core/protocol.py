@@ -261,8 +261,13 @@ def run_batch(ctx: _Context, trials: Sequence[int]) -> dict[str, dict[str, np.nd
                 order = info.kernel(X, kmax, rng=rng, include=np.empty(0, np.int64))
                 subs[e.key][ti] = np.cumsum(psums[order], axis=0)[ks - 1]
             else:
-                for ki, k in enumerate(ks):
-                    idx = info.kernel(X, int(k), rng=rng, include=np.empty(0, np.int64))
+                rngs = rng.spawn(len(ks))  # one independent stream per k
+                if info.many is not None:
+                    chosen = info.many(X, [int(k) for k in ks], rngs)
+                else:
+                    none = np.empty(0, np.int64)
+                    chosen = [info.kernel(X, int(k), rng=g, include=none) for k, g in zip(ks, rngs, strict=True)]
+                for ki, idx in enumerate(chosen):
                     subs[e.key][ti, ki] = psums[idx].sum(axis=0)
     n = ctx.scores.shape[0]
     ref_scale = 1.0 / (2.0 * n_folds * n)

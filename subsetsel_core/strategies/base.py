@@ -32,6 +32,10 @@ class StrategyInfo:
         Human-readable name.
     description : str
         One sentence for users.
+    many : callable, optional
+        ``many(X, ks, rngs) -> list[ndarray[int]]``: the subsets for several k at once
+        (``rngs[i]`` is the generator for ``ks[i]``), identical to calling ``kernel`` for
+        each k with that generator; used by the protocol to share work across k.
     """
 
     name: str
@@ -40,6 +44,7 @@ class StrategyInfo:
     uses_features: bool
     title: str
     description: str
+    many: Callable[..., list[np.ndarray]] | None = None
 
 
 REGISTRY: dict[str, StrategyInfo] = {}

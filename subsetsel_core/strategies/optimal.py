@@ -1,6 +1,15 @@
-"""``a-optimal`` and ``d-optimal`` experimental design: greedy forward, then exchange."""
+"""``a-optimal`` and ``d-optimal`` experimental design: greedy forward, then exchange.
+
+Greedy forward selection is nested (the order for k is the prefix of the order for k+1),
+so :func:`optimal_design_many` runs it once up to the largest k and then runs the
+exchange search for every k from its prefix. One exchange pass scores every
+(chosen, unchosen) swap at once from two matrix products (Sherman–Morrison down- and
+up-dates), with no loop over positions.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -10,27 +19,109 @@ LAMBDA = 1e-3
 _REL_TOL = 1e-10
 
 
-def _inv_info(X: np.ndarray, S: list[int], lam: float) -> np.ndarray:
-    p = X.shape[1]
-    XS = X[S]
-    return np.linalg.inv(XS.T @ XS + lam * np.eye(p))
+def _inv_info(X: np.ndarray, S: Sequence[int], lam: float) -> np.ndarray:
+    XS = X[list(S)]
+    return np.linalg.inv(XS.T @ XS + lam * np.eye(X.shape[1]))
 
 
 def _objective(Minv: np.ndarray, criterion: str) -> float:
-    """Value to minimise: trace(M⁻¹) (A) or −log det M = log det M⁻¹ (D)."""
+    """Value to minimise: trace(M⁻¹) (A) or log det M⁻¹ = −log det M (D)."""
     if criterion == "a":
         return float(np.trace(Minv))
-    sign, logdet = np.linalg.slogdet(Minv)
-    return float(logdet)
+    return float(np.linalg.slogdet(Minv)[1])
 
 
-def _gains(X: np.ndarray, Minv: np.ndarray, criterion: str) -> np.ndarray:
-    """Decrease of the objective when each row is added (Sherman–Morrison)."""
-    B = X @ Minv
-    q = (B * X).sum(axis=1)
-    if criterion == "a":
-        return (B * B).sum(axis=1) / (1.0 + q)
-    return np.log1p(q)
+def greedy_forward(X: np.ndarray, k: int, include: Sequence[int], criterion: str, lam: float = LAMBDA) -> list[int]:
+    """Greedy forward order of ``k`` rows (``include`` first), best gain first, ties to the lower row."""
+    n = X.shape[0]
+    chosen = [int(i) for i in include]
+    taken = np.zeros(n, dtype=bool)
+    taken[chosen] = True
+    Minv = _inv_info(X, chosen, lam)
+    while len(chosen) < k:
+        B = X @ Minv
+        q = (B * X).sum(axis=1)
+        gain = (B * B).sum(axis=1) / (1.0 + q) if criterion == "a" else np.log1p(q)
+        i = argmax_first(np.where(taken, -np.inf, gain))
+        b = Minv @ X[i]
+        Minv = Minv - np.outer(b, b) / (1.0 + X[i] @ b)
+        chosen.append(i)
+        taken[i] = True
+    return chosen
+
+
+def exchange_many(
+    X: np.ndarray, starts: Sequence[Sequence[int]], fixed: int, criterion: str, lam: float = LAMBDA,
+    max_swaps: int | None = None,
+) -> list[list[int]]:
+    """Best-improvement exchange from several start sets at once; the first ``fixed`` rows stay.
+
+    Each pass scores every swap (position a, unchosen row j) of every still-improving set
+    from a few batched matrix products and applies each set's best swap if it improves
+    the objective by more than a relative 1e-10; ties go to the earlier position, then
+    the lower row. A set stops when no swap improves (or after ``max_swaps``, default
+    50·k). The sets are padded to the largest size and masked.
+    """
+    n, p = X.shape
+    K = len(starts)
+    kmax = max(len(s) for s in starts)
+    S = np.zeros((K, kmax), dtype=np.int64)
+    valid = np.zeros((K, kmax), dtype=bool)
+    for i, st in enumerate(starts):
+        S[i, : len(st)] = st
+        valid[i, : len(st)] = True
+    sizes = valid.sum(axis=1)
+    movable = valid & (np.arange(kmax)[None, :] >= fixed)
+    act = np.flatnonzero((sizes > fixed) & (sizes < n))
+    eye = lam * np.eye(p)
+    limit = max_swaps if max_swaps is not None else 50 * kmax
+    for _ in range(limit):
+        if act.size == 0:
+            break
+        Sa, va, mv = S[act], valid[act], movable[act]
+        XS = X[Sa] * va[:, :, None]  # (a, kmax, p); padded rows are zero
+        Minv = np.linalg.inv(np.swapaxes(XS, 1, 2) @ XS + eye)
+        if criterion == "a":
+            f = np.trace(Minv, axis1=1, axis2=2)
+        else:
+            f = np.linalg.slogdet(Minv)[1]
+        B = np.matmul(X[None], Minv)  # (a, n, p): rows (M⁻¹ x_j)ᵀ
+        q = (B * X[None]).sum(axis=2)  # (a, n)
+        G = B @ np.swapaxes(XS, 1, 2)  # (a, n, kmax): x_jᵀ M⁻¹ x_s
+        qa = np.take_along_axis(q, Sa, axis=1)  # (a, kmax)
+        ok = mv & (qa < 1.0 - 1e-12)
+        denom = np.where(ok, 1.0 - qa, 1.0)[:, None, :]
+        qp = q[:, :, None] + G * G / denom
+        if criterion == "d":
+            imp = np.log1p(qp) + np.log1p(-np.where(ok, qa, 0.0))[:, None, :]
+        else:
+            BS = np.take_along_axis(B, Sa[:, :, None], axis=1)  # (a, kmax, p)
+            H = B @ np.swapaxes(BS, 1, 2)  # (a, n, kmax): x_jᵀ M⁻² x_s
+            ba2 = (BS * BS).sum(axis=2)[:, None, :]
+            r = G / denom
+            norm2 = (B * B).sum(axis=2)[:, :, None] + 2.0 * r * H + r * r * ba2
+            imp = norm2 / (1.0 + qp) - ba2 / denom
+        chosen = np.zeros((act.size, n), dtype=bool)
+        np.put_along_axis(chosen, np.where(va, Sa, Sa[:, :1]), True, axis=1)
+        imp = np.where(chosen[:, :, None] | ~ok[:, None, :], -np.inf, imp)
+        flat = np.swapaxes(imp, 1, 2).reshape(act.size, -1)  # position-major
+        best = flat.argmax(axis=1)
+        gain = flat[np.arange(act.size), best]
+        tol = _REL_TOL * np.maximum(1.0, np.abs(f))
+        pos, j = np.divmod(best, n)
+        cand = np.flatnonzero(gain > tol)
+        if cand.size:
+            # confirm with the objective computed afresh: the update formulas lose digits
+            # when M is near-singular (k < p), and a false gain could make the search cycle
+            Snew = Sa[cand].copy()
+            Snew[np.arange(cand.size), pos[cand]] = j[cand]
+            XN = X[Snew] * va[cand][:, :, None]
+            MN = np.linalg.inv(np.swapaxes(XN, 1, 2) @ XN + eye)
+            fn = np.trace(MN, axis1=1, axis2=2) if criterion == "a" else np.linalg.slogdet(MN)[1]
+            cand = cand[f[cand] - fn > tol[cand]]
+            S[act[cand], pos[cand]] = j[cand]
+        act = act[cand]
+    return [S[i, : sizes[i]].tolist() for i in range(K)]
 
 
 def optimal_design(
@@ -40,9 +131,7 @@ def optimal_design(
     """Greedy forward selection then best-improvement exchange for an optimal design.
 
     A-optimal minimises ``trace((X_Sᵀ X_S + λI)⁻¹)``; D-optimal maximises
-    ``log det(X_Sᵀ X_S + λI)``. Exchange passes swap a chosen (non-included) row for an
-    unchosen one, taking the best improving swap each pass, until none improves by more
-    than a relative 1e-10. Ties go to the earlier position and the lower row. Deterministic.
+    ``log det(X_Sᵀ X_S + λI)``; λ = 1e-3. Deterministic (``rng`` is unused).
 
     Parameters
     ----------
@@ -54,58 +143,28 @@ def optimal_design(
         Rows chosen first and never swapped out.
     criterion : {"a", "d"}
     lam : float
-        Ridge λ.
     max_swaps : int, optional
-        Bound on exchange steps (default ``50·k``).
 
     Returns
     -------
     ndarray of int, shape (k,)
     """
+    return optimal_design_many(X, [k], include=include, criterion=criterion, lam=lam, max_swaps=max_swaps)[0]
+
+
+def optimal_design_many(
+    X: np.ndarray, ks: Sequence[int], *, include: Sequence[int] = (), criterion: str = "a",
+    lam: float = LAMBDA, max_swaps: int | None = None,
+) -> list[np.ndarray]:
+    """:func:`optimal_design` for several k at once (one greedy pass to max k)."""
     n, p = X.shape
-    chosen = [int(i) for i in np.asarray(include, dtype=np.int64)]
-    fixed = len(chosen)
-    taken = np.zeros(n, dtype=bool)
-    taken[chosen] = True
+    inc = [int(i) for i in np.asarray(include, dtype=np.int64)]
     if p == 0:
-        rest = [i for i in range(n) if not taken[i]]
-        return np.asarray((chosen + rest)[:k], dtype=np.int64)
-    Minv = _inv_info(X, chosen, lam)
-    while len(chosen) < k:
-        g = np.where(taken, -np.inf, _gains(X, Minv, criterion))
-        i = argmax_first(g)
-        b = Minv @ X[i]
-        Minv = Minv - np.outer(b, b) / (1.0 + X[i] @ b)
-        chosen.append(i)
-        taken[i] = True
-    Minv = _inv_info(X, chosen, lam)
-    f = _objective(Minv, criterion)
-    for _ in range(max_swaps if max_swaps is not None else 50 * k):
-        best = (0.0, -1, -1)
-        for pos in range(fixed, k):
-            a = chosen[pos]
-            b = Minv @ X[a]
-            qa = float(X[a] @ b)
-            if qa >= 1.0:  # numerically singular downdate; skip this position
-                continue
-            M_minus = Minv + np.outer(b, b) / (1.0 - qa)
-            g = np.where(taken, -np.inf, _gains(X, M_minus, criterion))
-            j = argmax_first(g)
-            if criterion == "a":
-                improvement = f - (float(np.trace(M_minus)) - g[j])
-            else:
-                improvement = g[j] + np.log1p(-qa)  # increase of log det M
-            if improvement > best[0] + _REL_TOL * max(1.0, abs(f)):
-                best = (improvement, pos, j)
-        if best[1] < 0:
-            break
-        _, pos, j = best
-        taken[chosen[pos]] = False
-        chosen[pos] = j
-        taken[j] = True
-        Minv = _inv_info(X, chosen, lam)
-        f = _objective(Minv, criterion)
-    return np.asarray(chosen, dtype=np.int64)
+        rest = [i for i in range(n) if i not in set(inc)]
+        return [np.asarray((inc + rest)[:k], dtype=np.int64) for k in ks]
+    order = greedy_forward(X, max(ks), inc, criterion, lam)
+    out = exchange_many(X, [order[:k] for k in ks], len(inc), criterion, lam, max_swaps)
+    return [np.asarray(s, dtype=np.int64) for s in out]
 
 
 def a_optimal(X: np.ndarray, k: int, *, rng: np.random.Generator, include: np.ndarray = ()) -> np.ndarray:  # type: ignore[assignment]
@@ -118,11 +177,21 @@ def d_optimal(X: np.ndarray, k: int, *, rng: np.random.Generator, include: np.nd
     return optimal_design(X, k, rng=rng, include=include, criterion="d")
 
 
+def _a_many(X: np.ndarray, ks: Sequence[int], rngs: Sequence[np.random.Generator]) -> list[np.ndarray]:
+    return optimal_design_many(X, ks, criterion="a")
+
+
+def _d_many(X: np.ndarray, ks: Sequence[int], rngs: Sequence[np.random.Generator]) -> list[np.ndarray]:
+    return optimal_design_many(X, ks, criterion="d")
+
+
 register(StrategyInfo(
     "a-optimal", a_optimal, nested=False, uses_features=True, title="A-optimal design",
     description="Minimises the average variance of a linear model fitted on the chosen datasets.",
+    many=_a_many,
 ))
 register(StrategyInfo(
     "d-optimal", d_optimal, nested=False, uses_features=True, title="D-optimal design",
     description="Maximises the volume (log-determinant) spanned by the chosen datasets' descriptors.",
+    many=_d_many,
 ))
