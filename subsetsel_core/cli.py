@@ -18,6 +18,7 @@ from .descriptors import Representation, build_representation, load_descriptors
 from .errors import InputError, SubsetselError
 from .export import safe_frame
 from .metrics import HIGHER_IS_BETTER, LABELS, METRICS
+from .parallel import dask_mapper, process_mapper
 from .protocol import EvaluationConfig, EvaluationResult, evaluate
 from .selection import select_datasets
 from .strategies import STRATEGIES
@@ -87,6 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--seed", type=int, default=0)
     e.add_argument("--metrics", type=_names, default=list(METRICS), metavar="M1,M2")
     e.add_argument("--out", metavar="result.json")
+    e.add_argument("--jobs", type=int, default=1, help="worker processes on this machine")
+    e.add_argument("--scheduler", metavar="ADDRESS", help="run the trials on a Dask cluster (tcp://host:8786)")
     return p
 
 
@@ -168,7 +171,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         strategies=tuple(args.strategies), trials=args.trials, alpha=args.alpha, beta=args.model_fraction,
         k_min=args.k_min, k_max=args.k_max, seed=args.seed, metrics=tuple(args.metrics),
     )
-    res = evaluate(bench, rep, cfg)
+    mapper = None
+    if args.scheduler:
+        mapper = dask_mapper(args.scheduler)
+    elif args.jobs != 1:
+        mapper = process_mapper(args.jobs)
+    res = evaluate(bench, rep, cfg, mapper=mapper)
     if args.out:
         _write(json.dumps(res.to_json_dict(), indent=1) + "\n", args.out)
         sys.stderr.write(f"wrote {args.out}\n")

@@ -1,0 +1,80 @@
+"""Running the protocol's batches of trials in parallel: local processes or a Dask cluster.
+
+A *mapper* takes the batch function, the evaluation context and the list of batches and
+yields the batch results **in order**, so partial results and final numbers are identical
+to a serial run with the same seed (each trial's randomness depends only on the seed and
+the trial index).
+
+Use it as ``evaluate(..., mapper=process_mapper(2))`` or
+``evaluate(..., mapper=dask_mapper("tcp://scheduler:8786"))``.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from itertools import repeat
+from typing import Any
+
+from .errors import InputError
+
+Mapper = Callable[[Callable[..., Any], Any, list[list[int]]], Iterator[Any]]
+
+
+def process_mapper(n_jobs: int | None = None) -> Mapper:
+    """Run batches in ``n_jobs`` local worker processes (default: all cores).
+
+    Workers are started with ``forkserver`` (safe in threaded programs such as the
+    dashboard). Results come back in batch order.
+    """
+    jobs = n_jobs or os.cpu_count() or 1
+    if jobs < 1:
+        raise InputError(f"--jobs must be ≥ 1, got {n_jobs}.")
+
+    def run(fn: Callable[..., Any], ctx: Any, batches: list[list[int]]) -> Iterator[Any]:
+        if jobs == 1 or len(batches) == 1:
+            for b in batches:
+                yield fn(ctx, b)
+            return
+        with ProcessPoolExecutor(max_workers=min(jobs, len(batches)), mp_context=mp.get_context("forkserver")) as ex:
+            yield from ex.map(fn, repeat(ctx), batches)
+
+    return run
+
+
+def dask_mapper(scheduler: Any, *, timeout: float = 20.0) -> Mapper:
+    """Run batches on a Dask cluster.
+
+    Parameters
+    ----------
+    scheduler : str or distributed.Client
+        Address of a running scheduler (``"tcp://10.0.0.5:8786"``) or a client.
+        Workers need ``subsetsel_core`` installed (same version).
+    timeout : float
+        Seconds to wait for the scheduler.
+    """
+    try:
+        from distributed import Client
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise InputError(
+            "running on a Dask cluster needs the 'distributed' package: pip install -r requirements.txt"
+        ) from None
+
+    def run(fn: Callable[..., Any], ctx: Any, batches: list[list[int]]) -> Iterator[Any]:
+        own = not isinstance(scheduler, Client)
+        try:
+            client = Client(scheduler, timeout=f"{timeout}s") if own else scheduler
+        except OSError as exc:
+            raise InputError(f"cannot reach the Dask scheduler at {scheduler!r} ({exc}). Check the address.") from None
+        try:
+            shared = client.scatter(ctx, broadcast=True)
+            futures = [client.submit(fn, shared, b, pure=False) for b in batches]
+            for f in futures:
+                yield f.result()
+        finally:
+            if own:
+                client.close()
+
+    return run
