@@ -39,7 +39,7 @@ with right:
 
 st.markdown("#### Next steps")
 c = st.columns(4)
-c[0].page_link("pages/benchmark.py", label="Load another benchmark or upload yours", icon=":material/table_chart:")
+c[0].page_link("pages/benchmark.py", label="Load or upload a benchmark", icon=":material/table_chart:")
 c[1].page_link("pages/representation.py", label="Choose the descriptors", icon=":material/scatter_plot:")
 c[2].page_link("pages/select.py", label="Select a subset", icon=":material/checklist:")
-c[3].page_link("pages/evaluate.py", label="Evaluate strategies against random", icon=":material/monitoring:")
+c[3].page_link("pages/evaluate.py", label="Test against random", icon=":material/monitoring:")

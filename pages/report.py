@@ -20,7 +20,7 @@ report = reportview.build_report(content, title)
 tab_show, tab_export = st.tabs([":material/slideshow: Presentation", ":material/download: Export"])
 with tab_show:
     st.header(ui.md_escape(title), divider="red")
-    st.caption(ui.md_escape(report.subtitle) + " Collapse the sidebar (« at its top) for more room while screen sharing.")
+    st.caption(ui.md_escape(report.subtitle) + " Tip: collapse the sidebar for more room while screen sharing.")
     cols = st.columns(len(report.facts))
     for col, (label, value) in zip(cols, report.facts, strict=True):
         col.metric(label, value)

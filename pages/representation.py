@@ -19,7 +19,7 @@ if not data.tables:
     st.stop()
 
 ui.ensure_rep_state(data)
-settings, view = st.columns([1, 2.3], gap="large")
+settings, view = st.columns([1.25, 2.2], gap="large")
 with settings:
     st.markdown("#### Descriptors")
     st.multiselect("Descriptor tables", list(data.tables), key=K.REP_TABLES, persist_state=state.PERSIST, on_change=ui.reset_rep_columns,
@@ -71,7 +71,7 @@ if rep is not None and cfg is not None:
         "subset over the map covers the different performance behaviours — and should beat random. A ρ near 0 "
         "means the descriptors say little about how models rank."
     )
-    g1, g2 = st.columns([2, 1], gap="large")
+    g1, g2 = st.columns([3, 2], gap="large")
     g1.plotly_chart(figures.geometry_figure(geo.desc_dist, geo.rank_dist, rho=geo.rho), key="rep_geometry",
                     config={"displaylogo": False})
     with g2:

@@ -179,9 +179,10 @@ def random_profile(
 
 
 def _fmt_p(p: float | None) -> str:
+    """``p = 0.015``, ``p < 0.001`` or ``p n/a``."""
     if p is None or not np.isfinite(p):
-        return "n/a"
-    return f"{p:.2g}" if p >= 0.001 else "< 0.001"
+        return "p n/a"
+    return f"p = {p:.2g}" if p >= 0.001 else "p < 0.001"
 
 
 def verdict(result: EvaluationResult, metric: str, *, k_target: int = 5, alpha: float = 0.05) -> str:
@@ -229,17 +230,17 @@ def verdict(result: EvaluationResult, metric: str, *, k_target: int = 5, alpha: 
     if len(sig):
         best = sig.iloc[0]
         text = (
-            f"{who(best)} beats random on {label}, p = {_fmt_p(best['p'])} (Holm-corrected one-sided "
+            f"{who(best)} beats random on {label}, {_fmt_p(best['p'])} (Holm-corrected one-sided "
             f"Wilcoxon over {result.trials_done} trials); with k = {k} it reaches {at_k(str(best['key']))}"
             f"{base_txt}."
         )
-        rest = [f"{who(r)} (p = {_fmt_p(r['p'])})" for _, r in sig.iloc[1:].iterrows()]
+        rest = [f"{who(r)} ({_fmt_p(r['p'])})" for _, r in sig.iloc[1:].iterrows()]
         if rest:
             text += f" Also significantly better than random: {', '.join(rest)}."
         return prefix + text
     best = others.sort_values("auc_mean", ascending=not higher).iloc[0]
     return prefix + (
         f"No strategy beats random significantly on {label} (α = {alpha}, Holm-corrected, "
-        f"{result.trials_done} trials). The best, {who(best)}, has p = {_fmt_p(best['p'])}; with k = {k} "
+        f"{result.trials_done} trials). The best, {who(best)}, has {_fmt_p(best['p'])}; with k = {k} "
         f"it reaches {at_k(str(best['key']))}{base_txt}."
     )

@@ -312,11 +312,12 @@ def color_options(data: ActiveData) -> list[str]:
 
 
 MEAN_SCORE = "mean score (not a descriptor)"
+NO_COLOR = "(none)"
 
 
 def color_values(data: ActiveData, column: str | None) -> pd.Series | None:
     """Values of a colour option in benchmark dataset order (None for no colour)."""
-    if not column:
+    if not column or column == NO_COLOR:
         return None
     ds = list(data.benchmark.datasets)
     if column == MEAN_SCORE:

@@ -6,7 +6,7 @@ projection when it is cached, otherwise the fast PCA map together with ``pending
 and the slow one is computed in the background. The page polls (a fragment with
 ``run_every``) and redraws when it is ready.
 
-By default the slow projections run in one long-lived worker *process* (spawned on first
+By default the slow projections run in one long-lived worker *process* (started on first
 use), so numba's compilation holds neither this process's GIL nor its CPU-bound threads;
 ``SUBSETSEL_PROJECTION=thread`` uses a thread instead and ``=off`` never computes them
 (the map stays on PCA; useful in tests). Finished projections are cached per key
@@ -15,21 +15,23 @@ use), so numba's compilation holds neither this process's GIL nor its CPU-bound 
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import logging
-import multiprocessing as mp
 import os
-import queue
+import subprocess
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .projection_worker import compute, pca_2d, serve
+from .projection_worker import compute, pca_2d, read_frame, write_frame
 
 log = logging.getLogger(__name__)
 
@@ -62,18 +64,26 @@ class Projection:
 
 
 class _ProcessWorker:
-    """One spawned process that runs projection jobs in order."""
+    """One worker process (``python -m subsetsel_app.projection_worker``) fed over a pipe.
+
+    A plain subprocess rather than ``multiprocessing``: Streamlit replaces ``__main__`` with
+    the page script, which a spawned child would re-run. The child ends when the pipe
+    closes; the app also kills it at exit.
+    """
 
     def __init__(self) -> None:
-        ctx = mp.get_context("spawn")
-        self._jobs = ctx.Queue()
-        self._results = ctx.Queue()
-        self._proc = ctx.Process(target=serve, args=(self._jobs, self._results), daemon=True,
-                                 name="subsetsel-projection")
-        self._proc.start()
+        env = dict(os.environ)
+        root = str(Path(__file__).resolve().parent.parent)
+        env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "subsetsel_app.projection_worker"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=root,
+        )
+        atexit.register(self.close)
         self._futures: dict[int, Future[np.ndarray]] = {}
         self._ids = itertools.count()
         self._lock = threading.Lock()
+        self._write_lock = threading.Lock()
         self.alive = True
         threading.Thread(target=self._collect, daemon=True, name="subsetsel-projection-results").start()
 
@@ -82,21 +92,25 @@ class _ProcessWorker:
         with self._lock:
             job_id = next(self._ids)
             self._futures[job_id] = fut
-        self._jobs.put((job_id, np.asarray(X, dtype=float), method, int(seed)))
+        try:
+            with self._write_lock:
+                assert self._proc.stdin is not None
+                write_frame(self._proc.stdin, (job_id, np.asarray(X, dtype=float), method, int(seed)))
+        except (OSError, ValueError) as exc:
+            self._fail_all(f"the projection worker stopped ({exc})")
         return fut
 
     def _collect(self) -> None:
+        assert self._proc.stdout is not None
         while True:
             try:
-                job_id, ok, payload = self._results.get(timeout=1.0)
-            except queue.Empty:
-                if not self._proc.is_alive():
-                    self._fail_all("the projection worker stopped")
-                    return
-                continue
-            except (EOFError, OSError):
+                msg = read_frame(self._proc.stdout)
+            except Exception:  # noqa: BLE001 - a broken pipe ends the worker
+                msg = None
+            if msg is None:
                 self._fail_all("the projection worker stopped")
                 return
+            job_id, ok, payload = msg
             with self._lock:
                 fut = self._futures.pop(job_id, None)
             if fut is None:
@@ -113,6 +127,16 @@ class _ProcessWorker:
         for f in futs:
             if not f.done():
                 f.set_exception(RuntimeError(why))
+
+    def close(self) -> None:
+        """End the worker process."""
+        self.alive = False
+        if self._proc.poll() is None:
+            self._proc.kill()
+            try:
+                self._proc.wait(5)
+            except subprocess.TimeoutExpired:  # pragma: no cover
+                pass
 
 
 class _ThreadWorker:

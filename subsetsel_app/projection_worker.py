@@ -1,13 +1,18 @@
 """2-D projections computed off the page: UMAP and t-SNE (and PCA, the fast fallback).
 
-This module imports neither Streamlit nor the app: it is what the projection worker
-process runs (:func:`serve`), and what the thread fallback calls (:func:`compute`).
+This module imports neither Streamlit nor the rest of the app: the projection worker
+process runs it (``python -m subsetsel_app.projection_worker``, :func:`serve_stdio`), and the
+thread fallback calls :func:`compute`.
 """
 
 from __future__ import annotations
 
+import os
+import pickle
+import struct
+import sys
 import warnings
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -85,20 +90,46 @@ def compute(X: np.ndarray, method: str, seed: int) -> np.ndarray:
     raise ValueError(f"unknown projection method {method!r}; use UMAP, t-SNE or PCA.")
 
 
-def serve(jobs: Any, results: Any) -> None:
-    """Worker-process loop: ``(job_id, X, method, seed)`` in, ``(job_id, ok, payload)`` out.
+def read_frame(stream: BinaryIO) -> Any:
+    """Read one length-prefixed pickle frame (None at end of stream)."""
+    head = stream.read(8)
+    if len(head) < 8:
+        return None
+    size = struct.unpack("<Q", head)[0]
+    body = stream.read(size)
+    if len(body) < size:
+        return None
+    return pickle.loads(body)
 
-    A ``None`` job ends the loop.
+
+def write_frame(stream: BinaryIO, obj: Any) -> None:
+    """Write one length-prefixed pickle frame and flush."""
+    body = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(struct.pack("<Q", len(body)) + body)
+    stream.flush()
+
+
+def serve_stdio() -> None:
+    """Worker-process loop over stdin / stdout frames.
+
+    In: ``(job_id, X, method, seed)``; out: ``(job_id, ok, coords or error text)``. Ends at
+    the end of stdin (the app closed the pipe or exited). Anything a library prints goes
+    to stderr, so stdout carries only frames.
     """
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    inp = sys.stdin.buffer
     while True:
-        try:
-            job = jobs.get()
-        except (EOFError, OSError, KeyboardInterrupt):  # parent gone
-            return
+        job = read_frame(inp)
         if job is None:
             return
         job_id, X, method, seed = job
         try:
-            results.put((job_id, True, compute(X, method, seed)))
+            write_frame(out, (job_id, True, compute(X, method, seed)))
         except Exception as exc:  # noqa: BLE001 - reported to the page as text
-            results.put((job_id, False, f"{type(exc).__name__}: {exc}"))
+            write_frame(out, (job_id, False, f"{type(exc).__name__}: {exc}"))
+
+
+if __name__ == "__main__":
+    serve_stdio()

@@ -56,6 +56,7 @@ def collect(data: ActiveData) -> Content:
     run = evalview.current_run()
     result = run.latest if run is not None and run.token == data.token else None
     metric = st.session_state.get(K.EV_METRIC) or "spearman"
+    ui.ensure_map_state(data)
     c = Content(data, cfg, rep, sel, err, result, metric)
     c.figures["leaderboard"] = figures.leaderboard_figure(D.leaderboard(data), top=15,
                                                           title="Leaderboard on the full benchmark (top 15)")
@@ -67,7 +68,7 @@ def collect(data: ActiveData) -> Content:
             color=model.color_values(data, st.session_state.get(K.MAP_COLOR)),
             selected=sel.indices if sel is not None else (), selected_color=figures.strategy_color(strategy),
             method=proj.method, title=f"Datasets by {cfg.name} ({proj.method})" + (
-                f" — the {k} chosen by {strategy}, numbered in order" if sel is not None else ""),
+                f": {k} chosen by {strategy}" if sel is not None else ""),
         )
     if result is not None and result.trials_done > 0:
         c.figures["curves"] = figures.curves_figure(
@@ -82,7 +83,8 @@ def facts(c: Content) -> list[tuple[str, str]]:
     b = c.data.benchmark
     out = [("Datasets", str(b.n_datasets)), ("Models", str(b.n_models)), ("Folds", str(b.n_folds))]
     if c.selection is not None:
-        out.append(("Subset", f"k = {c.selection.k} · {c.selection.strategy}"))
+        out.append(("Subset size k", str(c.selection.k)))
+        out.append(("Strategy", c.selection.strategy))
         out.append((f"{LABELS['spearman']} of the subset", f"{c.selection.agreement['spearman']:.3f}"))
     return out
 

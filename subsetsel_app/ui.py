@@ -106,7 +106,6 @@ def sidebar() -> None:
         return
     b = data.benchmark
     with st.sidebar:
-        st.divider()
         st.markdown("**Active benchmark**")
         st.markdown(md_escape(data.title))
         st.caption(
@@ -189,15 +188,21 @@ def map_chart(
         st.caption(f":material/info: {method} is not available: {md_escape(proj.error)} The map shows PCA.")
 
 
-def map_controls(data: ActiveData, *, columns: Sequence | None = None) -> None:
-    """Projection method and colour pickers (bound to the session)."""
-    opts = [None, *model.color_options(data), model.MEAN_SCORE]
+def ensure_map_state(data: ActiveData) -> list[str]:
+    """Make the stored map method and colour valid; returns the colour options."""
+    opts = [model.NO_COLOR, *model.color_options(data), model.MEAN_SCORE]
     state.ensure_choice(K.MAP_COLOR, opts, fallback=_default_color(data))
     state.ensure_choice(K.MAP_METHOD, list(state.MAP_METHODS), fallback="UMAP")
+    return opts
+
+
+def map_controls(data: ActiveData, *, columns: Sequence | None = None) -> None:
+    """Projection method and colour pickers (bound to the session)."""
+    opts = ensure_map_state(data)
     a, b = columns if columns is not None else st.columns(2)
     a.radio("Map", state.MAP_METHODS, key=K.MAP_METHOD, persist_state=state.PERSIST, horizontal=True,
             help="UMAP (default) is computed in the background; PCA is instant; t-SNE takes a few seconds.")
-    b.selectbox("Colour by", opts, key=K.MAP_COLOR, persist_state=state.PERSIST, format_func=lambda v: "(none)" if v is None else str(v),
+    b.selectbox("Colour by", opts, key=K.MAP_COLOR, persist_state=state.PERSIST,
                 help="Any descriptor column, or the mean score (shown for context; selection never uses scores).")
 
 

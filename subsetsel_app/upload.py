@@ -87,9 +87,9 @@ def read_header(table: UploadedTable) -> pd.DataFrame:
 
 
 _DATASET = ("dataset", "datasets", "data", "task", "problem", "name", "subject")
-_MODEL = ("model", "models", "classifier", "method", "algorithm", "estimator", "system")
+_MODEL = ("model", "models", "classifier", "method", "algorithm", "algo", "estimator", "system", "learner")
 _SCORE = ("score", "accuracy", "acc", "value", "metric", "result", "error", "auc", "f1")
-_FOLD = ("fold", "folds", "seed", "resample", "split", "repeat", "run")
+_FOLD = ("fold", "folds", "seed", "resample", "split", "repeat", "rep", "run", "iteration")
 
 
 def _pick(columns: Sequence[str], names: Sequence[str], avoid: Sequence[str] = ()) -> str | None:

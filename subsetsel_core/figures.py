@@ -110,7 +110,8 @@ def leaderboard_figure(board: pd.DataFrame, *, top: int = 15, title: str | None 
             name="mean rank",
         )
     )
-    fig.update_xaxes(title="mean rank over all datasets (1 = best)", rangemode="tozero")
+    top_x = float(b["mean_rank"].max()) if len(b) else 1.0
+    fig.update_xaxes(title="mean rank over all datasets (1 = best)", range=[0, top_x * 1.15])
     fig.update_yaxes(automargin=True)
     return _layout(fig, title, max(260, 26 * len(b) + 80))
 
@@ -228,7 +229,8 @@ def map_figure(
     m = escape(method)
     fig.update_xaxes(title=f"{m} 1", showticklabels=False, zeroline=False)
     fig.update_yaxes(title=f"{m} 2", showticklabels=False, zeroline=False)
-    fig.update_layout(legend={"itemsizing": "constant"})
+    fig.update_layout(legend={"itemsizing": "constant", "orientation": "h", "y": 1.0, "yanchor": "bottom",
+                              "x": 0, "xanchor": "left"})
     return _layout(fig, title, height)
 
 

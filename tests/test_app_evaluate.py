@@ -1,0 +1,113 @@
+"""The Evaluate page: a background run, live curves, stop, the AUC table and the verdict."""
+
+from __future__ import annotations
+
+import time
+
+import apphelpers as H  # puts the repository root on sys.path (before subsetsel_app imports)
+import pytest
+
+from subsetsel_app import runner
+from subsetsel_core.errors import InputError
+from subsetsel_core.protocol import EvaluationConfig
+
+
+def _start(at, trials: int, strategies=None):
+    H.goto(at, "evaluate")
+    at.number_input(key="ev_trials").set_value(trials)
+    if strategies is not None:
+        at.multiselect(key="ev_strategies").set_value(strategies)
+    at.button[0].click()  # the form's "Run evaluation"
+    at.run()
+    return at
+
+
+def test_short_evaluation_shows_curves_table_and_verdict():
+    at = _start(H.new_app(), trials=8)
+    assert not H.errors(at)
+    run = runner.get_run(at.session_state["ev_run"])
+    assert run is not None
+    H.wait_for_run(at)
+    assert run.status == "done" and run.trials_done == 8
+    assert not H.errors(at)
+    curves = next(s for s in H.plotly_specs(at) if "random" in H.trace_names(s))
+    names = H.trace_names(curves)
+    for s in ("random", "kmeans", "fafi-euclidean", "fafi-cosine", "a-optimal", "d-optimal"):
+        assert s in names
+    assert sum("2.5%" in n for n in names) == 6  # one shaded band per strategy
+    table = at.dataframe[0].value
+    assert set(table["strategy"]) == {"random", "kmeans", "fafi-euclidean", "fafi-cosine", "a-optimal", "d-optimal"}
+    assert "p vs random (Holm)" in table.columns
+    verdicts = [x.value for x in at.success] + [x.value for x in at.info]
+    assert any("random" in v and "k = 5" in v for v in verdicts)
+    labels = {b.proto.label for b in at.get("download_button")}
+    assert {"Results (JSON)", "AUC table (CSV)", "Curves (CSV)"} <= labels
+
+
+def test_metric_and_bands_controls_redraw_the_curves():
+    at = _start(H.new_app(), trials=4, strategies=["random", "fafi-cosine"])
+    H.wait_for_run(at)
+    at.selectbox(key="ev_metric").select("mae")
+    at.toggle(key="ev_bands").set_value(False)
+    at.run()
+    curves = next(s for s in H.plotly_specs(at) if "fafi-cosine" in H.trace_names(s))
+    assert H.trace_names(curves) == ["random", "fafi-cosine"]
+    assert "rank MAE" in curves["layout"]["yaxis"]["title"]["text"]
+
+
+def test_a_finished_run_survives_leaving_the_page():
+    at = _start(H.new_app(), trials=4, strategies=["random", "kmeans"])
+    H.wait_for_run(at)
+    run_id = at.session_state["ev_run"]
+    H.goto(at, "select")
+    H.goto(at, "evaluate")
+    assert at.session_state["ev_run"] == run_id
+    assert any("kmeans" in H.trace_names(s) for s in H.plotly_specs(at))
+    H.goto(at, "report")
+    assert not H.errors(at)
+    assert len(H.plotly_specs(at)) >= 2
+
+
+def test_stop_keeps_the_trials_done():
+    at = H.new_app()
+    at.session_state["ev_krange"] = (2, 40)
+    _start(at, trials=3000)
+    run = runner.get_run(at.session_state["ev_run"])
+    t0 = time.time()
+    while run.trials_done == 0 and time.time() - t0 < 60:
+        time.sleep(0.05)
+    at.run()  # the polling fragment renders inline in AppTest
+    assert any("Running" in p.proto.text for p in at.get("progress"))
+    at.button(key="ev_stop").click()
+    at.run()
+    assert run.wait(60)
+    assert run.status == "stopped" and 0 < run.trials_done < 3000
+    at.run()
+    assert not H.errors(at)
+    assert any("Stopped after" in p.proto.text for p in at.get("progress"))
+    assert any(("random" in v) for v in [x.value for x in at.success] + [x.value for x in at.info])
+
+
+def test_runner_validates_before_starting():
+    from subsetsel_app import model
+
+    data = model.load_folder_data(H.ROOT / "sample_data" / "mmlu")
+    rep = model.build_representation_for(data, model.table_config(data, "subjects"))
+    with pytest.raises(InputError, match="alpha"):
+        runner.start_run(data.benchmark, {"subjects": rep}, EvaluationConfig(trials=2, alpha=0.01))
+    run = runner.start_run(data.benchmark, {"subjects": rep},
+                           EvaluationConfig(strategies=("random", "kmeans"), trials=3, k_max=5, batch_size=1))
+    assert run.wait(60) and run.status == "done"
+    assert runner.get_run(run.id) is run
+    assert runner.get_run("nope") is None
+    runner.stop_run("nope")  # no-op
+
+
+def test_evaluation_without_representation_is_a_message():
+    at = H.goto(H.new_app(), "evaluate")
+    at.multiselect(key="ev_reps").set_value([])
+    at.number_input(key="ev_trials").set_value(4)
+    at.button[0].click()
+    at.run()
+    assert not at.exception
+    assert any("choose at least one representation" in e.value for e in at.error)
