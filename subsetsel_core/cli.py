@@ -45,11 +45,14 @@ def _aliases(values: Sequence[str] | None) -> dict[str, str]:
     return out
 
 
-def _data_args(p: argparse.ArgumentParser, *, features_required: bool) -> None:
-    g = p.add_argument_group("data")
-    g.add_argument("--scores", required=True, metavar="FILE", help="score table: CSV, CSV.gz or Parquet")
-    g.add_argument("--features", action="append", required=features_required, metavar="FILE",
-                   help="descriptor table (repeat to combine several)")
+def _data_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("data (a benchmark folder, or score and descriptor files)")
+    g.add_argument("--benchmark", metavar="FOLDER", help="benchmark folder with a manifest.json (e.g. sample_data/tsc_bakeoff)")
+    g.add_argument("--representation", metavar="NAME[,NAME]", type=_names, default=[],
+                   help="with --benchmark: the manifest's representation(s) to use (default: the first)")
+    g.add_argument("--scores", metavar="FILE", help="score table: CSV, CSV.gz or Parquet")
+    g.add_argument("--features", action="append", metavar="FILE",
+                   help="descriptor table (repeat to combine several into one representation)")
     g.add_argument("--lower-is-better", action="store_true", help="scores are errors or losses")
     g.add_argument("--dataset-column", default="dataset", metavar="C")
     g.add_argument("--model-column", default="model", metavar="C")
@@ -68,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     s = sub.add_parser("select", help="choose k datasets")
-    _data_args(s, features_required=False)
+    _data_args(s)
     s.add_argument("--strategy", required=True, choices=STRATEGIES)
     s.add_argument("--k", type=int, required=True)
     s.add_argument("--seed", type=int, default=0)
@@ -78,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", metavar="PATH", help="write here instead of standard output")
 
     e = sub.add_parser("evaluate", help="bootstrap protocol: curves, AUC, tests against random")
-    _data_args(e, features_required=True)
+    _data_args(e)
     e.add_argument("--strategies", type=_names, default=list(STRATEGIES), metavar="S1,S2")
     e.add_argument("--trials", type=int, default=200)
     e.add_argument("--alpha", type=float, default=0.8, help="dataset-pool fraction")
@@ -93,18 +96,34 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _load(args: argparse.Namespace) -> tuple[Benchmark, Any, Representation | None]:
+def _load_folder(args: argparse.Namespace) -> tuple[Benchmark, Any, list[Representation]]:
+    from .catalog import load_benchmark_folder
+
+    lb = load_benchmark_folder(args.benchmark)
+    names = args.representation or list(lb.manifest.representation_names[:1])
+    reps = [lb.representation(n, text="drop" if args.no_text else "tfidf") for n in names]
+    desc = lb.descriptors[names[0]] if names else None
+    return lb.benchmark, desc, reps
+
+
+def _load(args: argparse.Namespace) -> tuple[Benchmark, Any, list[Representation]]:
+    if args.benchmark:
+        if args.scores or args.features:
+            raise InputError("give either --benchmark FOLDER or --scores/--features files, not both.")
+        return _load_folder(args)
+    if not args.scores:
+        raise InputError("no data: give --benchmark FOLDER, or --scores FILE (and --features FILE).")
     bench = load_scores(
         args.scores, dataset_column=args.dataset_column, model_column=args.model_column,
         score_column=args.score_column, fold_column=args.fold_column, wide=args.wide,
         higher_is_better=not args.lower_is_better, missing=args.missing, name=args.name,
     )
     if not args.features:
-        return bench, None, None
+        return bench, None, []
     desc = load_descriptors(args.features, dataset_column=args.dataset_column, aliases=_aliases(args.alias))
     name = "+".join(Path(f).name.split(".")[0] for f in args.features)
     rep = build_representation(desc, bench.datasets, name=name, text="drop" if args.no_text else "tfidf")
-    return bench, desc, rep
+    return bench, desc, [rep]
 
 
 def _warn(*reports: Any) -> None:
@@ -126,8 +145,11 @@ def _write(text: str, out: str | None) -> None:
 
 def cmd_select(args: argparse.Namespace) -> int:
     """``subsetsel select``."""
-    bench, desc, rep = _load(args)
-    _warn(bench.report, *([rep.report] if rep else []))
+    bench, desc, reps = _load(args)
+    _warn(bench.report, *[r.report for r in reps])
+    if len(reps) > 1:
+        raise InputError("select uses one representation; name one with --representation.")
+    rep = reps[0] if reps else None
     sel = select_datasets(bench, rep, args.strategy, args.k, seed=args.seed, include=args.include, exclude=args.exclude)
     df = sel.to_frame(desc)
     if args.format == "json":
@@ -164,9 +186,10 @@ def format_table(res: EvaluationResult) -> str:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """``subsetsel evaluate``."""
-    bench, _, rep = _load(args)
-    assert rep is not None
-    _warn(bench.report, rep.report)
+    bench, _, reps = _load(args)
+    if not reps and any(s != "random" for s in args.strategies):
+        raise InputError("evaluate needs descriptors: give --features FILE (or --benchmark FOLDER).")
+    _warn(bench.report, *[r.report for r in reps])
     cfg = EvaluationConfig(
         strategies=tuple(args.strategies), trials=args.trials, alpha=args.alpha, beta=args.model_fraction,
         k_min=args.k_min, k_max=args.k_max, seed=args.seed, metrics=tuple(args.metrics),
@@ -176,7 +199,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         mapper = dask_mapper(args.scheduler)
     elif args.jobs != 1:
         mapper = process_mapper(args.jobs)
-    res = evaluate(bench, rep, cfg, mapper=mapper)
+    res = evaluate(bench, reps, cfg, mapper=mapper)
     if args.out:
         _write(json.dumps(res.to_json_dict(), indent=1) + "\n", args.out)
         sys.stderr.write(f"wrote {args.out}\n")
