@@ -24,7 +24,9 @@ models on one dataset typically differs by several units, so the latent structur
 dominates the rankings while the noise still creates realistic disagreements and
 occasional changes of rank between folds.
 
-Representations (p = n_features columns, A ~ N(0, 1) of shape (q, p), shared)::
+Representations (p = n_features columns, A ~ N(0, 1/q) of shape (q, p), shared, so that
+every column of z A has unit variance and ``broken_scale`` is the signal's share of the
+noise's standard deviation)::
 
     oracle = z A + N(0, oracle_noise^2)              oracle_noise = 0.1
     broken = broken_scale * z A + N(0, broken_noise^2)   broken_scale = 0.15, broken_noise = 1
@@ -258,7 +260,7 @@ def make_synthetic(
     noise_dmf = fold_noise * rng_fn.standard_normal((n, f, m))
     error = (misfit + noise_dm)[:, None, :] + noise_dmf  # (n, F, M)
 
-    a = rng_a.standard_normal((q, p))
+    a = rng_a.standard_normal((q, p)) / np.sqrt(q)  # unit-variance columns of z A
     signal = z @ a
     oracle = signal + oracle_noise * rng_on.standard_normal((n, p))
     broken = broken_scale * signal + broken_noise * rng_bn.standard_normal((n, p))
