@@ -45,12 +45,12 @@ def _aliases(values: Sequence[str] | None) -> dict[str, str]:
     return out
 
 
-def _data_args(p: argparse.ArgumentParser) -> None:
+def _data_args(p: argparse.ArgumentParser, scores_flag: str = "--scores") -> None:
     g = p.add_argument_group("data (a benchmark folder, or score and descriptor files)")
     g.add_argument("--benchmark", metavar="FOLDER", help="benchmark folder with a manifest.json (e.g. sample_data/tsc_bakeoff)")
     g.add_argument("--representation", metavar="NAME[,NAME]", type=_names, default=[],
                    help="with --benchmark: the manifest's representation(s) to use (default: the first)")
-    g.add_argument("--scores", metavar="FILE", help="score table: CSV, CSV.gz or Parquet")
+    g.add_argument(scores_flag, dest="scores", metavar="FILE", help="score table: CSV, CSV.gz or Parquet")
     g.add_argument("--features", action="append", metavar="FILE",
                    help="descriptor table (repeat to combine several into one representation)")
     g.add_argument("--lower-is-better", action="store_true", help="scores are errors or losses")
@@ -93,6 +93,32 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--out", metavar="result.json")
     e.add_argument("--jobs", type=int, default=1, help="worker processes on this machine")
     e.add_argument("--scheduler", metavar="ADDRESS", help="run the trials on a Dask cluster (tcp://host:8786)")
+
+    c = sub.add_parser("check", help="does a representation track what makes models differ?")
+    _data_args(c)
+    c.add_argument("--permutations", type=int, default=999)
+    c.add_argument("--trials", type=int, default=50, help="trials of the quick protocol run")
+    c.add_argument("--seed", type=int, default=0)
+
+    a = sub.add_parser("advise", help="how many datasets are needed to reach a target agreement")
+    _data_args(a)
+    a.add_argument("--metric", default="spearman", choices=METRICS)
+    a.add_argument("--target", type=float, default=0.9)
+    a.add_argument("--strategies", type=_names, default=list(STRATEGIES), metavar="S1,S2")
+    a.add_argument("--trials", type=int, default=200)
+    a.add_argument("--alpha", type=float, default=0.8)
+    a.add_argument("--k-min", type=int, default=2)
+    a.add_argument("--k-max", type=int, default=20)
+    a.add_argument("--seed", type=int, default=0)
+    a.add_argument("--jobs", type=int, default=1)
+
+    pl = sub.add_parser("place", help="estimate a new model's full-benchmark rank from its subset scores")
+    _data_args(pl, scores_flag="--reference")
+    pl.add_argument("--subset", required=True, metavar="subset.csv", help="the chosen subset (a 'dataset' column)")
+    pl.add_argument("--scores", dest="new_scores", required=True, metavar="new_model.csv",
+                    help="the new model's scores: dataset[,fold],score")
+    pl.add_argument("--model-name", default="new model")
+    pl.add_argument("--seed", type=int, default=0)
     return p
 
 
@@ -208,14 +234,70 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_check(args: argparse.Namespace) -> int:
+    """``subsetsel check``: Mantel test, CKA and a quick protocol run per representation."""
+    from .diagnostics import check_representation, overall_verdict
+
+    bench, _, reps = _load(args)
+    if not reps:
+        raise InputError("check needs descriptors: give --features FILE or --benchmark FOLDER.")
+    res = evaluate(bench, reps, EvaluationConfig(trials=args.trials, seed=args.seed, metrics=("spearman",)))
+    base = res.stats["random"].auc["spearman"].mean
+    for rep in reps:
+        chk = check_representation(bench, rep, permutations=args.permutations, seed=args.seed)
+        keys = [e.key for e in res.entries if e.representation == rep.name]
+        best = max(keys, key=lambda k: res.stats[k].auc["spearman"].mean)
+        gain = res.stats[best].auc["spearman"].mean - base
+        p = res.stats[best].p_vs_random.get("spearman")
+        sys.stdout.write(
+            f"{rep.name}: Mantel r = {chk.mantel_r:.3f} (p = {chk.mantel_p:.3g}), CKA = {chk.cka:.3f}; "
+            f"quick run ({args.trials} trials): best {best}, Spearman AUC {gain:+.3f} vs random"
+            f"{'' if p is None else f' (p = {p:.3g})'}\n  {overall_verdict(chk, best, gain, p)}\n")
+    return 0
+
+
+def cmd_advise(args: argparse.Namespace) -> int:
+    """``subsetsel advise``: smallest k whose 95 % band meets the target."""
+    from .advice import advise
+
+    bench, _, reps = _load(args)
+    cfg = EvaluationConfig(strategies=tuple(args.strategies), trials=args.trials, alpha=args.alpha,
+                           k_min=args.k_min, k_max=args.k_max, seed=args.seed)
+    res = evaluate(bench, reps, cfg, mapper=process_mapper(args.jobs) if args.jobs != 1 else None)
+    for a in advise(res, metric=args.metric, target=args.target):
+        sys.stdout.write(a.sentence(int(res.ks[-1])) + "\n")
+    return 0
+
+
+def cmd_place(args: argparse.Namespace) -> int:
+    """``subsetsel place``: a new model's estimated position from its subset scores."""
+    from .placement import place_model, read_model_scores
+    from .tables import read_table
+
+    bench, _, _ = _load(args)
+    sub = read_table(args.subset)
+    if "dataset" not in sub.columns:
+        raise InputError(f"{Path(args.subset).name}: no 'dataset' column; give the CSV written by 'subsetsel select'.")
+    subset = [str(d).strip() for d in sub["dataset"]]
+    scores = read_model_scores(args.new_scores, dataset_column=args.dataset_column,
+                               score_column=args.score_column, fold_column=args.fold_column)
+    pl = place_model(bench, subset, scores, name=args.model_name, seed=args.seed)
+    lo, hi = pl.mean_rank_interval
+    sys.stdout.write(pl.sentence() + f"\nestimated mean rank {pl.estimated_mean_rank:.2f} [{lo:.2f}, {hi:.2f}] "
+                     f"(scale of the {pl.n_models - 1} existing models)\n")
+    return 0
+
+
+COMMANDS = {"select": cmd_select, "evaluate": cmd_evaluate, "check": cmd_check, "advise": cmd_advise,
+            "place": cmd_place}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit code (0 ok, 2 bad input, 1 unexpected failure)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        if args.command == "select":
-            return cmd_select(args)
-        return cmd_evaluate(args)
+        return COMMANDS[args.command](args)
     except InputError as exc:
         sys.stderr.write(f"subsetsel: error: {exc}\n")
         return 2

@@ -145,3 +145,30 @@ def check_representation(
     r, p = mantel(dx, dr, permutations=permutations, seed=seed)
     cka = linear_cka(standardize(representation.X), benchmark.rank_vectors)
     return RepresentationCheck(representation.name, r, p, cka, benchmark.n_datasets, representation.X.shape[1])
+
+
+def overall_verdict(check: RepresentationCheck, best: str, gain: float, p: float | None) -> str:
+    """Plain verdict from the geometry check and a quick protocol run.
+
+    Parameters
+    ----------
+    check : RepresentationCheck
+    best : str
+        Best grid entry on this representation in the quick run.
+    gain : float
+        Its Spearman AUC minus random's.
+    p : float or None
+        Its Holm-corrected p-value against random.
+    """
+    beats = p is not None and p < 0.05 and gain > 0
+    if beats:
+        why = "" if not check.looks_like_noise else (
+            " although its distances do not follow the rank profiles globally (the gain comes from "
+            "spreading the subset over the descriptor space)")
+        return f"'{check.representation}' helps: {best} beats random (Spearman AUC {gain:+.2f}, p = {p:.3g}){why}."
+    if check.looks_like_noise:
+        return (f"'{check.representation}' looks like noise for this benchmark (Mantel r = {check.mantel_r:.2f}) and no "
+                "strategy beat random in the quick run: no better than random should be expected.")
+    return (f"'{check.representation}' tracks the rank profiles (Mantel r = {check.mantel_r:.2f}) but no strategy beat "
+            f"random in the quick run (best {best}, Spearman AUC {gain:+.2f}); treat subsets from it as no better "
+            "than random.")

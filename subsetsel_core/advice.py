@@ -1,0 +1,76 @@
+"""How many datasets do I need? The smallest k whose band reaches a target."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from .errors import InputError
+from .metrics import HIGHER_IS_BETTER, LABELS, METRICS
+from .protocol import EvaluationResult
+
+
+@dataclass(frozen=True)
+class Advice:
+    """The advised k for one grid entry.
+
+    Attributes
+    ----------
+    key : str
+        Grid entry (strategy [representation]).
+    metric : str
+    target : float
+    k : int or None
+        Smallest k whose pessimistic band end (lower 2.5 % for correlations, upper 97.5 %
+        for MAE) reaches the target; None when not reached up to k_max.
+    mean, lo, hi : float or None
+        The curve point and its band at that k.
+    """
+
+    key: str
+    metric: str
+    target: float
+    k: int | None
+    mean: float | None
+    lo: float | None
+    hi: float | None
+
+    def sentence(self, k_max: int) -> str:
+        """Plain-language advice."""
+        if self.k is None:
+            return f"{self.key}: {LABELS[self.metric]} ≥ {self.target:g} is not reached with 95 % confidence up to k = {k_max}."
+        return (f"{self.key}: k = {self.k} datasets give {LABELS[self.metric]} {self.mean:.3f} "
+                f"[{self.lo:.3f}, {self.hi:.3f}] — the whole 95 % band meets {self.target:g}.")
+
+
+def advise(result: EvaluationResult, *, metric: str = "spearman", target: float = 0.9) -> list[Advice]:
+    """For each grid entry, the smallest k whose 95 % band meets ``target``.
+
+    For metrics where higher is better the lower band end must be ≥ target; for MAE the
+    upper band end must be ≤ target.
+
+    Raises
+    ------
+    InputError
+        Unknown metric or a metric that was not evaluated.
+    """
+    if metric not in METRICS or metric not in result.config.metrics:
+        raise InputError(f"metric '{metric}' was not evaluated; choose one of {', '.join(result.config.metrics)}.")
+    out = []
+    higher = HIGHER_IS_BETTER[metric]
+    for e in result.entries:
+        c = result.stats[e.key].curves[metric]
+        ok = c.lo >= target if higher else c.hi <= target
+        idx = next((i for i, v in enumerate(ok) if v), None)
+        if idx is None:
+            out.append(Advice(e.key, metric, target, None, None, None, None))
+        else:
+            out.append(Advice(e.key, metric, target, int(result.ks[idx]), float(c.mean[idx]),
+                              float(c.lo[idx]), float(c.hi[idx])))
+    return out
+
+
+def advice_frame(advice: list[Advice]) -> pd.DataFrame:
+    """Advice as a table (key, metric, target, k, mean, lo, hi)."""
+    return pd.DataFrame([a.__dict__ for a in advice])

@@ -1,0 +1,117 @@
+"""Decision tools: representation check, advised k, coverage, placing a new model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from subsetsel_core import EvaluationConfig, evaluate, load_scores, select_datasets
+from subsetsel_core.advice import advise
+from subsetsel_core.cli import main
+from subsetsel_core.coverage import coverage
+from subsetsel_core.descriptors import build_representation, representation_from_matrix
+from subsetsel_core.diagnostics import check_representation, linear_cka, mantel, overall_verdict
+from subsetsel_core.errors import InputError
+from subsetsel_core.placement import place_model
+from subsetsel_core.synthetic import make_synthetic
+
+
+@pytest.fixture(scope="module")
+def synth():  # type: ignore[no-untyped-def]
+    s = make_synthetic(n_datasets=50, n_models=15, n_folds=3, seed=4)
+    bench = load_scores(s.scores, higher_is_better=False, name="synthetic")
+    oracle = build_representation(s.oracle.set_index("dataset"), bench.datasets, name="oracle")
+    noise = representation_from_matrix(np.random.default_rng(0).normal(size=(50, 8)), bench.datasets, name="noise")
+    return s, bench, oracle, noise
+
+
+def test_mantel_and_cka_known() -> None:
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(20, 2))
+    d = np.sqrt(((x[:, None] - x[None]) ** 2).sum(-1))
+    r, p = mantel(d, d, permutations=99)
+    assert r == pytest.approx(1.0) and p == pytest.approx(0.01)
+    assert linear_cka(x, 3 * x + 1) == pytest.approx(1.0)
+
+
+def test_check_separates_oracle_from_noise(synth) -> None:  # type: ignore[no-untyped-def]
+    _, bench, oracle, noise = synth
+    good = check_representation(bench, oracle, permutations=199)
+    bad = check_representation(bench, noise, permutations=199)
+    assert good.mantel_r > 0.5 and good.mantel_p < 0.01 and not good.looks_like_noise
+    assert bad.looks_like_noise and "no better than random" in bad.verdict()
+    assert "no better than random" in overall_verdict(bad, "kmeans [noise]", -0.1, 0.9)
+    assert "helps" in overall_verdict(good, "kmeans [oracle]", 0.5, 0.001)
+
+
+def test_advise(synth) -> None:  # type: ignore[no-untyped-def]
+    _, bench, oracle, _ = synth
+    res = evaluate(bench, oracle, EvaluationConfig(strategies=("random", "kmeans"), trials=30, k_max=15))
+    adv = {a.key: a for a in advise(res, metric="spearman", target=0.8)}
+    for key, a in adv.items():
+        lo = res.stats[key].curves["spearman"].lo
+        if a.k is None:
+            assert (lo < 0.8).all()
+        else:
+            i = int(np.flatnonzero(res.ks == a.k)[0])
+            assert lo[i] >= 0.8 and (lo[:i] < 0.8).all()
+    mae = advise(res, metric="mae", target=100.0)
+    assert all(a.k == 2 for a in mae)
+    with pytest.raises(InputError):
+        advise(res, metric="auc")
+
+
+def test_coverage_known_answer() -> None:
+    X = np.array([[0.0], [1.0], [10.0], [11.0], [30.0]])
+    rep = representation_from_matrix(X, list("abcde"))
+    cov = coverage(rep, ["a", "c"])
+    assert cov.representative == ("a", "a", "c", "c", "c")
+    assert cov.members() == {"a": ["b"], "c": ["d", "e"]}
+    z = (X[:, 0] - X.mean()) / X.std()
+    assert cov.radius == pytest.approx(z[4] - z[2])
+    assert cov.to_frame()["chosen"].tolist() == [True, False, True, False, False]
+
+
+def test_place_held_out_model(synth) -> None:  # type: ignore[no-untyped-def]
+    _, bench, oracle, _ = synth
+    lead = bench.leaderboard()
+    hits = 0
+    for held in bench.models[:6]:
+        rest = bench.subset(models=[m for m in bench.models if m != held])
+        sel = select_datasets(rest, oracle, "kmeans", 10, seed=0)
+        j = bench.models.index(held)
+        rows = [(d, f, bench.scores[bench.datasets.index(d), fi, j]) for d in sel.datasets for fi, f in enumerate(bench.folds)]
+        pl = place_model(rest, sel.datasets, pd.DataFrame(rows, columns=["dataset", "fold", "score"]), name=held)
+        true = int(lead.index[lead["model"] == held][0]) + 1
+        hits += pl.position_interval[0] <= true <= pl.position_interval[1]
+        assert 1 <= pl.position <= bench.n_models
+    assert hits >= 5  # a 95 % interval should contain the truth nearly always
+
+
+def test_place_errors(synth) -> None:  # type: ignore[no-untyped-def]
+    _, bench, _, _ = synth
+    with pytest.raises(InputError, match="no score on"):
+        place_model(bench, list(bench.datasets[:3]), {bench.datasets[0]: 1.0}, name="x")
+    with pytest.raises(InputError, match="already a model"):
+        place_model(bench, list(bench.datasets[:3]), {}, name=bench.models[0])
+
+
+def test_cli_check_advise_place(synth, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    s, bench, _, _ = synth
+    s.scores.to_csv(tmp_path / "scores.csv", index=False)
+    s.oracle.to_csv(tmp_path / "oracle.csv", index=False)
+    base = ["--scores", str(tmp_path / "scores.csv"), "--features", str(tmp_path / "oracle.csv"), "--lower-is-better"]
+    assert main(["check", *base, "--permutations", "49", "--trials", "8"]) == 0
+    assert "Mantel r" in capsys.readouterr().out
+    assert main(["advise", *base, "--trials", "10", "--strategies", "kmeans", "--target", "0.5"]) == 0
+    assert "kmeans: k = " in capsys.readouterr().out
+    assert main(["select", *base, "--strategy", "kmeans", "--k", "6", "--out", str(tmp_path / "sub.csv")]) == 0
+    sub = pd.read_csv(tmp_path / "sub.csv")
+    pd.DataFrame({"dataset": sub["dataset"], "score": 5.0}).to_csv(tmp_path / "new.csv", index=False)
+    rc = main(["place", "--reference", str(tmp_path / "scores.csv"), "--lower-is-better", "--subset",
+               str(tmp_path / "sub.csv"), "--scores", str(tmp_path / "new.csv"), "--model-name", "mine"])
+    assert rc == 0
+    assert "mine: estimated position" in capsys.readouterr().out
