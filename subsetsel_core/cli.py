@@ -112,6 +112,20 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--seed", type=int, default=0)
     a.add_argument("--jobs", type=int, default=1)
 
+    g = sub.add_parser("generalise", help="does the winner on today's models hold on held-out (newer) models?")
+    _data_args(g)
+    g.add_argument("--new-models", type=_names, default=[], metavar="M1,M2", help="the held-out models")
+    g.add_argument("--model-dates", metavar="FILE", help="table with model and release date columns: hold out the newest")
+    g.add_argument("--date-column", default="release_date")
+    g.add_argument("--fraction", type=float, default=0.5, help="share of models held out")
+    g.add_argument("--strategies", type=_names, default=list(STRATEGIES), metavar="S1,S2")
+    g.add_argument("--trials", type=int, default=100)
+    g.add_argument("--alpha", type=float, default=0.8)
+    g.add_argument("--k-min", type=int, default=2)
+    g.add_argument("--k-max", type=int, default=20)
+    g.add_argument("--metric", default="spearman", choices=METRICS)
+    g.add_argument("--seed", type=int, default=0)
+
     pl = sub.add_parser("place", help="estimate a new model's full-benchmark rank from its subset scores")
     _data_args(pl, scores_flag="--reference")
     pl.add_argument("--subset", required=True, metavar="subset.csv", help="the chosen subset (a 'dataset' column)")
@@ -288,7 +302,29 @@ def cmd_place(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"select": cmd_select, "evaluate": cmd_evaluate, "check": cmd_check, "advise": cmd_advise,
+def cmd_generalise(args: argparse.Namespace) -> int:
+    """``subsetsel generalise``: the protocol on judging vs held-out models."""
+    from .generalisation import evaluate_generalisation
+    from .tables import read_table
+
+    bench, _, reps = _load(args)
+    dates = None
+    if args.model_dates:
+        t = read_table(args.model_dates)
+        for col in ("model", args.date_column):
+            if col not in t.columns:
+                raise InputError(f"{Path(args.model_dates).name}: no '{col}' column; the columns are {list(t.columns)}.")
+        dates = dict(zip(t["model"].astype(str).str.strip(), t[args.date_column], strict=False))
+    cfg = EvaluationConfig(strategies=tuple(args.strategies), trials=args.trials, alpha=args.alpha,
+                           k_min=args.k_min, k_max=args.k_max, seed=args.seed)
+    res = evaluate_generalisation(bench, reps, cfg, new_models=args.new_models, release_dates=dates,
+                                  fraction=args.fraction, seed=args.seed)
+    sys.stdout.write(res.to_frame(args.metric).to_string(index=False, float_format=lambda v: f"{v:.4g}") + "\n")
+    sys.stdout.write(res.verdict(args.metric) + "\n")
+    return 0
+
+
+COMMANDS = {"generalise": cmd_generalise, "select": cmd_select, "evaluate": cmd_evaluate, "check": cmd_check, "advise": cmd_advise,
             "place": cmd_place}
 
 

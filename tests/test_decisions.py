@@ -115,3 +115,25 @@ def test_cli_check_advise_place(synth, tmp_path: Path, capsys: pytest.CaptureFix
                str(tmp_path / "sub.csv"), "--scores", str(tmp_path / "new.csv"), "--model-name", "mine"])
     assert rc == 0
     assert "mine: estimated position" in capsys.readouterr().out
+
+
+def test_generalisation_split_and_cli(synth, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    from subsetsel_core.generalisation import evaluate_generalisation, split_models
+
+    s, bench, oracle, _ = synth
+    dates = {m: f"2020-01-{i + 1:02d}" for i, m in enumerate(bench.models)}
+    judge, new, how = split_models(bench, release_dates=dates, fraction=0.4)
+    assert new == list(bench.models[-6:]) and "newest 6" in how
+    assert not set(judge) & set(new)
+    g = evaluate_generalisation(bench, oracle, EvaluationConfig(strategies=("random", "kmeans"), trials=12, k_max=8),
+                                new_models=list(bench.models[:5]))
+    df = g.to_frame()
+    assert list(df["key"]) == ["random", "kmeans"] and g.held_out.info["n_models"] == 5
+    assert "held-out models" in g.verdict()
+    s.scores.to_csv(tmp_path / "scores.csv", index=False)
+    s.oracle.to_csv(tmp_path / "oracle.csv", index=False)
+    pd.DataFrame({"model": list(dates), "release_date": list(dates.values())}).to_csv(tmp_path / "m.csv", index=False)
+    rc = main(["generalise", "--scores", str(tmp_path / "scores.csv"), "--features", str(tmp_path / "oracle.csv"),
+               "--lower-is-better", "--model-dates", str(tmp_path / "m.csv"), "--trials", "6", "--strategies", "kmeans"])
+    assert rc == 0
+    assert "Best on the" in capsys.readouterr().out

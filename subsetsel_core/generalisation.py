@@ -1,0 +1,130 @@
+"""Will a subset chosen today hold for next year's models?
+
+Strategies never see scores, so a subset does not depend on the models; what depends on
+them is the evidence used to *choose* a strategy and representation. Here the models are
+split into the ones used to judge (older, or a random half) and held-out ones (newest, or
+the other half), and the protocol is run on each group separately with the same pools,
+so users see whether the winner on today's models still beats random on the new ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .benchmark import Benchmark
+from .descriptors import Representation
+from .errors import InputError
+from .names import describe_mismatch
+from .protocol import EvaluationConfig, EvaluationResult, evaluate
+
+
+@dataclass(frozen=True, eq=False)
+class GeneralisationResult:
+    """The protocol on the judging models and on the held-out models.
+
+    Attributes
+    ----------
+    judge_models, new_models : tuple of str
+    judged, held_out : EvaluationResult
+    how : str
+        How the split was made.
+    """
+
+    judge_models: tuple[str, ...]
+    new_models: tuple[str, ...]
+    judged: EvaluationResult
+    held_out: EvaluationResult
+    how: str
+
+    def to_frame(self, metric: str = "spearman") -> pd.DataFrame:
+        """Per entry: AUC and p vs random on the judging models and on the held-out models."""
+        rows = []
+        for e in self.judged.entries:
+            a, b = self.judged.stats[e.key], self.held_out.stats[e.key]
+            rows.append({
+                "key": e.key,
+                "auc_judged": a.auc[metric].mean, "p_judged": a.p_vs_random.get(metric),
+                "auc_new": b.auc[metric].mean, "p_new": b.p_vs_random.get(metric),
+            })
+        return pd.DataFrame(rows)
+
+    def verdict(self, metric: str = "spearman") -> str:
+        """Does the best entry on the judging models still beat random on the new models?"""
+        df = self.to_frame(metric)
+        cand = df[df["key"] != "random"]
+        if cand.empty:
+            return "Only random was evaluated."
+        lower = metric == "mae"
+        best = cand.sort_values("auc_judged", ascending=lower).iloc[0]
+        base_new = float(df.loc[df["key"] == "random", "auc_new"].iloc[0])
+        gain = (base_new - best["auc_new"]) if lower else (best["auc_new"] - base_new)
+        p = best["p_new"]
+        holds = p is not None and not pd.isna(p) and p < 0.05 and gain > 0
+        return (f"Best on the {len(self.judge_models)} judging models: {best['key']}. On the "
+                f"{len(self.new_models)} held-out models ({self.how}) it "
+                + (f"still beats random (AUC {gain:+.2f}, p = {p:.3g})." if holds else
+                   f"does not beat random significantly (AUC {gain:+.2f}"
+                   + ("" if p is None or pd.isna(p) else f", p = {p:.3g}") + ")."))
+
+
+def split_models(
+    benchmark: Benchmark,
+    *,
+    new_models: Sequence[str] | None = None,
+    release_dates: Mapping[str, object] | None = None,
+    fraction: float = 0.5,
+    seed: int = 0,
+) -> tuple[list[str], list[str], str]:
+    """Split the models into judging and held-out groups.
+
+    Explicit ``new_models`` win; else with ``release_dates`` the newest ``fraction``;
+    else a random ``fraction``.
+    """
+    models = list(benchmark.models)
+    if new_models:
+        unknown = [m for m in new_models if m not in models]
+        if unknown:
+            raise InputError(f"unknown models: {describe_mismatch(unknown, models)}.")
+        new = list(new_models)
+        how = "named"
+    elif release_dates:
+        dated = {m: pd.to_datetime(release_dates.get(m), errors="coerce") for m in models}
+        missing = [m for m, d in dated.items() if pd.isna(d)]
+        if missing:
+            raise InputError(f"{len(missing)} models have no release date: {', '.join(missing[:5])}.")
+        order = sorted(models, key=lambda m: (dated[m], m))
+        n_new = max(2, int(round(fraction * len(models))))
+        new = order[-n_new:]
+        how = f"newest {n_new}, released from {dated[new[0]].date()}"
+    else:
+        rng = np.random.default_rng(seed)
+        n_new = max(2, int(round(fraction * len(models))))
+        new = sorted(rng.choice(models, n_new, replace=False).tolist())
+        how = f"random {n_new} of {len(models)}, seed {seed}"
+    judge = [m for m in models if m not in set(new)]
+    if len(judge) < 2 or len(new) < 2:
+        raise InputError("each group needs at least 2 models; change the split.")
+    return judge, new, how
+
+
+def evaluate_generalisation(
+    benchmark: Benchmark,
+    representations: Mapping[str, Representation] | Representation | Sequence[Representation],
+    config: EvaluationConfig | None = None,
+    *,
+    new_models: Sequence[str] | None = None,
+    release_dates: Mapping[str, object] | None = None,
+    fraction: float = 0.5,
+    seed: int = 0,
+) -> GeneralisationResult:
+    """Run the protocol on the judging models and on the held-out models (same pools)."""
+    judge, new, how = split_models(benchmark, new_models=new_models, release_dates=release_dates,
+                                   fraction=fraction, seed=seed)
+    cfg = config or EvaluationConfig()
+    a = evaluate(benchmark.subset(models=judge), representations, cfg)
+    b = evaluate(benchmark.subset(models=new), representations, cfg)
+    return GeneralisationResult(tuple(judge), tuple(new), a, b, how)
