@@ -73,7 +73,11 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("select", help="choose k datasets")
     _data_args(s)
     s.add_argument("--strategy", required=True, choices=STRATEGIES)
-    s.add_argument("--k", type=int, required=True)
+    s.add_argument("--k", type=int, help="number of datasets (or give --budget)")
+    s.add_argument("--budget", type=float, metavar="SHARE",
+                   help="choose under a budget: share (0–1] of the benchmark's total cost")
+    s.add_argument("--cost-column", metavar="C", help="descriptor column of per-dataset costs (default: estimated from size columns)")
+    s.add_argument("--coverage", action="store_true", help="add which unchosen datasets each chosen one stands for")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--include", type=_names, default=[], metavar="D1,D2", help="datasets chosen first")
     s.add_argument("--exclude", type=_names, default=[], metavar="D3", help="datasets never chosen")
@@ -91,6 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--seed", type=int, default=0)
     e.add_argument("--metrics", type=_names, default=list(METRICS), metavar="M1,M2")
     e.add_argument("--out", metavar="result.json")
+    e.add_argument("--budget", type=float, metavar="MAX_SHARE",
+                   help="curves against cost instead of k: 15 budget levels up to this share of the total cost")
+    e.add_argument("--cost-column", metavar="C", help="descriptor column of per-dataset costs")
     e.add_argument("--jobs", type=int, default=1, help="worker processes on this machine")
     e.add_argument("--scheduler", metavar="ADDRESS", help="run the trials on a Dask cluster (tcp://host:8786)")
 
@@ -190,13 +197,68 @@ def cmd_select(args: argparse.Namespace) -> int:
     if len(reps) > 1:
         raise InputError("select uses one representation; name one with --representation.")
     rep = reps[0] if reps else None
+    if args.budget is not None:
+        return _select_budget(args, bench, desc, rep)
+    if args.k is None:
+        raise InputError("give the number of datasets with --k K (or a budget with --budget SHARE).")
     sel = select_datasets(bench, rep, args.strategy, args.k, seed=args.seed, include=args.include, exclude=args.exclude)
     df = sel.to_frame(desc)
+    if args.coverage:
+        if rep is None:
+            raise InputError("--coverage needs descriptors (--features or --benchmark).")
+        df = _with_coverage(df, rep, list(sel.datasets))
     if args.format == "json":
         payload = {**sel.metadata(), "subset": json.loads(df.to_json(orient="records"))}
         _write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", args.out)
     else:
         _write(safe_frame(df).to_csv(index=False), args.out)
+    return 0
+
+
+def _with_coverage(df: Any, rep: Representation, chosen: list[str]) -> Any:
+    from .coverage import coverage
+
+    cov = coverage(rep, chosen)
+    members = cov.members()
+    df = df.copy()
+    df["n_represented"] = [len(members[d]) for d in chosen]
+    df["represents"] = [";".join(members[d]) for d in chosen]
+    sys.stderr.write(f"covering radius {cov.radius:.3f}; not covered well: {', '.join(cov.poorly_covered) or 'none'}\n")
+    return df
+
+
+def _costs(args: argparse.Namespace, bench: Benchmark, desc: Any) -> tuple[Any, str]:
+    from .budget import estimate_costs
+
+    if desc is None:
+        raise InputError("a budget needs descriptors with a cost or size column (--features or --benchmark).")
+    return estimate_costs(desc, bench.datasets, cost_column=args.cost_column)
+
+
+def _select_budget(args: argparse.Namespace, bench: Benchmark, desc: Any, rep: Representation | None) -> int:
+    import numpy as np
+
+    from .budget import select_under_budget
+    from .selection import subset_agreement
+
+    if not 0 < args.budget <= 1:
+        raise InputError(f"--budget is a share of the total cost in (0, 1]; got {args.budget}.")
+    costs, how = _costs(args, bench, desc)
+    X = rep.X if rep is not None else np.zeros((bench.n_datasets, 0))
+    idx = select_under_budget(X, costs, args.budget * costs.sum(), args.strategy, rng=args.seed)
+    if len(idx) == 0:
+        raise InputError(f"no dataset fits a budget of {args.budget:g} of the total cost; raise --budget.")
+    chosen = [bench.datasets[i] for i in idx]
+    df = desc.reindex(chosen).reset_index(drop=True) if desc is not None else None
+    import pandas as pd
+
+    out = pd.DataFrame({"order": range(1, len(chosen) + 1), "dataset": chosen, "cost": costs[idx]})
+    if df is not None:
+        out = pd.concat([out, df[[c for c in df.columns if c not in ("order", "dataset", "cost")]]], axis=1)
+    agree = subset_agreement(bench, idx)
+    sys.stderr.write(f"costs {how}; spent {costs[idx].sum() / costs.sum():.1%} of the total on {len(idx)} datasets; "
+                     f"Spearman {agree['spearman']:.3f}, Kendall {agree['kendall']:.3f}, MAE {agree['mae']:.2f}\n")
+    _write(safe_frame(out).to_csv(index=False), args.out)
     return 0
 
 
@@ -226,7 +288,8 @@ def format_table(res: EvaluationResult) -> str:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """``subsetsel evaluate``."""
-    bench, _, reps = _load(args)
+    bench, desc, reps = _load(args)
+    args._desc = desc
     if not reps and any(s != "random" for s in args.strategies):
         raise InputError("evaluate needs descriptors: give --features FILE (or --benchmark FOLDER).")
     _warn(bench.report, *[r.report for r in reps])
@@ -234,6 +297,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         strategies=tuple(args.strategies), trials=args.trials, alpha=args.alpha, beta=args.model_fraction,
         k_min=args.k_min, k_max=args.k_max, seed=args.seed, metrics=tuple(args.metrics),
     )
+    if args.budget is not None:
+        return _evaluate_budget(args, bench, reps, cfg)
     mapper = None
     if args.scheduler:
         mapper = dask_mapper(args.scheduler)
@@ -245,6 +310,36 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         sys.stderr.write(f"wrote {args.out}\n")
     else:
         _write(format_table(res), None)
+    return 0
+
+
+def _evaluate_budget(args: argparse.Namespace, bench: Benchmark, reps: list[Representation],
+                     cfg: EvaluationConfig) -> int:
+    import numpy as np
+
+    from .budget import BUDGET_STRATEGIES, evaluate_budget
+
+    if not 0 < args.budget <= 1:
+        raise InputError(f"--budget is the largest share of the total cost in (0, 1]; got {args.budget}.")
+    if len(reps) != 1:
+        raise InputError("budget curves use one representation; name it with --representation.")
+    costs, how = _costs(args, bench, args._desc)
+    strategies = [s for s in cfg.strategies if s in BUDGET_STRATEGIES]
+    levels = np.round(np.linspace(args.budget / 15, args.budget, 15), 4)
+    res = evaluate_budget(bench, reps[0], costs, budgets=levels, strategies=strategies, trials=cfg.trials,
+                          alpha=cfg.alpha, seed=cfg.seed, metrics=cfg.metrics, how=how)
+    frame = res.to_frame()
+    if args.out:
+        frame.to_csv(args.out, index=False)
+        sys.stderr.write(f"wrote {args.out}\n")
+    else:
+        sys.stdout.write(f"costs {how}\n")
+        piv = frame[frame["metric"] == cfg.metrics[0]].pivot(index="budget", columns="key", values="mean")
+        sys.stdout.write(f"{LABELS[cfg.metrics[0]]} (mean over trials) by budget share:\n{piv.to_string(float_format=lambda v: f'{v:.3f}')}\n")
+        for e in res.entries:
+            p = res.stats[e.key].p_vs_random.get(cfg.metrics[0])
+            sys.stdout.write(f"  {e.key}: AUC {res.stats[e.key].auc[cfg.metrics[0]].mean:.3f}"
+                             + ("" if e.strategy == "random" else f", p vs random = {p:.3g}" if p is not None else "") + "\n")
     return 0
 
 

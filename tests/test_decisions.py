@@ -137,3 +137,53 @@ def test_generalisation_split_and_cli(synth, tmp_path: Path, capsys: pytest.Capt
                "--lower-is-better", "--model-dates", str(tmp_path / "m.csv"), "--trials", "6", "--strategies", "kmeans"])
     assert rc == 0
     assert "Best on the" in capsys.readouterr().out
+
+
+def test_budget_selection_respects_budget_and_cost(synth) -> None:  # type: ignore[no-untyped-def]
+    from subsetsel_core.budget import (
+        BUDGET_STRATEGIES,
+        estimate_costs,
+        evaluate_budget,
+        select_under_budget,
+    )
+
+    _, bench, oracle, _ = synth
+    costs = np.random.default_rng(3).uniform(0.1, 5.0, size=bench.n_datasets)
+    for s in BUDGET_STRATEGIES:
+        idx = select_under_budget(oracle.X, costs, 10.0, s, rng=1)
+        assert len(set(idx.tolist())) == len(idx) > 0
+        assert costs[idx].sum() <= 10.0 + 1e-9
+        np.testing.assert_array_equal(idx, select_under_budget(oracle.X, costs, 10.0, s, rng=1))
+    # cost-aware FAFI prefers cheap datasets: it picks more datasets than plain FAFI could afford
+    cheap = select_under_budget(oracle.X, costs, 10.0, "fafi-euclidean")
+    assert len(cheap) >= 4
+    desc = pd.DataFrame({"train_size": np.arange(1, 51), "name": "x"}, index=pd.Index(bench.datasets, name="dataset"))
+    c, how = estimate_costs(desc, bench.datasets)
+    assert "train_size" in how and c.mean() == pytest.approx(1.0)
+    c2, how2 = estimate_costs(desc.assign(hours=2.0), bench.datasets, cost_column="hours")
+    assert (c2 == 2.0).all() and "hours" in how2
+    with pytest.raises(InputError, match="positive"):
+        estimate_costs(desc.assign(hours=0.0), bench.datasets, cost_column="hours")
+    res = evaluate_budget(bench, oracle, costs, budgets=[0.1, 0.2, 0.3], strategies=["random", "fafi-cosine"], trials=6)
+    f = res.to_frame()
+    assert set(f["key"]) == {"random", "fafi-cosine"} and (f["mean_cost_share"] <= f["budget"] + 1e-9).all()
+    assert (res.k_used["random"][:, 2] >= res.k_used["random"][:, 0]).all()
+
+
+def test_cli_budget_and_coverage(synth, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    s, _, _, _ = synth
+    s.scores.to_csv(tmp_path / "scores.csv", index=False)
+    feat = s.oracle.copy()
+    feat["hours"] = np.linspace(1, 3, len(feat))
+    feat.to_csv(tmp_path / "f.csv", index=False)
+    base = ["--scores", str(tmp_path / "scores.csv"), "--features", str(tmp_path / "f.csv"), "--lower-is-better"]
+    assert main(["select", *base, "--strategy", "fafi-cosine", "--budget", "0.1", "--cost-column", "hours"]) == 0
+    out = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
+    assert out["hours"].sum() <= 0.1 * feat["hours"].sum() + 1e-9
+    assert main(["select", *base, "--strategy", "kmeans", "--k", "5", "--coverage"]) == 0
+    cap = capsys.readouterr()
+    cov = pd.read_csv(pd.io.common.StringIO(cap.out))
+    assert cov["n_represented"].sum() == 45 and "covering radius" in cap.err
+    assert main(["evaluate", *base, "--budget", "0.3", "--cost-column", "hours", "--trials", "3",
+                 "--strategies", "fafi-cosine", "--metrics", "spearman"]) == 0
+    assert "by budget share" in capsys.readouterr().out
