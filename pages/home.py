@@ -33,7 +33,7 @@ with right:
     if rep is None or cfg is None:
         st.info(f"No map: {ui.md_escape(err)} Load descriptors on the Benchmark page.")
     else:
-        ui.map_controls(data)
+        ui.map_controls(data, page="home")
         ui.map_chart(data, cfg, rep, key="home_map", height=520)
         st.caption(f"Each point is a dataset, placed by its descriptors ({ui.md_escape(cfg.name)}). Hover for details.")
 

@@ -53,7 +53,7 @@ with view:
         st.error(ui.md_escape(err or "Choose at least one descriptor table."), icon=ui.ICONS["error"])
     else:
         st.markdown(f"#### Map of the datasets — {ui.md_escape(cfg.name)}")
-        ui.map_controls(data)
+        ui.map_controls(data, page="representation")
         ui.map_chart(data, cfg, rep, key="rep_map", height=560)
         st.caption("Hover a point to see the dataset and its descriptors. Nearby points have similar descriptors.")
 

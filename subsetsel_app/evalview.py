@@ -59,11 +59,12 @@ def auc_table(result: EvaluationResult, metric: str) -> pd.DataFrame:
         "representation": df["representation"].fillna("—"),
         "AUC": df["auc_mean"],
         "AUC 95% interval": [f"[{lo:.2f}, {hi:.2f}]" for lo, hi in zip(df["auc_lo"], df["auc_hi"], strict=True)],
-        "AUC std": df["auc_std"],
         "normalised AUC": df["auc_mean"] / width,
         "p vs random (Holm)": pd.to_numeric(df["p_vs_random"], errors="coerce"),
         "p (raw)": pd.to_numeric(df["p_raw"], errors="coerce"),
     })
+    if out["representation"].nunique() <= 1:
+        out = out.drop(columns=["representation"])
     return out.reset_index(drop=True)
 
 
@@ -122,14 +123,13 @@ def _panel(polling: bool) -> None:
 def _final(run: runner.EvalRun, res: EvaluationResult, metric: str) -> None:
     text = analysis.verdict(res, metric)
     (st.success if "beats random" in text else st.info)(ui.md_escape(text), icon=":material/gavel:")
-    left, right = st.columns([3, 2], gap="large")
+    st.markdown(f"#### Area under the curve — {LABELS.get(metric, metric)}")
+    left, right = st.columns([11, 9], gap="large")
     with left:
-        st.markdown(f"#### Area under the curve — {LABELS.get(metric, metric)}")
         st.dataframe(
             auc_table(res, metric), hide_index=True, width="stretch",
             column_config={
                 "AUC": st.column_config.NumberColumn(format="%.3f"),
-                "AUC std": st.column_config.NumberColumn(format="%.3f"),
                 "normalised AUC": st.column_config.NumberColumn(format="%.3f"),
                 "p vs random (Holm)": st.column_config.NumberColumn(format="%.4f"),
                 "p (raw)": st.column_config.NumberColumn(format="%.4f"),

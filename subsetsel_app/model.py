@@ -13,6 +13,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -64,6 +65,7 @@ class ActiveData:
     metric: str = ""
     citation: str = ""
     manifest: Manifest | None = field(default=None, repr=False)
+    memo: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     @property
     def name(self) -> str:
@@ -179,13 +181,20 @@ class Combined:
 
 
 def combined_table(data: ActiveData, tables: Sequence[str]) -> Combined:
-    """Join descriptor tables on the dataset name (see :class:`Combined`).
+    """Join descriptor tables on the dataset name (see :class:`Combined`; memoised).
 
     Raises
     ------
     InputError
         Unknown or no table.
     """
+    key = ("combined", tuple(tables))
+    if key not in data.memo:
+        data.memo[key] = _combined_table(data, tables)
+    return data.memo[key]
+
+
+def _combined_table(data: ActiveData, tables: Sequence[str]) -> Combined:
     out: pd.DataFrame | None = None
     pickable: list[str] = []
     embedding: list[str] = []
@@ -215,6 +224,13 @@ def combined_table(data: ActiveData, tables: Sequence[str]) -> Combined:
 
 def default_columns(data: ActiveData, tables: Sequence[str]) -> list[str]:
     """The pickable columns used by default: each table's manifest columns (else all)."""
+    key = ("defaults", tuple(tables))
+    if key not in data.memo:
+        data.memo[key] = _default_columns(data, tables)
+    return list(data.memo[key])
+
+
+def _default_columns(data: ActiveData, tables: Sequence[str]) -> list[str]:
     comb = combined_table(data, tables)
     chosen: list[str] = []
     for t in tables:
@@ -291,7 +307,14 @@ def build_representation_for(data: ActiveData, cfg: RepConfig, seed: int = 0) ->
 
 
 def hover_frame(data: ActiveData, cfg: RepConfig) -> pd.DataFrame:
-    """Raw descriptor values shown on hover (chosen non-embedding columns), benchmark order."""
+    """Raw descriptor values shown on hover (chosen non-embedding columns), benchmark order (memoised)."""
+    key = ("hover", cfg)
+    if key not in data.memo:
+        data.memo[key] = _hover_frame(data, cfg)
+    return data.memo[key]
+
+
+def _hover_frame(data: ActiveData, cfg: RepConfig) -> pd.DataFrame:
     comb = combined_table(data, cfg.tables)
     cols = list(cfg.columns) if cfg.columns is not None else default_columns(data, cfg.tables)
     cols = [c for c in cols if c in comb.pickable]
@@ -299,7 +322,28 @@ def hover_frame(data: ActiveData, cfg: RepConfig) -> pd.DataFrame:
 
 
 def color_options(data: ActiveData) -> list[str]:
-    """Columns the map can be coloured by: every non-embedding descriptor column."""
+    """Columns the map can be coloured by: every non-embedding descriptor column (memoised)."""
+    if "color_options" not in data.memo:
+        data.memo["color_options"] = _color_options(data)
+    return list(data.memo["color_options"])
+
+
+def default_color(data: ActiveData) -> str:
+    """The first categorical descriptor column, else the mean score (memoised)."""
+    if "default_color" not in data.memo:
+        found = MEAN_SCORE
+        for t, df in data.tables.items():
+            if _embedding(data, t):
+                continue
+            cat = [str(c) for c in df.columns if column_kind(df[c]) == "categorical"]
+            if cat:
+                found = cat[0]
+                break
+        data.memo["default_color"] = found
+    return data.memo["default_color"]
+
+
+def _color_options(data: ActiveData) -> list[str]:
     out: list[str] = []
     for t, df in data.tables.items():
         if _embedding(data, t):
@@ -316,9 +360,16 @@ NO_COLOR = "(none)"
 
 
 def color_values(data: ActiveData, column: str | None) -> pd.Series | None:
-    """Values of a colour option in benchmark dataset order (None for no colour)."""
+    """Values of a colour option in benchmark dataset order (None for no colour; memoised)."""
     if not column or column == NO_COLOR:
         return None
+    key = ("color", column)
+    if key not in data.memo:
+        data.memo[key] = _color_values(data, column)
+    return data.memo[key]
+
+
+def _color_values(data: ActiveData, column: str) -> pd.Series | None:
     ds = list(data.benchmark.datasets)
     if column == MEAN_SCORE:
         return pd.Series(data.benchmark.scores.mean(axis=(1, 2)), index=ds, name="mean score")

@@ -85,7 +85,7 @@ def facts(c: Content) -> list[tuple[str, str]]:
     if c.selection is not None:
         out.append(("Subset size k", str(c.selection.k)))
         out.append(("Strategy", c.selection.strategy))
-        out.append((f"{LABELS['spearman']} of the subset", f"{c.selection.agreement['spearman']:.3f}"))
+        out.append((f"Subset {LABELS['spearman']}", f"{c.selection.agreement['spearman']:.3f}"))
     return out
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pandas as pd
 
@@ -55,6 +55,13 @@ def downloads(data: ActiveData, cfg: RepConfig | None, sel: Selection) -> tuple[
     csv = subset_csv(subset_frame(data, cfg, sel))
     side = json.dumps(sidecar(data, cfg, sel), indent=2, ensure_ascii=False, default=str)
     return csv.encode("utf-8"), side.encode("utf-8")
+
+
+def deferred_downloads(
+    data: ActiveData, cfg: RepConfig | None, sel: Selection
+) -> tuple[Callable[[], bytes], Callable[[], bytes]]:
+    """The two downloads as callables: the files are made only when a button is clicked."""
+    return (lambda: downloads(data, cfg, sel)[0]), (lambda: downloads(data, cfg, sel)[1])
 
 
 def display_frame(df: pd.DataFrame) -> pd.DataFrame:

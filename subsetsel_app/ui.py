@@ -191,32 +191,33 @@ def map_chart(
 def ensure_map_state(data: ActiveData) -> list[str]:
     """Make the stored map method and colour valid; returns the colour options."""
     opts = [model.NO_COLOR, *model.color_options(data), model.MEAN_SCORE]
-    state.ensure_choice(K.MAP_COLOR, opts, fallback=_default_color(data))
+    state.ensure_choice(K.MAP_COLOR, opts, fallback=model.default_color(data))
     state.ensure_choice(K.MAP_METHOD, list(state.MAP_METHODS), fallback="UMAP")
     return opts
 
 
-def map_controls(data: ActiveData, *, columns: Sequence | None = None) -> None:
-    """Projection method and colour pickers (bound to the session)."""
+def _copy_widget(widget_key: str, state_key: str) -> None:
+    st.session_state[state_key] = st.session_state[widget_key]
+
+
+def map_controls(data: ActiveData, *, page: str) -> None:
+    """Projection method and colour pickers, shared by several pages.
+
+    The chosen values live in ``K.MAP_METHOD`` / ``K.MAP_COLOR``; each page has its own
+    widgets (keys suffixed with ``page``) created from those values and copying back on
+    change. (A widget key shared by two pages loses a value that was set through the
+    session state rather than by the user when the page changes.)
+    """
     opts = ensure_map_state(data)
-    a, b = columns if columns is not None else st.columns(2)
-    a.radio("Map", state.MAP_METHODS, key=K.MAP_METHOD, persist_state=state.PERSIST, horizontal=True,
+    a, b = st.columns(2)
+    wm, wc = f"{K.MAP_METHOD}__{page}", f"{K.MAP_COLOR}__{page}"
+    methods = list(state.MAP_METHODS)
+    a.radio("Map", methods, index=methods.index(st.session_state[K.MAP_METHOD]), key=wm, horizontal=True,
+            on_change=_copy_widget, args=(wm, K.MAP_METHOD),
             help="UMAP (default) is computed in the background; PCA is instant; t-SNE takes a few seconds.")
-    b.selectbox("Colour by", opts, key=K.MAP_COLOR, persist_state=state.PERSIST,
+    b.selectbox("Colour by", opts, index=opts.index(st.session_state[K.MAP_COLOR]), key=wc,
+                on_change=_copy_widget, args=(wc, K.MAP_COLOR),
                 help="Any descriptor column, or the mean score (shown for context; selection never uses scores).")
-
-
-def _default_color(data: ActiveData) -> str | None:
-    from subsetsel_core.representations.tabular import column_kind
-
-    for t, df in data.tables.items():
-        spec = data.specs.get(t)
-        if spec is not None and spec.kind == "embedding":
-            continue
-        for c in df.columns:
-            if column_kind(df[c]) == "categorical":
-                return str(c)
-    return model.MEAN_SCORE
 
 
 # --------------------------------------------------------------------------- upload helpers

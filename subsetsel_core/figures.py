@@ -20,10 +20,12 @@ from .metrics import HIGHER_IS_BETTER, LABELS
 
 __all__ = [
     "CATEGORY_COLORS",
+    "EXPORT_TEMPLATE",
     "STRATEGY_COLORS",
     "auc_figure",
     "curves_figure",
     "escape",
+    "for_export",
     "geometry_figure",
     "k_profile_figure",
     "leaderboard_figure",
@@ -73,15 +75,28 @@ def _rgba(hex_color: str, alpha: float) -> str:
 
 
 def _layout(fig: go.Figure, title: str | None, height: int) -> go.Figure:
+    # No template here: setting one costs ~35 ms per figure (plotly validates and copies
+    # it), which would be most of a page redraw. The dashboard's theme styles the charts;
+    # exports apply EXPORT_TEMPLATE (see subsetsel_core.report_html).
     fig.update_layout(
         title={"text": escape(title) if title else None, "x": 0.01, "xanchor": "left"},
         height=height,
         margin={"l": 10, "r": 10, "t": 50 if title else 20, "b": 10},
-        template="plotly_white",
         font=_FONT,
         hoverlabel={"font_size": 12},
     )
     return fig
+
+
+#: Template applied to figures written to files (HTML, PNG, SVG).
+EXPORT_TEMPLATE = "plotly_white"
+
+
+def for_export(fig: go.Figure) -> go.Figure:
+    """A copy of ``fig`` styled for a file (white template)."""
+    out = go.Figure(fig)
+    out.update_layout(template=EXPORT_TEMPLATE)
+    return out
 
 
 def leaderboard_figure(board: pd.DataFrame, *, top: int = 15, title: str | None = None) -> go.Figure:
@@ -229,8 +244,7 @@ def map_figure(
     m = escape(method)
     fig.update_xaxes(title=f"{m} 1", showticklabels=False, zeroline=False)
     fig.update_yaxes(title=f"{m} 2", showticklabels=False, zeroline=False)
-    fig.update_layout(legend={"itemsizing": "constant", "orientation": "h", "y": 1.0, "yanchor": "bottom",
-                              "x": 0, "xanchor": "left"})
+    fig.update_layout(legend={"itemsizing": "constant", "font": {"size": 11}, "tracegroupgap": 4})
     return _layout(fig, title, height)
 
 
@@ -330,7 +344,7 @@ def auc_figure(auc: pd.DataFrame, metric: str, *, title: str | None = None, heig
     base = df[df["strategy"] == "random"]
     if len(base):
         fig.add_vline(x=float(base["auc_mean_n"].iloc[0]), line_dash="dot", line_color="#7f7f7f")
-    fig.update_xaxes(title=f"normalised AUC of {LABELS.get(metric, metric)} (mean, 95% interval over trials)")
+    fig.update_xaxes(title=f"normalised AUC, {LABELS.get(metric, metric)} (mean, 95% interval)")
     fig.update_yaxes(automargin=True)
     return _layout(fig, title, height or max(240, 42 * len(df) + 90))
 

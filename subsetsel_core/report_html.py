@@ -24,6 +24,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from .figures import for_export
+
 __all__ = ["Report", "Section", "build_html", "chromium_path", "figure_images", "table_html"]
 
 _CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
@@ -156,7 +158,7 @@ def build_html(report: Report) -> str:
             body.append(_paragraphs(sec.text, "callout" if sec.highlight else ""))
         if sec.figure is not None:
             body.append(
-                sec.figure.to_html(
+                for_export(sec.figure).to_html(
                     full_html=False,
                     include_plotlyjs=not js_done,
                     div_id=f"figure-{i}",
@@ -244,6 +246,8 @@ def figure_images(
                            "BROWSER_PATH to a Chrome / Chromium executable.")
     os.environ.setdefault("BROWSER_PATH", path)
 
+    styled = {name: for_export(fig) for name, fig in figures.items()}
+
     async def render() -> dict[str, dict[str, bytes]]:
         out: dict[str, dict[str, bytes]] = {}
         async with kaleido.Kaleido(n=1) as k:
@@ -252,7 +256,7 @@ def figure_images(
                 out[name] = {}
                 for fmt in formats:
                     opts = {"format": fmt, "width": width, "height": h, "scale": scale if fmt not in ("svg", "pdf") else 1}
-                    out[name][fmt] = await k.calc_fig(fig, opts=opts)
+                    out[name][fmt] = await k.calc_fig(styled[name], opts=opts)
         return out
 
     try:

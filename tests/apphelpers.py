@@ -113,3 +113,145 @@ def tiny_descriptors_csv(n_datasets: int = 8, seed: int = 1, rename: dict[str, s
         name = (rename or {}).get(name, name)
         lines.append(f"{name},{int(rng.integers(10, 1000))},{'ab'[d % 2]}")
     return ("\n".join(lines) + "\n").encode()
+
+
+# --------------------------------------------------------------------------- real browser
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+IDLE = "[data-testid=stApp][data-test-script-state=notRunning][data-test-connection-state=CONNECTED]"
+
+
+def free_port() -> int:
+    """A free TCP port on 127.0.0.1."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """``streamlit run app.py`` on 127.0.0.1 in a subprocess (a context manager).
+
+    Parameters
+    ----------
+    log : path, optional
+        Where the server's output goes (default: discarded).
+    env : dict, optional
+        Extra environment variables (e.g. ``SUBSETSEL_PROJECTION``).
+    """
+
+    def __init__(self, log: Path | None = None, env: dict[str, str] | None = None) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = log
+        self.env = env or {}
+        self.proc: Any = None
+
+    def __enter__(self) -> Server:
+        import subprocess
+        import urllib.request
+
+        env = {k: v for k, v in os.environ.items() if k != "SUBSETSEL_PROJECTION"}
+        env.update(self.env)
+        out = open(self.log, "w") if self.log else subprocess.DEVNULL  # noqa: SIM115 - closed in __exit__
+        self._out = out
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+             "--server.port", str(self.port), "--server.address", "127.0.0.1",
+             "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=env,
+        )
+        t0 = time.time()
+        while time.time() - t0 < 60:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited with {self.proc.returncode}")
+            try:
+                urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=1)
+                return self
+            except OSError:
+                time.sleep(0.3)
+        raise RuntimeError("streamlit did not start within 60 s")
+
+    def __exit__(self, *exc: object) -> None:
+        import subprocess
+
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        if self._out not in (None, subprocess.DEVNULL):
+            self._out.close()
+
+
+def wait_idle(page: Any, timeout: float = 60.0, settle: float = 0.25) -> None:
+    """Wait until the app's script is not running (after a short settle for the rerun to start)."""
+    time.sleep(settle)
+    page.wait_for_selector(IDLE, timeout=timeout * 1000)
+
+
+def goto_page(page: Any, server_url: str, name: str) -> None:
+    """Open a page by clicking its link in the sidebar navigation."""
+    title = {"home": "Start", "benchmark": "Benchmark", "representation": "Representation", "select": "Select",
+             "evaluate": "Evaluate", "report": "Report"}[name]
+    page.locator("[data-testid=stSidebarNav] a", has_text=title).first.click()
+    page.wait_for_url(f"{server_url}/{'' if name == 'home' else name}", timeout=30000)
+    wait_idle(page, 90)
+
+
+def choose(page: Any, label: str, option: str) -> None:
+    """Pick an option of a selectbox by its label."""
+    box = page.get_by_role("combobox", name=label)
+    box.click()
+    page.get_by_role("option", name=option, exact=True).click()
+
+
+def set_slider(page: Any, label: str, value: int) -> None:
+    """Move a single-value slider to ``value`` with the keyboard."""
+    thumb = page.get_by_role("slider", name=label)
+    cur = int(thumb.get_attribute("value") or thumb.get_attribute("aria-valuetext"))
+    thumb.focus()
+    key = "ArrowRight" if value > cur else "ArrowLeft"
+    for _ in range(abs(value - cur)):
+        thumb.press(key)
+
+
+def selected_markers(page: Any) -> list[str]:
+    """Numbers drawn on the select map's chosen datasets, in DOM order."""
+    return page.evaluate(
+        """() => {
+            const plots = [...document.querySelectorAll('.js-plotly-plot')];
+            for (const p of plots) {
+              const d = p.data || [];
+              const i = d.findIndex(t => t.name === 'selected (in order)');
+              if (i >= 0) return (d[i].text || []).map(String);
+            }
+            return [];
+        }"""
+    )
+
+
+def selected_positions(page: Any) -> list[list[float]]:
+    """x / y of the chosen datasets on the select map (changes when the subset changes)."""
+    return page.evaluate(
+        """() => {
+            for (const p of document.querySelectorAll('.js-plotly-plot')) {
+              const d = p.data || [];
+              const t = d.find(t => t.name === 'selected (in order)');
+              if (t) return [Array.from(t.x), Array.from(t.y)];
+            }
+            return [];
+        }"""
+    )
+
+
+def launch_chromium(playwright: Any) -> Any:
+    """Debian's chromium, headless, driven by Playwright (never ``playwright install``)."""
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

@@ -24,7 +24,7 @@ def test_opens_on_tsc_sample_with_sizes_leaderboard_and_map(app):
     assert board["data"][0]["type"] == "bar" and board["data"][0]["orientation"] == "h"
     assert all(t["type"] == "scatter" for t in mp["data"])
     # coloured by the categorical 'type' descriptor by default: one trace per category
-    assert at.selectbox(key="map_color").value == "type"
+    assert at.selectbox(key="map_color__home").value == "type"
     assert len(mp["data"]) > 3
 
 
@@ -135,22 +135,35 @@ def test_representation_geometry_agreement_is_shown(app):
 
 def test_map_colour_and_method_controls(app):
     at = H.goto(app, "representation")
-    at.selectbox(key="map_color").select("(none)")
+    at.selectbox(key="map_color__representation").select("(none)")
     at.run()
     mp = next(s for s in H.plotly_specs(at) if s["data"][0].get("name") == "datasets")
     assert len(mp["data"]) == 1
-    at.selectbox(key="map_color").select("series_length")
+    at.selectbox(key="map_color__representation").select("series_length")
     at.run()
     mp = next(s for s in H.plotly_specs(at) if s["data"][0].get("name") == "datasets")
     assert mp["data"][0]["marker"]["showscale"] is True
-    at.radio(key="map_method").set_value("PCA")
+    at.radio(key="map_method__representation").set_value("PCA")
     at.run()
     assert not H.errors(at)
     mp = next(s for s in H.plotly_specs(at) if s["data"][0].get("name") == "datasets")
     assert mp["layout"]["xaxis"]["title"]["text"] == "PCA 1"
-    at.selectbox(key="map_color").select("type")
-    at.radio(key="map_method").set_value("UMAP")
+    at.selectbox(key="map_color__representation").select("type")
+    at.radio(key="map_method__representation").set_value("UMAP")
     at.run()
+
+
+def test_map_colour_carries_over_to_other_pages():
+    at = H.goto(H.new_app(), "select")
+    mp = next(s for s in H.plotly_specs(at) if "selected (in order)" in H.trace_names(s))
+    assert "device" in H.trace_names(mp)  # the default colour set on the start page ('type')
+    H.goto(at, "representation")
+    at.selectbox(key="map_color__representation").select("n_classes")
+    at.run()
+    H.goto(at, "select")
+    assert at.selectbox(key="map_color__select").value == "n_classes"
+    mp = next(s for s in H.plotly_specs(at) if "selected (in order)" in H.trace_names(s))
+    assert mp["data"][0]["marker"]["showscale"] is True
 
 
 def test_settings_survive_page_switches(app):

@@ -1,0 +1,125 @@
+"""Time from a changed widget to the redrawn chart, in a real browser.
+
+Starts ``streamlit run app.py`` on a free port, opens the Select page of the TSC sample in
+Debian's chromium (Playwright) and measures, for k and for the strategy, the wall time
+from the key press / click to the moment the map's numbered markers show the new subset
+in the DOM. Prints the times; nothing is asserted.
+
+usage (from the repository root)::
+
+    python benchmarks/bench_interactions.py [--rounds 8] [--no-wait-umap]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+import apphelpers as H  # noqa: E402 - after the path set-up
+
+SELECTED = """(args) => {
+  for (const p of document.querySelectorAll('.js-plotly-plot')) {
+    const t = (p.data || []).find(t => t.name === 'selected (in order)');
+    if (t) {
+      const sig = JSON.stringify([Array.from(t.x), Array.from(t.y)]);
+      return t.text.length === args.k && sig !== args.before;
+    }
+  }
+  return false;
+}"""
+UMAP_SHOWN = ("() => [...document.querySelectorAll('.js-plotly-plot')].some(p => p.layout && p.layout.xaxis"
+              " && p.layout.xaxis.title && String(p.layout.xaxis.title.text).startsWith('UMAP'))")
+
+
+def _signature(page) -> str:  # noqa: ANN001 - playwright Page
+    return json.dumps(H.selected_positions(page))
+
+
+def _timed(page, action, k: int, before: str) -> float:  # noqa: ANN001
+    t0 = time.perf_counter()
+    action()
+    page.wait_for_function(SELECTED, arg={"k": k, "before": before}, timeout=30000, polling="raf")
+    return time.perf_counter() - t0
+
+
+def _summary(name: str, times: list[float]) -> str:
+    ms = sorted(1000 * t for t in times)
+    p90 = ms[min(len(ms) - 1, int(round(0.9 * (len(ms) - 1))))]
+    return (f"{name:<28} n={len(ms):2d}  median {statistics.median(ms):6.0f} ms  p90 {p90:6.0f} ms  "
+            f"min {ms[0]:6.0f} ms  max {ms[-1]:6.0f} ms")
+
+
+def main() -> None:
+    """Run the measurements and print them."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=8, help="changes per kind of interaction")
+    ap.add_argument("--no-wait-umap", action="store_true", help="measure while the map may still be PCA")
+    args = ap.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    with H.Server() as server, sync_playwright() as p:
+        browser = H.launch_chromium(p)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        t0 = time.perf_counter()
+        page.goto(server.url + "/", timeout=60000)
+        H.wait_idle(page, 90)
+        print(f"first page ready (leaderboard + map)   {time.perf_counter() - t0:6.1f} s")
+        if not args.no_wait_umap:
+            page.wait_for_function(UMAP_SHOWN, timeout=240000)
+            print(f"UMAP swapped in on the start page      {time.perf_counter() - t0:6.1f} s")
+        H.goto_page(page, server.url, "select")
+        page.wait_for_function(SELECTED.replace("sig !== args.before", "true"), arg={"k": 10, "before": ""},
+                               timeout=60000)
+        method = page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')].map(p => "
+                               "String(((p.layout||{}).xaxis||{}).title ? p.layout.xaxis.title.text : ''))")
+        print(f"select page map axes: {method}")
+        thumb = page.get_by_role("slider", name="k — datasets in the subset")
+
+        k_new, k_seen = [], []
+        k = 10
+        for i in range(args.rounds):  # new k values: nothing cached yet
+            before = _signature(page)
+            thumb.focus()
+            k += 1
+            k_new.append(_timed(page, lambda: thumb.press("ArrowRight"), k, before))
+            H.wait_idle(page, settle=0.05)
+        for i in range(args.rounds):  # back down: cached selections
+            before = _signature(page)
+            thumb.focus()
+            k -= 1
+            k_seen.append(_timed(page, lambda: thumb.press("ArrowLeft"), k, before))
+            H.wait_idle(page, settle=0.05)
+
+        strat_new, strat_seen = [], []
+        order = ["fafi-euclidean", "a-optimal", "d-optimal", "kmeans", "random", "fafi-cosine"]
+        titles = {"fafi-euclidean": "FAFI (Euclidean)", "a-optimal": "A-optimal design",
+                  "d-optimal": "D-optimal design", "kmeans": "k-means", "random": "Random",
+                  "fafi-cosine": "FAFI (cosine)"}
+        from subsetsel_core.strategies import REGISTRY
+
+        titles = {s: REGISTRY[s].title for s in order}
+        for rnd in range(2):
+            for s in order:
+                before = _signature(page)
+                page.get_by_role("combobox", name="Strategy").click()
+                option = page.get_by_role("option", name=titles[s], exact=True)
+                option.wait_for()
+                t = _timed(page, option.click, k, before)
+                (strat_new if rnd == 0 else strat_seen).append(t)
+                H.wait_idle(page, settle=0.05)
+        print(_summary("k, first time", k_new))
+        print(_summary("k, seen before (cached)", k_seen))
+        print(_summary("strategy, first time", strat_new))
+        print(_summary("strategy, seen before", strat_seen))
+        browser.close()
+
+
+if __name__ == "__main__":
+    main()

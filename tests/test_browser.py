@@ -1,0 +1,166 @@
+"""The main job in a real browser: Debian's chromium driven by Playwright against ``streamlit run``.
+
+Loads the TSC sample, changes strategy and k on the Select page, downloads the subset CSV,
+runs a short evaluation and sees the curves, uploads a small CSV benchmark, and saves a
+screenshot of every page under ``screenshots/`` (git-ignored). Skips cleanly without
+``/usr/bin/chromium`` or Playwright.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+import apphelpers as H  # puts the repository root on sys.path (before subsetsel_app imports)
+
+pytestmark = pytest.mark.browser
+
+SHOTS = H.ROOT / "screenshots"
+
+
+@pytest.fixture(scope="module")
+def browser_page(tmp_path_factory):
+    if not os.path.exists(H.CHROMIUM):
+        pytest.skip(f"{H.CHROMIUM} is missing (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    SHOTS.mkdir(exist_ok=True)
+    log = tmp_path_factory.mktemp("server") / "streamlit.log"
+    with H.Server(log=log) as server, sync_api.sync_playwright() as p:
+        browser = H.launch_chromium(p)
+        ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+        page = ctx.new_page()
+        try:
+            yield server, page
+        finally:
+            ctx.close()
+            browser.close()
+
+
+def _shot(page, name: str) -> None:
+    h = page.evaluate("() => (document.querySelector('[data-testid=stMain]') || document.body).scrollHeight")
+    page.set_viewport_size({"width": 1400, "height": int(min(max(h, 1000), 5000))})
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
+    page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+def _no_exceptions(page) -> None:
+    assert page.locator("[data-testid=stException]").count() == 0
+    assert "Traceback" not in page.inner_text("body")
+
+
+def test_main_job_in_a_real_browser(browser_page, tmp_path):
+    server, page = browser_page
+    t_start = time.time()
+
+    # 1. start: the TSC sample with its size, leaderboard and map
+    t0 = time.time()
+    page.goto(server.url + "/", timeout=60000)
+    H.wait_idle(page, 90)
+    first_load = time.time() - t0
+    body = page.inner_text("body")
+    assert "Time series classification bake-off" in body and "134,400" in body
+    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=30000)
+    _no_exceptions(page)
+    _shot(page, "01-start")
+
+    # 2. select: change strategy and k; the numbered markers follow
+    H.goto_page(page, server.url, "select")
+    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=30000)
+    assert H.selected_markers(page) == [str(i) for i in range(1, 11)]
+    before = H.selected_positions(page)
+    H.choose(page, "Strategy", "k-means")
+    H.wait_idle(page)
+    page.wait_for_function("(b) => { for (const p of document.querySelectorAll('.js-plotly-plot')) {"
+                           " const t = (p.data||[]).find(t => t.name === 'selected (in order)');"
+                           " if (t) return JSON.stringify([Array.from(t.x), Array.from(t.y)]) !== b; } return false; }",
+                           arg=__import__("json").dumps(before), timeout=20000)
+    H.set_slider(page, "k — datasets in the subset", 6)
+    H.wait_idle(page)
+    page.wait_for_function("() => { for (const p of document.querySelectorAll('.js-plotly-plot')) {"
+                           " const t = (p.data||[]).find(t => t.name === 'selected (in order)');"
+                           " if (t) return t.text.length === 6; } return false; }", timeout=20000)
+    assert H.selected_markers(page) == [str(i) for i in range(1, 7)]
+    _no_exceptions(page)
+
+    # 3. download the subset CSV and check its rows
+    with page.expect_download(timeout=30000) as dl:
+        page.get_by_role("button", name="Subset CSV").click()
+    path = tmp_path / "subset.csv"
+    dl.value.save_as(path)
+    import pandas as pd
+
+    df = pd.read_csv(path)
+    assert list(df.columns[:2]) == ["order", "dataset"] and list(df["order"]) == [1, 2, 3, 4, 5, 6]
+    assert {"type", "n_classes", "series_length"} <= set(df.columns)
+    assert df["dataset"].is_unique
+    assert dl.value.suggested_filename == "subset_tsc_bakeoff_kmeans_k6_seed0.csv"
+    _shot(page, "04-select")
+
+    # 4. evaluate: a short run; the curves appear (plotly traces in the DOM)
+    H.goto_page(page, server.url, "evaluate")
+    trials = page.get_by_label("Trials T", exact=True).and_(page.locator("input"))
+    trials.fill("12")
+    page.get_by_role("button", name="Run evaluation").click()
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.js-plotly-plot')].some(p => (p.data||[]).some(t => t.name === 'fafi-cosine'))",
+        timeout=60000,
+    )
+    page.wait_for_selector("text=Finished: 12 trials", timeout=90000)
+    H.wait_idle(page)
+    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=30000)
+    traces = page.locator(".js-plotly-plot").first.locator(".scatterlayer .trace").count()
+    assert traces >= 6 * 3  # mean + two band edges per strategy
+    body = page.inner_text("body")
+    assert "Area under the curve" in body and ("beats random" in body or "No strategy beats random" in body)
+    _no_exceptions(page)
+    _shot(page, "05-evaluate")
+
+    # 5. the other pages of the sample
+    for i, name in ((3, "representation"), (6, "report")):
+        H.goto_page(page, server.url, name)
+        page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 1", timeout=30000)
+        _no_exceptions(page)
+        _shot(page, f"0{i}-{name}")
+
+    # 6. upload a small CSV benchmark with descriptors and use it
+    scores = tmp_path / "tiny_scores.csv"
+    scores.write_bytes(H.tiny_long_csv(n_datasets=10, n_models=5))
+    desc = tmp_path / "features_tiny.csv"
+    desc.write_bytes(H.tiny_descriptors_csv(n_datasets=10))
+    H.goto_page(page, server.url, "benchmark")
+    page.get_by_role("tab", name="Upload your files").click()
+    inputs = page.locator("[data-testid=stFileUploader] input[type=file]")
+    inputs.nth(0).set_input_files(str(scores))
+    H.wait_idle(page)
+    inputs.nth(1).set_input_files(str(desc))
+    H.wait_idle(page)
+    use = page.get_by_role("button", name="Use this benchmark (10 datasets × 5 models × 2 folds)")
+    use.wait_for(timeout=30000)
+    _shot(page, "02-benchmark-upload")
+    use.click()
+    H.wait_idle(page)
+    page.wait_for_selector("text=Using the uploaded benchmark", timeout=30000)
+    sidebar = page.locator("[data-testid=stSidebar]").inner_text()
+    assert "tiny_scores" in sidebar and "10 datasets" in sidebar
+    _no_exceptions(page)
+    H.goto_page(page, server.url, "select")
+    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=30000)
+    assert H.selected_markers(page) == [str(i) for i in range(1, 7)]
+    _no_exceptions(page)
+
+    elapsed = time.time() - t_start
+    print(f"\nbrowser test: first load {first_load:.1f} s, whole job {elapsed:.1f} s")
+    assert elapsed < 180
+
+
+def test_screenshots_exist():
+    names = sorted(p.name for p in Path(SHOTS).glob("0*.png")) if SHOTS.exists() else []
+    if not names:
+        pytest.skip("the browser test did not run")
+    assert {"01-start.png", "03-representation.png", "04-select.png", "05-evaluate.png", "06-report.png",
+            "02-benchmark-upload.png"} <= set(names)
+    assert io.BytesIO((SHOTS / "01-start.png").read_bytes()).read(8) == b"\x89PNG\r\n\x1a\n"
