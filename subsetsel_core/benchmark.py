@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
-from .names import normalise_name
+from .names import normalise_name, short
+from .numbers import MIXED_PERCENT, finite, parse_numbers
 from .ranking import mean_ranks, rank_sums
 from .tables import TableSource, read_table, row_numbers, source_label
 from .validation import ReportBuilder, ValidationReport
@@ -174,24 +175,25 @@ def _clean_names(series: pd.Series, label: str, column: str, rb: ReportBuilder) 
     return out
 
 
-def _parse_scores(series: pd.Series, label: str, column: str) -> pd.Series:
-    if pd.api.types.is_numeric_dtype(series):
-        num = series.astype(float)
-        bad = pd.Series(False, index=series.index)
-    else:
-        text = series.astype(str).str.strip()
-        blank = text.isin(["", "nan", "NaN", "NA", "N/A", "null", "None"]) | series.isna()
-        num = pd.to_numeric(text.where(~blank), errors="coerce")
-        bad = num.isna() & ~blank
+def _parse_scores(series: pd.Series, label: str, column: str, rb: ReportBuilder) -> pd.Series:
+    num, bad, notes = parse_numbers(series)
+    if MIXED_PERCENT in notes:
+        rows = series.index[bad]
+        raise InputError(
+            f"{label}: column '{column}' mixes numbers with and without a percent sign (e.g. rows "
+            f"{row_numbers(rows)}). Use one convention for every score."
+        )
     if bad.any():
         rows = series.index[bad]
-        examples = ", ".join(repr(series[i]) for i in rows[:5])
+        examples = ", ".join(repr(short(str(series[i]))) for i in rows[:5])
         raise InputError(
             f"{label}: column '{column}' has values that are not numbers in rows "
-            f"{row_numbers(rows)} (e.g. {examples}). Make them plain numbers with a dot as the "
-            "decimal mark, or leave the cell empty for a missing score."
+            f"{row_numbers(rows)} (e.g. {examples}). Make them plain numbers, or leave the cell "
+            "empty for a missing score."
         )
-    inf = np.isinf(num.to_numpy(dtype=float, na_value=np.nan))
+    for note in notes:
+        rb.add("info", "numbers", f"{label}: column '{column}': {note}.")
+    inf = ~finite(num)
     if inf.any():
         raise InputError(
             f"{label}: column '{column}' has infinite values in rows "
@@ -290,7 +292,7 @@ def load_scores(
     ds = _clean_names(df[dataset_column], label, f"'{dataset_column}'", rb)
     ms = _clean_names(df[model_column], label, "model" if wide else f"'{model_column}'", rb)
     fs = _clean_names(df[fold_column], label, f"'{fold_column}'", rb) if use_folds else pd.Series("0", index=df.index)
-    sc = _parse_scores(df[score_column], label, "score" if wide else score_column)
+    sc = _parse_scores(df[score_column], label, "score" if wide else score_column, rb)
 
     key = pd.DataFrame({"d": ds, "m": ms, "f": fs})
     dup = key.duplicated(keep=False)

@@ -20,6 +20,12 @@ def normalise_name(name: str) -> str:
     return _SEP.sub("", str(name)).casefold()
 
 
+def short(name: str, limit: int = 60) -> str:
+    """A name cut to ``limit`` characters for messages (``…`` marks the cut)."""
+    name = str(name)
+    return name if len(name) <= limit else name[: limit - 1] + "…"
+
+
 def suggest(name: str, candidates: Sequence[str], n: int = 3) -> list[str]:
     """Close matches of ``name`` among ``candidates``, best first.
 
@@ -49,7 +55,7 @@ def describe_mismatch(
     parts = []
     for name in missing[:limit]:
         s = suggest(name, candidates)
-        parts.append(f"'{name}'" + (f" (did you mean {', '.join(repr(x) for x in s)}?)" if s else ""))
+        parts.append(f"'{short(name)}'" + (f" (did you mean {', '.join(repr(short(x)) for x in s)}?)" if s else ""))
     if len(missing) > limit:
         parts.append(f"… and {len(missing) - limit} more")
     return "; ".join(parts)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import os
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,23 @@ from .errors import InputError
 TableSource = str | Path | pd.DataFrame | bytes | io.IOBase
 
 _DELIMS = [",", ";", "\t", "|"]
+DEFAULT_MAX_MB = 200.0
+
+
+def max_bytes() -> int:
+    """Largest table accepted, in bytes (uncompressed): ``SUBSETSEL_MAX_TABLE_MB`` or 200 MB."""
+    try:
+        mb = float(os.environ.get("SUBSETSEL_MAX_TABLE_MB", DEFAULT_MAX_MB))
+    except ValueError:
+        mb = DEFAULT_MAX_MB
+    return int(mb * 1024 * 1024)
+
+
+def _too_big(label: str, size: int, limit: int, what: str = "") -> InputError:
+    return InputError(
+        f"{label}: {what}{size / 2**20:.0f} MB is over the limit of {limit / 2**20:.0f} MB. Split the file, "
+        "drop unused columns, or raise the limit (environment variable SUBSETSEL_MAX_TABLE_MB)."
+    )
 
 
 def source_label(source: Any, label: str | None = None) -> str:
@@ -34,8 +53,10 @@ def _read_bytes(source: TableSource, label: str) -> bytes:
             raise InputError(f"{label}: file not found ({p}). Check the path.")
         if p.is_dir():
             raise InputError(f"{label}: is a folder, not a file ({p}). Give the table's file.")
+        if p.stat().st_size > max_bytes():
+            raise _too_big(label, p.stat().st_size, max_bytes())
         return p.read_bytes()
-    data = source.read()
+    data = source.read(max_bytes() + 1)
     if isinstance(data, str):
         return data.encode("utf-8")
     return data
@@ -47,12 +68,12 @@ def _is_parquet(raw: bytes, label: str) -> bool:
 
 def _decode(raw: bytes, label: str) -> str:
     if raw[:2] == b"\x1f\x8b":
-        import gzip
-
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise InputError(f"{label}: looks gzip-compressed but cannot be read ({exc}).") from exc
+        raw = _gunzip(raw, label)
+    if raw[:4] == b"PK\x03\x04":
+        raise InputError(
+            f"{label}: is a zip archive (or an Excel workbook), not a table. Export the sheet as CSV "
+            "or unzip it first."
+        )
     if b"\x00" in raw[:4096]:
         raise InputError(
             f"{label}: is a binary file, not a text table. Save it as CSV (comma-separated) "
@@ -64,6 +85,50 @@ def _decode(raw: bytes, label: str) -> str:
         except UnicodeDecodeError:
             continue
     raise InputError(f"{label}: cannot decode the text; save it as UTF-8.")  # pragma: no cover
+
+
+def _gunzip(raw: bytes, label: str) -> bytes:
+    """Decompress gzip with a cap on the output size (no decompression bombs)."""
+    limit = max_bytes()
+    d = zlib.decompressobj(wbits=31)
+    out = []
+    size = 0
+    try:
+        data = raw
+        while data:
+            chunk = d.decompress(data, 1 << 20)
+            size += len(chunk)
+            if size > limit:
+                raise _too_big(label, size, limit, "uncompressed, more than ")
+            out.append(chunk)
+            data = d.unconsumed_tail
+            if not data and d.eof and d.unused_data[:2] == b"\x1f\x8b":  # concatenated members
+                data = d.unused_data
+                d = zlib.decompressobj(wbits=31)
+    except zlib.error as exc:
+        raise InputError(f"{label}: looks gzip-compressed but cannot be read ({exc}).") from None
+    return b"".join(out)
+
+
+def _read_parquet(raw: bytes, label: str) -> pd.DataFrame:
+    """Read Parquet after checking its declared uncompressed size (no decompression bombs)."""
+    import pyarrow.parquet as pq
+
+    try:
+        meta = pq.ParquetFile(io.BytesIO(raw)).metadata
+    except Exception as exc:  # noqa: BLE001 - any failure means: not a readable parquet file
+        raise InputError(
+            f"{label}: cannot be read as Parquet ({type(exc).__name__}: {exc}). Save it again as Parquet or CSV."
+        ) from None
+    size = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+    if size > max_bytes():
+        raise _too_big(label, size, max_bytes(), "uncompressed ")
+    try:
+        return pq.read_table(io.BytesIO(raw)).to_pandas()
+    except Exception as exc:  # noqa: BLE001
+        raise InputError(
+            f"{label}: cannot be read as Parquet ({type(exc).__name__}: {exc}). Save it again as Parquet or CSV."
+        ) from None
 
 
 def _sniff_delimiter(text: str) -> str:
@@ -104,14 +169,10 @@ def read_table(source: TableSource, *, label: str | None = None) -> pd.DataFrame
         raw = _read_bytes(source, label)
         if not raw.strip():
             raise InputError(f"{label}: the file is empty. Give a table with a header row.")
+        if len(raw) > max_bytes():
+            raise _too_big(label, len(raw), max_bytes())
         if _is_parquet(raw, label):
-            try:
-                df = pd.read_parquet(io.BytesIO(raw))
-            except Exception as exc:  # noqa: BLE001 - any parquet failure is a bad file
-                raise InputError(
-                    f"{label}: cannot be read as Parquet ({type(exc).__name__}: {exc}). "
-                    "Save it again as Parquet or CSV."
-                ) from None
+            df = _read_parquet(raw, label)
         else:
             text = _decode(raw, label)
             sep = _sniff_delimiter(text)

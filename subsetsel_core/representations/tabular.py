@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..numbers import is_numeric_column, parse_numbers
 from ..validation import ReportBuilder
 from .text import tfidf_svd
 
@@ -25,10 +26,10 @@ def column_kind(values: pd.Series) -> ColumnKind:
     """
     if pd.api.types.is_bool_dtype(values) or pd.api.types.is_numeric_dtype(values):
         return "numeric"
+    if is_numeric_column(values):
+        return "numeric"
     s = values.dropna().astype(str).str.strip()
     s = s[s != ""]
-    if len(s) and pd.to_numeric(s, errors="coerce").notna().all():
-        return "numeric"
     nu = s.nunique()
     if nu <= MAX_CATEGORIES and nu <= max(2, len(values) // 2):
         return "categorical"
@@ -36,12 +37,7 @@ def column_kind(values: pd.Series) -> ColumnKind:
 
 
 def _numeric(values: pd.Series) -> pd.Series:
-    if pd.api.types.is_bool_dtype(values):
-        return values.astype(float)
-    if pd.api.types.is_numeric_dtype(values):
-        return values.astype(float)
-    s = values.astype(str).str.strip().replace({"": None})
-    return pd.to_numeric(s, errors="coerce").astype(float)
+    return parse_numbers(values)[0]
 
 
 def encode_tabular(

@@ -1,0 +1,91 @@
+"""Reading numbers the way spreadsheets write them: decimal commas, thousands separators,
+percent signs and the many spellings of "missing"."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+MIXED_PERCENT = "some cells have a percent sign and some do not"
+MISSING_TOKENS = frozenset({"", "nan", "na", "n/a", "#n/a", "null", "none", "-", "—", "–", "?", ".", "missing"})
+_DECIMAL_COMMA = re.compile(r"^[+-]?\d*,\d+(?:[eE][+-]?\d+)?$")
+_THOUSANDS_COMMA = re.compile(r"^[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
+_THOUSANDS_DOT = re.compile(r"^[+-]?\d{1,3}(?:\.\d{3})+,\d+$")
+_SPACED = re.compile(r"(?<=\d)[\s\u00a0\u202f'](?=\d{3}\b)")
+
+
+def parse_numbers(values: pd.Series) -> tuple[pd.Series, pd.Series, list[str]]:
+    """Parse a column of text as numbers.
+
+    Recognises: plain numbers; decimal commas (``0,85``) when no cell uses a decimal
+    point; thousands separators (``1,234.5``, ``1.234,5``, ``1 234``); percent signs
+    (``85%`` → 0.85, only when every number carries one); missing-value tokens (empty,
+    ``NA``, ``-``, ``?`` …).
+
+    Parameters
+    ----------
+    values : Series
+        Raw cells (text or numbers).
+
+    Returns
+    -------
+    numbers : Series of float
+        NaN where a cell is missing or not a number.
+    bad : Series of bool
+        True where a cell is neither a number nor a missing-value token.
+    notes : list of str
+        What was converted, for the validation report.
+    """
+    if pd.api.types.is_bool_dtype(values):
+        v = values.astype(float)
+        return v, pd.Series(False, index=values.index), []
+    if pd.api.types.is_numeric_dtype(values):
+        v = values.astype(float)
+        return v, pd.Series(False, index=values.index), []
+    text = values.astype(object).where(values.notna(), "").astype(str).str.strip()
+    missing = text.str.lower().isin(MISSING_TOKENS)
+    notes: list[str] = []
+    t = text.where(~missing, "")
+    pct = t.str.endswith("%")
+    present = t != ""
+    if pct.any():
+        if (pct | ~present).all():
+            t = t.str[:-1].str.strip()
+            notes.append("percent signs removed (85% read as 0.85)")
+        else:
+            notes.append(MIXED_PERCENT)
+            t = t.str.rstrip("%").str.strip()
+    t = t.str.replace(_SPACED, "", regex=True)
+    has_dot = t.str.contains(".", regex=False) & present
+    has_comma = t.str.contains(",", regex=False) & present
+    if has_comma.any():
+        if t[has_comma].str.match(_THOUSANDS_DOT).all():
+            t = t.str.replace(".", "", regex=False).str.replace(",", ".", regex=False)
+            notes.append("'1.234,5' style numbers read with a decimal comma")
+        elif t[has_comma].str.match(_THOUSANDS_COMMA).all() and (has_dot & ~has_comma).any() | (has_dot & has_comma).any():
+            t = t.str.replace(",", "", regex=False)
+            notes.append("thousands separators removed (1,234.5 read as 1234.5)")
+        elif not has_dot.any() and t[has_comma].str.match(_DECIMAL_COMMA).all():
+            t = t.str.replace(",", ".", regex=False)
+            notes.append("decimal commas read as decimal points (0,85 read as 0.85)")
+    num = pd.to_numeric(t.where(t != ""), errors="coerce").astype(float)
+    if pct.any() and (pct | ~present).all():
+        num = num / 100.0
+    bad = num.isna() & present
+    if MIXED_PERCENT in notes:
+        bad = bad | (present & ~pct)  # the cells without a percent sign are the odd ones
+    return num, bad, notes
+
+
+def is_numeric_column(values: pd.Series) -> bool:
+    """True when every present cell parses as a number (after :func:`parse_numbers`)."""
+    num, bad, _ = parse_numbers(values)
+    return bool(num.notna().any() and not bad.any())
+
+
+def finite(values: pd.Series) -> np.ndarray:
+    """Boolean mask of finite (not infinite) entries; NaN counts as finite here."""
+    a = values.to_numpy(dtype=float, na_value=np.nan)
+    return ~np.isinf(a)
