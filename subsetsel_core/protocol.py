@@ -246,19 +246,26 @@ def run_batch(ctx: _Context, trials: Sequence[int]) -> dict[str, dict[str, np.nd
 def _run_batch(ctx: _Context, trials: Sequence[int]) -> dict[str, dict[str, np.ndarray]]:
     ks = ctx.ks
     kmax = int(ks[-1])
+    nk = len(ks)
     b = len(trials)
     n_folds = ctx.scores.shape[1]
+    all_models = ctx.m_pool == ctx.scores.shape[2]
     ref = np.empty((b, ctx.m_pool))
-    subs = {e.key: np.empty((b, len(ks), ctx.m_pool)) for e in ctx.entries}
+    # every entry's subset rank sums side by side (entry e: columns e·K … e·K + K − 1), so
+    # that the metrics run once for the whole grid; rank sums are exact integers
+    subs = np.empty((b, len(ctx.entries) * nk, ctx.m_pool))
+    full_ref = ctx.sums.sum(axis=0) if all_models else None
     for ti, t in enumerate(trials):
         pool, models = _pool(ctx, t)
-        sums = ctx.sums if ctx.m_pool == ctx.scores.shape[2] else rank_sums(ctx.scores[:, :, models], ctx.higher_is_better)
-        ref[ti] = sums.sum(axis=0)
+        sums = ctx.sums if all_models else rank_sums(ctx.scores[:, :, models], ctx.higher_is_better)
+        ref[ti] = full_ref if full_ref is not None else sums.sum(axis=0)
         psums = sums[pool]
         zcache: dict[str, np.ndarray] = {}
-        for e in ctx.entries:
+        for ei, e in enumerate(ctx.entries):
             info = get_strategy(e.strategy)
-            rng = trial_rng(ctx.config.seed, 1, _key_hash(e.strategy), _key_hash(e.representation or ""), t)
+            out = subs[ti, ei * nk:(ei + 1) * nk]
+            rng = (trial_rng(ctx.config.seed, 1, _key_hash(e.strategy), _key_hash(e.representation or ""), t)
+                   if info.uses_rng else None)
             if info.uses_features:
                 assert e.representation is not None
                 if e.representation not in zcache:
@@ -268,22 +275,25 @@ def _run_batch(ctx: _Context, trials: Sequence[int]) -> dict[str, dict[str, np.n
                 X = np.empty((len(pool), 0))
             if info.nested:
                 order = info.kernel(X, kmax, rng=rng, include=np.empty(0, np.int64))
-                subs[e.key][ti] = np.cumsum(psums[order], axis=0)[ks - 1]
+                out[:] = np.cumsum(psums[order], axis=0)[ks - 1]
+                continue
+            # one independent stream per k (none for deterministic strategies)
+            rngs = rng.spawn(nk) if rng is not None else [None] * nk
+            if info.many is not None:
+                chosen = info.many(X, [int(k) for k in ks], rngs)
             else:
-                rngs = rng.spawn(len(ks))  # one independent stream per k
-                if info.many is not None:
-                    chosen = info.many(X, [int(k) for k in ks], rngs)
-                else:
-                    none = np.empty(0, np.int64)
-                    chosen = [info.kernel(X, int(k), rng=g, include=none) for k, g in zip(ks, rngs, strict=True)]
-                for ki, idx in enumerate(chosen):
-                    subs[e.key][ti, ki] = psums[idx].sum(axis=0)
+                none = np.empty(0, np.int64)
+                chosen = [info.kernel(X, int(k), rng=g, include=none) for k, g in zip(ks, rngs, strict=True)]
+            idx = np.concatenate(chosen)
+            starts = np.concatenate([[0], np.cumsum([len(c) for c in chosen])[:-1]])
+            out[:] = np.add.reduceat(psums[idx], starts, axis=0)
     n = ctx.scores.shape[0]
     ref_scale = 1.0 / (2.0 * n_folds * n)
-    sub_scale = 1.0 / (2.0 * n_folds * ks.astype(float))
+    sub_scale = np.tile(1.0 / (2.0 * n_folds * ks.astype(float)), len(ctx.entries))
+    values = agreement(ref, subs, ref_scale=ref_scale, sub_scale=sub_scale, metrics=ctx.config.metrics)
     return {
-        key: agreement(ref, s, ref_scale=ref_scale, sub_scale=sub_scale, metrics=ctx.config.metrics)
-        for key, s in subs.items()
+        e.key: {m: np.ascontiguousarray(v[:, ei * nk:(ei + 1) * nk]) for m, v in values.items()}
+        for ei, e in enumerate(ctx.entries)
     }
 
 

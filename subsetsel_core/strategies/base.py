@@ -36,6 +36,9 @@ class StrategyInfo:
         ``many(X, ks, rngs) -> list[ndarray[int]]``: the subsets for several k at once
         (``rngs[i]`` is the generator for ``ks[i]``), identical to calling ``kernel`` for
         each k with that generator; used by the protocol to share work across k.
+    uses_rng : bool
+        False for deterministic strategies: the protocol then creates no random streams
+        for them (``rng`` / ``rngs`` are passed as None).
     """
 
     name: str
@@ -45,6 +48,7 @@ class StrategyInfo:
     title: str
     description: str
     many: Callable[..., list[np.ndarray]] | None = None
+    uses_rng: bool = True
 
 
 REGISTRY: dict[str, StrategyInfo] = {}

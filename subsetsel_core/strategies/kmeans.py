@@ -4,6 +4,19 @@
 iterations (centres padded to the largest k and masked), which is what makes the protocol
 fast; :func:`kmeans_select` is the same computation for one k, so both give identical
 subsets for the same generator.
+
+Floating point
+--------------
+Every distance is computed with the same operations, in the same order, as the first
+version of this module (``(c·c − 2·c·x) + x·x`` from one BLAS product of the padded
+centres, sums of cluster members from one BLAS product with a 0/1 membership matrix),
+so the subsets did not change when the loop was optimised. Two shortcuts rely on a
+property of the BLAS product checked in ``tests/test_performance_kernels.py``: with a
+single thread and an even number of rows, each entry of ``A @ B`` does not depend on the
+other rows of ``A``. They are only taken where the original products had an even number
+of rows (an even number of restarts): the squared distances between datasets are computed
+once per call (when ``n`` ≤ :data:`_GRAM_MAX`) and gathered, instead of one product per
+seeding step and for the first Lloyd iteration.
 """
 
 from __future__ import annotations
@@ -16,42 +29,115 @@ from .base import StrategyInfo, register
 
 N_INIT = 10
 MAX_ITER = 100
+_GRAM_MAX = 2048  # largest n for which the n × n distance tables are precomputed
+_PICK_BLOCK = 2**22  # elements of one (rows, centres, p) block in _pick (memory bound)
 
 
-def _seed_centres(X: np.ndarray, ks: Sequence[int], rngs: Sequence[np.random.Generator], n_init: int) -> np.ndarray:
-    """k-means++ seeding of ``n_init`` restarts for every k; shape (len(ks)·n_init, max k, p).
+def _gram(X: np.ndarray) -> np.ndarray:
+    """``X @ X.T`` computed with an even number of rows (every row by the main BLAS kernel)."""
+    n = X.shape[0]
+    Xe = X if n % 2 == 0 else np.vstack([X, np.zeros((1, X.shape[1]))])
+    return (Xe @ X.T)[:n]
+
+
+def _use_tables(n: int, p: int, n_init: int) -> bool:
+    return n_init % 2 == 0 and 2 <= n <= _GRAM_MAX and p >= 1
+
+
+def _seed_centres(
+    X: np.ndarray, ks: Sequence[int], rngs: Sequence[np.random.Generator], n_init: int,
+    gram: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """k-means++ seeding of ``n_init`` restarts for every k.
 
     Run ``i·n_init + r`` is restart r for ``ks[i]``; its draws come from ``rngs[i]`` only,
     in a fixed order (first centres, then one uniform per restart and step).
+
+    Returns
+    -------
+    C : ndarray (len(ks)·n_init, max k, p)
+        Seeded centres (padding rows are zero).
+    rows : ndarray of int (len(ks)·n_init, max k)
+        The dataset each centre was seeded on (−1 for padding).
     """
     n, p = X.shape
     kmax = max(ks)
     R = len(ks) * n_init
     x2 = (X * X).sum(axis=1)
-    C = np.zeros((R, kmax, p))
     first = np.concatenate([g.integers(0, n, size=n_init) for g in rngs])
-    C[:, 0] = X[first]
-    d2 = np.maximum(x2[None, :] - 2.0 * C[:, 0] @ X.T + x2[first][:, None], 0.0)  # (R, n)
+    # every generator's uniforms in one call: the same numbers, in the same order, as one
+    # call of size n_init per seeding step
+    draws = [g.random((k - 1) * n_init) for g, k in zip(rngs, ks, strict=True)]
+    rows = np.full((R, kmax), -1, dtype=np.int64)
+    rows[:, 0] = first
+    if gram is not None:
+        # (x2[j] − 2·x_i·x_j) + x2[i], clipped at 0: the seeding's distance formula
+        table = x2[None, :] - 2.0 * gram
+        table += x2[:, None]
+        np.maximum(table, 0.0, out=table)
+        d2 = table[first]
+    else:
+        C0 = X[first]
+        d2 = np.maximum(x2[None, :] - 2.0 * C0 @ X.T + x2[first][:, None], 0.0)  # (R, n)
     karr = np.repeat(np.asarray(ks), n_init)
+    suffix = bool(np.all(np.diff(karr) >= 0))  # ks ascending: the runs still seeding are a suffix
     for j in range(1, kmax):
-        act = np.flatnonzero(karr > j)
-        if act.size == 0:
-            break
-        u = np.concatenate([g.random(n_init) for g, k in zip(rngs, ks, strict=True) if k > j])
+        if suffix:
+            s = int(np.searchsorted(karr, j, side="right"))
+            if s == R:
+                break
+            act: slice | np.ndarray = slice(s, R)
+        else:
+            act = np.flatnonzero(karr > j)
+            if act.size == 0:
+                break
+        u = np.concatenate([dr[(j - 1) * n_init:j * n_init] for dr, k in zip(draws, ks, strict=True) if k > j])
         dd = d2[act]
         total = dd.sum(axis=1)
         cum = np.cumsum(dd, axis=1)
         idx = np.minimum((cum <= (u * total)[:, None]).sum(axis=1), n - 1)
         flat = total <= 0
-        if flat.any():  # every point sits on a centre: take the first point not yet a centre
+        if flat.any():  # every point sits on a centre: take the first point
             idx[flat] = 0
-        C[act, j] = X[idx]
-        dnew = np.maximum(x2[None, :] - 2.0 * X[idx] @ X.T + x2[idx][:, None], 0.0)
-        d2[act] = np.minimum(dd, dnew)
-    return C
+        rows[act, j] = idx
+        if gram is not None:
+            dnew = table[idx]
+        else:
+            dnew = np.maximum(x2[None, :] - 2.0 * X[idx] @ X.T + x2[idx][:, None], 0.0)
+        if suffix:
+            np.minimum(dd, dnew, out=dd)  # dd is a view of d2
+        else:
+            d2[act] = np.minimum(dd, dnew)
+    C = np.zeros((R, kmax, p))
+    ok = rows >= 0
+    C[ok] = X[rows[ok]]
+    return C, rows
 
 
-def _lloyd(X: np.ndarray, C: np.ndarray, valid: np.ndarray, max_iter: int = MAX_ITER) -> tuple[np.ndarray, np.ndarray]:
+def _first_weights(kmax: int) -> np.ndarray:
+    """Weights ``kmax − j`` of centre j, shape (1, kmax, 1), in the smallest unsigned type."""
+    dtype = np.uint8 if kmax < 2**8 else np.uint16 if kmax < 2**16 else np.uint32
+    return (kmax - np.arange(kmax)).astype(dtype)[None, :, None]
+
+
+def _min_argmin(d: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``d.min(axis=1)`` and ``d.argmin(axis=1)`` (first index among equal values) of (a, kmax, n).
+
+    The minimum is a fast reduction along the middle axis; the first index reaching it is
+    the largest ``(d == min) · (kmax − j)``, another such reduction (``argmin`` along a
+    middle axis copies the array and is several times slower).
+    """
+    m = d.min(axis=1)
+    eq = np.equal(d, m[:, None, :])
+    t = eq.view(np.uint8) if weights.dtype == np.uint8 else eq.astype(weights.dtype)
+    t *= weights
+    return m, d.shape[1] - t.max(axis=1).astype(np.intp)
+
+
+def _lloyd(
+    X: np.ndarray, C: np.ndarray, valid: np.ndarray, max_iter: int = MAX_ITER,
+    first: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Batched Lloyd iterations; a run stops when none of its labels changes.
 
     Parameters
@@ -61,6 +147,8 @@ def _lloyd(X: np.ndarray, C: np.ndarray, valid: np.ndarray, max_iter: int = MAX_
         Initial centres (padded).
     valid : ndarray of bool (R, kmax)
         Which centres exist in each run; an emptied cluster keeps its centre.
+    first : ndarray (R, kmax, n), optional
+        The distances of the first iteration, if already known (``inf`` for padding).
 
     Returns
     -------
@@ -72,39 +160,69 @@ def _lloyd(X: np.ndarray, C: np.ndarray, valid: np.ndarray, max_iter: int = MAX_
     C = C.copy()
     XT = X.T
     x2 = (X * X).sum(axis=1)
-    inval = np.where(valid, 0.0, np.inf)[:, :, None]
-    ar = np.arange(kmax)[None, :, None]
     labels = np.full((R, n), -1)
     inertia = np.zeros(R)
     act = np.arange(R)
+    weights = _first_weights(kmax)
     for it in range(max_iter + 1):
-        Ca = C[act]
-        d = ((Ca * Ca).sum(axis=2)[:, :, None] - 2.0 * (Ca.reshape(-1, p) @ XT).reshape(act.size, kmax, n)
-             + x2[None, None, :] + inval[act])
-        new = d.argmin(axis=1)  # (a, n)
+        if it == 0 and first is not None:
+            d = first
+        else:
+            Ca = C[act]
+            c2 = (Ca * Ca).sum(axis=2)
+            c2[~valid[act]] = np.inf  # padded centres: inf distance, as adding an inf mask
+            # (c2 − 2·c·x) + x2, in place: the same rounding as the expression spelled out
+            d = (Ca.reshape(-1, p) @ XT).reshape(act.size, kmax, n)
+            d *= -2.0
+            d += c2[:, :, None]
+            d += x2
+        m, new = _min_argmin(d, weights)  # over the centres, ties to the first
         changed = (new != labels[act]).any(axis=1)
-        done = act[~changed]
-        inertia[done] = np.maximum(d[~changed].min(axis=1), 0.0).sum(axis=1)
+        if not changed.all():
+            stop = ~changed
+            inertia[act[stop]] = np.maximum(m[stop], 0.0).sum(axis=1)
         if it == max_iter:
-            inertia[act[changed]] = np.maximum(d[changed].min(axis=1), 0.0).sum(axis=1)
+            if changed.any():
+                inertia[act[changed]] = np.maximum(m[changed], 0.0).sum(axis=1)
             break
-        act = act[changed]
+        if not changed.all():
+            act = act[changed]
+            new = new[changed]
         if act.size == 0:
             break
-        lab = new[changed]
-        labels[act] = lab
-        onehot = (lab[:, None, :] == ar).astype(float)  # (a, kmax, n)
-        counts = onehot.sum(axis=2)
-        sums = (onehot.reshape(-1, n) @ X).reshape(act.size, kmax, p)
-        C[act] = np.where(counts[:, :, None] > 0, sums / np.maximum(counts, 1.0)[:, :, None], C[act])
+        labels[act] = new
+        a = act.size
+        onehot = np.zeros((a * kmax, n))
+        onehot.reshape(-1)[((np.arange(a)[:, None] * kmax + new) * n + np.arange(n)).ravel()] = 1.0
+        counts = np.bincount((np.arange(a)[:, None] * kmax + new).ravel(), minlength=a * kmax).reshape(a, kmax)
+        sums = (onehot @ X).reshape(a, kmax, p)
+        has = counts > 0
+        sums /= np.maximum(counts, 1.0)[:, :, None]
+        C[act] = np.where(has[:, :, None], sums, C[act])
     return C, inertia
 
 
-def _pick(X: np.ndarray, centres: np.ndarray, include: Sequence[int]) -> np.ndarray:
-    """Include first (each covering its nearest free centroid), then per centroid the nearest free row."""
+def _sq_dist(X: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """``((X[:, None, :] − centres[None]) ** 2).sum(axis=2)`` in row blocks bounded in memory."""
+    n, p = X.shape
+    k = centres.shape[0]
+    out = np.empty((n, k))
+    step = max(1, _PICK_BLOCK // max(1, k * p))
+    for lo in range(0, n, step):
+        hi = min(n, lo + step)
+        out[lo:hi] = ((X[lo:hi, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
+    return out
+
+
+def _pick(X: np.ndarray, centres: np.ndarray, include: Sequence[int], d: np.ndarray | None = None) -> np.ndarray:
+    """Include first (each covering its nearest free centroid), then per centroid the nearest free row.
+
+    ``d`` (n, k) may hold the squared distances already.
+    """
     n = X.shape[0]
     k = centres.shape[0]
-    d = ((X[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)  # (n, k)
+    if d is None:
+        d = _sq_dist(X, centres)  # (n, k)
     covered = np.zeros(k, dtype=bool)
     taken = np.zeros(n, dtype=bool)
     chosen: list[int] = []
@@ -113,11 +231,16 @@ def _pick(X: np.ndarray, centres: np.ndarray, include: Sequence[int]) -> np.ndar
         covered[j] = True
         taken[i] = True
         chosen.append(int(i))
+    nearest = d.argmin(axis=0).tolist()  # ties: the lower row, as np.argmin below
+    used: set[int] = set(chosen)
     for j in range(k):
         if covered[j]:
             continue
-        i = int(np.argmin(np.where(taken, np.inf, d[:, j])))
+        i = nearest[j]
+        if i in used:  # the nearest row is taken: the nearest free one
+            i = int(np.argmin(np.where(taken, np.inf, d[:, j])))
         taken[i] = True
+        used.add(i)
         chosen.append(i)
     return np.asarray(chosen, dtype=np.int64)
 
@@ -132,14 +255,31 @@ def kmeans_many(
     if p == 0:  # no geometry: every point is the same
         rest = [i for i in range(n) if i not in set(inc)]
         return [np.asarray((inc + rest)[:k], dtype=np.int64) for k in ks]
-    C0 = _seed_centres(X, ks, rngs, n_init)
-    valid = np.arange(C0.shape[1])[None, :] < np.repeat(np.asarray(ks), n_init)[:, None]
-    C, inertia = _lloyd(X, C0, valid)
+    gram = _gram(X) if _use_tables(n, p, n_init) else None
+    C0, rows = _seed_centres(X, ks, rngs, n_init, gram)
+    valid = rows >= 0
+    first = None
+    if gram is not None:
+        # first Lloyd iteration: centres are datasets, (x2[i] − 2·x_i·x_j) + x2[j]
+        x2 = (X * X).sum(axis=1)
+        table = np.empty((n + 1, n))
+        np.multiply(gram, -2.0, out=table[:n])
+        table[:n] += x2[:, None]
+        table[:n] += x2[None, :]
+        table[n] = np.inf
+        first = table[np.where(valid, rows, n)]
+    C, inertia = _lloyd(X, C0, valid, first=first)
+    best = [i * n_init + int(np.argmin(inertia[i * n_init:(i + 1) * n_init])) for i in range(len(ks))]
+    if inc:
+        return [_pick(X, C[b, :k], inc) for b, k in zip(best, ks, strict=True)]
+    # every chosen centre against every dataset in one pass (the same values as per k)
+    allc = np.concatenate([C[b, :k] for b, k in zip(best, ks, strict=True)])
+    d = _sq_dist(X, allc)
     out = []
-    for i, k in enumerate(ks):
-        runs = inertia[i * n_init:(i + 1) * n_init]
-        best = i * n_init + int(np.argmin(runs))
-        out.append(_pick(X, C[best, :k], inc))
+    lo = 0
+    for k in ks:
+        out.append(_pick(X, allc[lo:lo + k], inc, d[:, lo:lo + k]))
+        lo += k
     return out
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from .base import StrategyInfo, register
@@ -30,6 +32,12 @@ def random_select(X: np.ndarray, k: int, *, rng: np.random.Generator, include: n
     return rng.choice(n, size=k, replace=False)
 
 
+def _many(X: np.ndarray, ks: Sequence[int], rngs: Sequence[np.random.Generator]) -> list[np.ndarray]:
+    """One independent draw per k, ``rngs[i]`` for ``ks[i]`` (as :func:`random_select`)."""
+    n = X.shape[0]
+    return [g.choice(n, size=k, replace=False) for k, g in zip(ks, rngs, strict=True)]
+
+
 register(
     StrategyInfo(
         "random",
@@ -38,5 +46,6 @@ register(
         uses_features=False,
         title="Random",
         description="k datasets drawn uniformly at random (the baseline).",
+        many=_many,
     )
 )
