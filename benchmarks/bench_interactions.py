@@ -1,9 +1,10 @@
 """Time from a changed widget to the redrawn chart, in a real browser.
 
 Starts ``streamlit run app.py`` on a free port, opens the Select page of the TSC sample in
-Debian's chromium (Playwright) and measures, for k and for the strategy, the wall time
-from the key press / click to the moment the map's numbered markers show the new subset
-in the DOM. Prints the times; nothing is asserted.
+Debian's chromium (Playwright) and measures, for k and for the strategy, the time from
+the key press / click to the moment the map holds the new subset and its numbered markers
+are drawn in the DOM (Streamlit re-creates a plotly chart whose figure changed, so this
+includes plotly's full redraw). Prints the times; nothing is asserted.
 
 usage (from the repository root)::
 
@@ -29,7 +30,9 @@ SELECTED = """(args) => {
     const t = (p.data || []).find(t => t.name === 'selected (in order)');
     if (t) {
       const sig = JSON.stringify([Array.from(t.x), Array.from(t.y)]);
-      return t.text.length === args.k && sig !== args.before;
+      // the new subset is in the chart's data and its k numbered markers are drawn
+      return t.text.length === args.k && sig !== args.before
+        && p.querySelectorAll('g.textpoint').length === args.k;
     }
   }
   return false;
@@ -43,6 +46,7 @@ def _signature(page) -> str:  # noqa: ANN001 - playwright Page
 
 
 def _timed(page, action, k: int, before: str) -> float:  # noqa: ANN001
+    """Seconds from the widget change to the map drawn with the new subset."""
     t0 = time.perf_counter()
     action()
     page.wait_for_function(SELECTED, arg={"k": k, "before": before}, timeout=30000, polling="raf")
@@ -75,8 +79,8 @@ def main() -> None:
             page.wait_for_function(UMAP_SHOWN, timeout=240000)
             print(f"UMAP swapped in on the start page      {time.perf_counter() - t0:6.1f} s")
         H.goto_page(page, server.url, "select")
-        page.wait_for_function(SELECTED.replace("sig !== args.before", "true"), arg={"k": 10, "before": ""},
-                               timeout=60000)
+        page.wait_for_function(SELECTED.replace("sig !== args.before", "true"),
+                               arg={"k": 10, "before": ""}, timeout=60000)
         method = page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')].map(p => "
                                "String(((p.layout||{}).xaxis||{}).title ? p.layout.xaxis.title.text : ''))")
         print(f"select page map axes: {method}")
@@ -84,13 +88,13 @@ def main() -> None:
 
         k_new, k_seen = [], []
         k = 10
-        for i in range(args.rounds):  # new k values: nothing cached yet
+        for _i in range(args.rounds):  # new k values: nothing cached yet
             before = _signature(page)
             thumb.focus()
             k += 1
             k_new.append(_timed(page, lambda: thumb.press("ArrowRight"), k, before))
             H.wait_idle(page, settle=0.05)
-        for i in range(args.rounds):  # back down: cached selections
+        for _i in range(args.rounds):  # back down: cached selections
             before = _signature(page)
             thumb.focus()
             k -= 1

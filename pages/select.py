@@ -27,7 +27,9 @@ def select_panel(data: ActiveData) -> None:
     state.ensure_subset(K.SEL_INCLUDE, list(data.benchmark.datasets))
     state.ensure_subset(K.SEL_EXCLUDE, list(data.benchmark.datasets))
     k_max = max(1, n - len(st.session_state[K.SEL_EXCLUDE]))
-    st.session_state[K.SEL_K] = int(min(max(1, int(st.session_state[K.SEL_K])), k_max))
+    k_ok = int(min(max(1, int(st.session_state[K.SEL_K])), k_max))
+    if k_ok != st.session_state[K.SEL_K]:
+        st.session_state[K.SEL_K] = k_ok
 
     c = st.columns([1.3, 2, 1.6], gap="medium")
     c[0].selectbox("Strategy", strategies, key=K.SEL_STRATEGY, persist_state=state.PERSIST, format_func=lambda s: REGISTRY[s].title,
@@ -73,7 +75,7 @@ def select_panel(data: ActiveData) -> None:
     with right:
         st.markdown(f"#### The {k} chosen datasets")
         table = selectview.subset_frame(data, cfg if rep is not None else None, sel)
-        st.dataframe(table, hide_index=True, width="stretch", height=min(560, 38 + 35 * len(table)))
+        st.dataframe(table, hide_index=True, width="stretch", height=430)
         csv_file, json_file = selectview.deferred_downloads(data, cfg if rep is not None else None, sel)
         d = st.columns(2)
         d[0].download_button("Subset CSV", csv_file, file_name=selectview.file_stem(sel) + ".csv", mime="text/csv",
@@ -90,7 +92,7 @@ def select_panel(data: ActiveData) -> None:
                            selectview.positions(data, st.session_state[K.SEL_EXCLUDE]))
     band = {mm: tuple(a[ks - 1] for a in v) for mm, v in rand.items()}
     p[1].plotly_chart(figures.k_profile_figure(ks, prof, band, st.session_state[K.SEL_METRIC], strategy=strategy,
-                                               current_k=k), key="select_profile", config={"displaylogo": False})
+                                               current_k=None), key="select_profile", config={"displaylogo": False})
     st.caption("One deterministic subset per k (this seed) against 200 random subsets of the same size: "
                "a single choice, not the averaged evaluation — see the Evaluate page for that.")
 

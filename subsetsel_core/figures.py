@@ -209,14 +209,22 @@ def map_figure(
             cats = values.astype(object).where(values.notna(), "missing").astype(str)
             uniq = sorted(cats.unique())
             if len(uniq) <= _MAX_CATEGORIES:
+                # One trace for the points (a trace per category costs a redraw ~10 ms each in
+                # the browser), and empty traces that only draw the legend.
+                palette = {c: CATEGORY_COLORS[i % len(CATEGORY_COLORS)] for i, c in enumerate(uniq)}
+                fig.add_trace(
+                    go.Scatter(
+                        x=coords[:, 0], y=coords[:, 1], mode="markers", name="datasets",
+                        marker={**base_marker, "color": [palette[c] for c in cats]},
+                        customdata=custom, hovertemplate=template, showlegend=False,
+                    )
+                )
                 for i, c in enumerate(uniq):
-                    m = (cats == c).to_numpy()
                     fig.add_trace(
                         go.Scatter(
-                            x=coords[m, 0], y=coords[m, 1], mode="markers", name=escape(c),
+                            x=[None], y=[None], mode="markers", name=escape(c), hoverinfo="skip",
                             legendgroup="cat", legendgrouptitle={"text": label} if i == 0 else None,
-                            marker={**base_marker, "color": CATEGORY_COLORS[i % len(CATEGORY_COLORS)]},
-                            customdata=custom[m], hovertemplate=template,
+                            marker={"size": 9, "color": palette[c]},
                         )
                     )
                 drawn = True

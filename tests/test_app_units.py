@@ -185,7 +185,8 @@ def test_map_figure_colours_and_escapes():
     coords = np.arange(12.0).reshape(6, 2)
     names = ["a", "<b>b</b>", "c", "d", "e", "f"]
     cat = figures.map_figure(coords, names, color=pd.Series(list("xxyyzz"), name="kind"))
-    assert [t.name for t in cat.data] == ["x", "y", "z"]
+    assert [t.name for t in cat.data] == ["datasets", "x", "y", "z"]
+    assert list(cat.data[0].marker.color) == [figures.CATEGORY_COLORS[i] for i in (0, 0, 1, 1, 2, 2)]
     num = figures.map_figure(coords, names, color=pd.Series(np.arange(6.0), name="size"), selected=[2, 0])
     assert num.data[0].marker.showscale and num.data[-1].name == "selected (in order)"
     assert list(num.data[-1].text) == ["1", "2"]

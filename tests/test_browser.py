@@ -13,9 +13,8 @@ import os
 import time
 from pathlib import Path
 
-import pytest
-
 import apphelpers as H  # puts the repository root on sys.path (before subsetsel_app imports)
+import pytest
 
 pytestmark = pytest.mark.browser
 
