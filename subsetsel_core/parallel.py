@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from itertools import repeat
 from typing import Any
 
 from .errors import InputError
@@ -23,11 +23,36 @@ from .errors import InputError
 Mapper = Callable[[Callable[..., Any], Any, list[list[int]]], Iterator[Any]]
 
 
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(fn: Callable[..., Any], ctx: Any) -> None:
+    """Keep the batch function and the context in the worker (sent once, not per batch)."""
+    _WORKER["fn"] = fn
+    _WORKER["ctx"] = ctx
+
+
+def _run_in_worker(batch: list[int]) -> Any:
+    return _WORKER["fn"](_WORKER["ctx"], batch)
+
+
+def _context() -> mp.context.BaseContext:
+    """``fork`` when this process runs a single thread (workers start at once, sharing the
+    loaded modules and data), else ``forkserver`` with the protocol preloaded (safe in
+    threaded programs such as the dashboard)."""
+    if threading.active_count() == 1 and "fork" in mp.get_all_start_methods():
+        return mp.get_context("fork")
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload(["subsetsel_core.protocol"])
+    return ctx
+
+
 def process_mapper(n_jobs: int | None = None) -> Mapper:
     """Run batches in ``n_jobs`` local worker processes (default: all cores).
 
-    Workers are started with ``forkserver`` (safe in threaded programs such as the
-    dashboard). Results come back in batch order.
+    Workers are forked when the calling process has a single thread, and started from a
+    ``forkserver`` (with ``subsetsel_core`` preloaded) otherwise, e.g. in the dashboard.
+    The evaluation context goes to each worker once; results come back in batch order.
     """
     jobs = n_jobs or os.cpu_count() or 1
     if jobs < 1:
@@ -38,8 +63,9 @@ def process_mapper(n_jobs: int | None = None) -> Mapper:
             for b in batches:
                 yield fn(ctx, b)
             return
-        with ProcessPoolExecutor(max_workers=min(jobs, len(batches)), mp_context=mp.get_context("forkserver")) as ex:
-            yield from ex.map(fn, repeat(ctx), batches)
+        with ProcessPoolExecutor(max_workers=min(jobs, len(batches)), mp_context=_context(),
+                                 initializer=_init_worker, initargs=(fn, ctx)) as ex:
+            yield from ex.map(_run_in_worker, batches)
 
     return run
 

@@ -11,11 +11,12 @@ def _euclidean_to(X: np.ndarray, i: int) -> np.ndarray:
     return np.sqrt(((X - X[i]) ** 2).sum(axis=1))
 
 
-def _cosine_to(U: np.ndarray, zero: np.ndarray, i: int) -> np.ndarray:
+def _cosine_to(U: np.ndarray, zero: np.ndarray, i: int, any_zero: bool = True) -> np.ndarray:
     if zero[i]:
         return np.ones(U.shape[0])
     d = 1.0 - (U * U[i]).sum(axis=1)
-    d[zero] = 1.0
+    if any_zero:
+        d[zero] = 1.0
     return d
 
 
@@ -49,28 +50,29 @@ def farthest_first(
         norms = np.sqrt((X * X).sum(axis=1))
         zero = norms == 0
         U = X / np.where(zero, 1.0, norms)[:, None]
+        any_zero = bool(zero.any())
 
         def dist(i: int) -> np.ndarray:
-            return _cosine_to(U, zero, i)
+            return _cosine_to(U, zero, i, any_zero)
     else:
 
         def dist(i: int) -> np.ndarray:
             return _euclidean_to(X, i)
 
+    # distance of every point to its nearest chosen point; chosen points hold −inf so that
+    # the arg-maximum skips them (the same values as masking them at every step)
     mind = np.full(n, np.inf)
-    taken = np.zeros(n, dtype=bool)
     if not chosen and k > 0:
         centre = np.sqrt(((X - X.mean(axis=0)) ** 2).sum(axis=1))
         chosen.append(argmax_first(centre))
     for c in chosen:
         np.minimum(mind, dist(c), out=mind)
-        taken[c] = True
+    mind[chosen] = -np.inf
     while len(chosen) < k:
-        score = np.where(taken, -np.inf, mind)
-        i = argmax_first(score)
+        i = argmax_first(mind)
         chosen.append(i)
-        taken[i] = True
         np.minimum(mind, dist(i), out=mind)
+        mind[i] = -np.inf
     return np.asarray(chosen[:k], dtype=np.int64)
 
 

@@ -202,6 +202,107 @@ def _lloyd(
     return C, inertia
 
 
+def _segments(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start of each segment and, per row, its position inside its segment."""
+    starts = np.cumsum(sizes) - sizes
+    local = np.arange(int(sizes.sum())) - np.repeat(starts, sizes)
+    return starts, local
+
+
+def _groups(sizes: np.ndarray, starts: np.ndarray) -> list[tuple[int, int, int, int]]:
+    """Maximal blocks of consecutive runs with equal size: (first run, end run, first row, size)."""
+    cut = np.flatnonzero(np.diff(sizes)) + 1
+    lo = np.concatenate([[0], cut])
+    hi = np.concatenate([cut, [len(sizes)]])
+    return [(int(a), int(b), int(starts[a]), int(sizes[a])) for a, b in zip(lo, hi, strict=True)]
+
+
+def _lloyd_ragged(
+    X: np.ndarray, C: np.ndarray, sizes: np.ndarray, max_iter: int = MAX_ITER, first: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_lloyd` without padding: run r's ``sizes[r]`` centres are consecutive rows of ``C``.
+
+    The BLAS products get only real centres (plus one zero row when their number is odd),
+    and the minimum and first arg-minimum over each run's centres are segment reductions.
+    Each entry equals the padded computation's (the products have an even number of rows
+    in both, see the module docstring), so the results are the same; used when the
+    largest k is even (then the padded products always had an even number of rows).
+    Minimum and first arg-minimum are taken per block of runs with the same k.
+
+    Parameters
+    ----------
+    X : ndarray (n, p)
+    C : ndarray (sum(sizes), p)
+        Initial centres, run after run.
+    sizes : ndarray of int (R,)
+    first : ndarray (sum(sizes), n), optional
+        The distances of the first iteration.
+
+    Returns
+    -------
+    centres : ndarray (sum(sizes), p)
+    inertia : ndarray (R,)
+    """
+    n, p = X.shape
+    R = len(sizes)
+    C = C.copy()
+    offsets = np.cumsum(sizes) - sizes
+    XT = X.T
+    x2 = (X * X).sum(axis=1)
+    labels = np.full((R, n), -1)
+    inertia = np.zeros(R)
+    act = np.arange(R)
+    weights = {int(k): _first_weights(int(k)) for k in np.unique(sizes)}
+    ka = sizes
+    starts, local = _segments(ka)
+    groups = _groups(ka, starts)
+    rows = np.arange(int(ka.sum()))
+    for it in range(max_iter + 1):
+        if it == 0 and first is not None:
+            d = first
+        else:
+            Ca = C[rows]
+            c2 = (Ca * Ca).sum(axis=1)
+            if rows.size % 2:
+                Ca = np.vstack([Ca, np.zeros((1, p))])
+            d = (Ca @ XT)[: rows.size]
+            d *= -2.0
+            d += c2[:, None]
+            d += x2
+        m = np.empty((act.size, n))
+        new = np.empty((act.size, n), dtype=np.intp)
+        for a0, a1, r0, k in groups:  # runs of one k: (runs, k, n) blocks, as in _min_argmin
+            m[a0:a1], new[a0:a1] = _min_argmin(d[r0:r0 + (a1 - a0) * k].reshape(a1 - a0, k, n), weights[k])
+        changed = (new != labels[act]).any(axis=1)
+        if not changed.all():
+            stop = ~changed
+            inertia[act[stop]] = np.maximum(m[stop], 0.0).sum(axis=1)
+        if it == max_iter:
+            if changed.any():
+                inertia[act[changed]] = np.maximum(m[changed], 0.0).sum(axis=1)
+            break
+        if not changed.any():
+            break
+        if not changed.all():
+            act = act[changed]
+            new = new[changed]
+            ka = sizes[act]
+            starts, local = _segments(ka)
+            groups = _groups(ka, starts)
+            rows = np.repeat(offsets[act], ka) + local
+        labels[act] = new
+        nr = rows.size
+        hot = (starts[:, None] + new).ravel()  # row of each (run, dataset) in the active block
+        onehot = np.zeros((nr + nr % 2, n))
+        onehot.reshape(-1)[hot * n + np.tile(np.arange(n), act.size)] = 1.0
+        counts = np.bincount(hot, minlength=nr)
+        sums = (onehot @ X)[:nr]
+        sums /= np.maximum(counts, 1.0)[:, None]
+        has = counts > 0
+        C[rows[has]] = sums[has]
+    return C, inertia
+
+
 def _sq_dist(X: np.ndarray, centres: np.ndarray) -> np.ndarray:
     """``((X[:, None, :] − centres[None]) ** 2).sum(axis=2)`` in row blocks bounded in memory."""
     n, p = X.shape
@@ -258,7 +359,7 @@ def kmeans_many(
     gram = _gram(X) if _use_tables(n, p, n_init) else None
     C0, rows = _seed_centres(X, ks, rngs, n_init, gram)
     valid = rows >= 0
-    first = None
+    table = None
     if gram is not None:
         # first Lloyd iteration: centres are datasets, (x2[i] − 2·x_i·x_j) + x2[j]
         x2 = (X * X).sum(axis=1)
@@ -267,8 +368,14 @@ def kmeans_many(
         table[:n] += x2[:, None]
         table[:n] += x2[None, :]
         table[n] = np.inf
-        first = table[np.where(valid, rows, n)]
-    C, inertia = _lloyd(X, C0, valid, first=first)
+    if max(ks) % 2 == 0:
+        sizes = np.repeat(np.asarray(ks, dtype=np.int64), n_init)
+        Cr, inertia = _lloyd_ragged(X, C0[valid], sizes, first=None if table is None else table[rows[valid]])
+        C = np.zeros_like(C0)
+        C[valid] = Cr
+    else:
+        first = None if table is None else table[np.where(valid, rows, n)]
+        C, inertia = _lloyd(X, C0, valid, first=first)
     best = [i * n_init + int(np.argmin(inertia[i * n_init:(i + 1) * n_init])) for i in range(len(ks))]
     if inc:
         return [_pick(X, C[b, :k], inc) for b, k in zip(best, ks, strict=True)]
