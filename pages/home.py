@@ -23,8 +23,7 @@ left, right = st.columns([5, 6], gap="large")
 with left:
     st.markdown("#### Leaderboard on the full benchmark")
     board = D.leaderboard(data)
-    st.plotly_chart(figures.leaderboard_figure(board, top=15), key="home_leaderboard",
-                    config={"displaylogo": False})
+    ui.chart(figures.leaderboard_figure(board, top=15), key="home_leaderboard")
     st.caption(f"Top 15 of {len(board)} models by mean rank over all {data.benchmark.n_datasets} datasets "
                "(average ranks for ties). This is the ranking a subset should preserve.")
 with right:

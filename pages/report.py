@@ -21,8 +21,9 @@ tab_show, tab_export = st.tabs([":material/slideshow: Presentation", ":material/
 with tab_show:
     st.header(ui.md_escape(title), divider="red")
     st.caption(ui.md_escape(report.subtitle) + " Tip: collapse the sidebar for more room while screen sharing.")
-    cols = st.columns(len(report.facts))
-    for col, (label, value) in zip(cols, report.facts, strict=True):
+    tiles = [(label, value) for label, value in report.facts if label != "Strategy"]
+    cols = st.columns(len(tiles))
+    for col, (label, value) in zip(cols, tiles, strict=True):
         col.metric(label, value)
     if content.verdict:
         (st.success if "beats random" in content.verdict else st.info)(ui.md_escape(content.verdict), icon=":material/gavel:")
@@ -32,14 +33,14 @@ with tab_show:
     left, right = st.columns(2, gap="large")
     with left:
         if "map" in content.figures:
-            st.plotly_chart(content.figures["map"], key="rp_map", config={"displaylogo": False})
+            ui.chart(content.figures["map"], key="rp_map")
         else:
-            st.plotly_chart(content.figures["leaderboard"], key="rp_board_left", config={"displaylogo": False})
+            ui.chart(content.figures["leaderboard"], key="rp_board_left")
     with right:
         if "curves" in content.figures:
-            st.plotly_chart(content.figures["curves"], key="rp_curves", config={"displaylogo": False})
+            ui.chart(content.figures["curves"], key="rp_curves")
         else:
-            st.plotly_chart(content.figures["leaderboard"], key="rp_board", config={"displaylogo": False})
+            ui.chart(content.figures["leaderboard"], key="rp_board")
     if content.selection is not None:
         sel = content.selection
         st.markdown(f"#### The {sel.k} datasets chosen by {ui.md_escape(sel.strategy)}")

@@ -72,8 +72,7 @@ if rep is not None and cfg is not None:
         "means the descriptors say little about how models rank."
     )
     g1, g2 = st.columns([3, 2], gap="large")
-    g1.plotly_chart(figures.geometry_figure(geo.desc_dist, geo.rank_dist, rho=geo.rho), key="rep_geometry",
-                    config={"displaylogo": False})
+    ui.chart(container=g1, fig=figures.geometry_figure(geo.desc_dist, geo.rank_dist, rho=geo.rho), key="rep_geometry")
     with g2:
         st.markdown("**All representations of this benchmark**")
         st.dataframe(D.geometry_table(data, int(st.session_state[K.SEED])), hide_index=True, width="stretch",

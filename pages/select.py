@@ -91,8 +91,8 @@ def select_panel(data: ActiveData) -> None:
                            selectview.positions(data, st.session_state[K.SEL_INCLUDE]),
                            selectview.positions(data, st.session_state[K.SEL_EXCLUDE]))
     band = {mm: tuple(a[ks - 1] for a in v) for mm, v in rand.items()}
-    p[1].plotly_chart(figures.k_profile_figure(ks, prof, band, st.session_state[K.SEL_METRIC], strategy=strategy,
-                                               current_k=None), key="select_profile", config={"displaylogo": False})
+    ui.chart(container=p[1], fig=figures.k_profile_figure(ks, prof, band, st.session_state[K.SEL_METRIC], strategy=strategy,
+                                               current_k=None), key="select_profile")
     st.caption("One deterministic subset per k (this seed) against 200 random subsets of the same size: "
                "a single choice, not the averaged evaluation — see the Evaluate page for that.")
 

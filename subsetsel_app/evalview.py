@@ -63,7 +63,7 @@ def auc_table(result: EvaluationResult, metric: str) -> pd.DataFrame:
         "p vs random (Holm)": pd.to_numeric(df["p_vs_random"], errors="coerce"),
         "p (raw)": pd.to_numeric(df["p_raw"], errors="coerce"),
     })
-    if out["representation"].nunique() <= 1:
+    if out["representation"][out["representation"] != "—"].nunique() <= 1:
         out = out.drop(columns=["representation"])
     return out.reset_index(drop=True)
 
@@ -112,7 +112,7 @@ def _panel(polling: bool) -> None:
     fig = figures.curves_figure(res.curves_frame(), metric, bands=bool(st.session_state[K.EV_BANDS]), height=500,
                                 title=f"{LABELS.get(metric, metric)} vs k — {res.trials_done} trials"
                                       f"{'' if res.complete else ' so far'}")
-    st.plotly_chart(fig, key="ev_curves", config={"displaylogo": False})
+    ui.chart(fig, key="ev_curves")
     st.caption("Lines: mean over trials; shaded: 2.5–97.5 % of trials. Each trial draws a pool of "
                f"⌊α·n⌋ = {res.info.get('pool_datasets')} datasets and {res.info.get('pool_models')} models; "
                "every strategy sees the same pools.")
@@ -143,7 +143,7 @@ def _final(run: runner.EvalRun, res: EvaluationResult, metric: str) -> None:
             + (f" Friedman test across all strategies: p = {fr:.3g}." if fr is not None else "")
         )
     with right:
-        st.plotly_chart(figures.auc_figure(res.to_frame(), metric), key="ev_auc", config={"displaylogo": False})
+        ui.chart(figures.auc_figure(res.to_frame(), metric), key="ev_auc")
     d = st.columns(3)
     d[0].download_button("Results (JSON)", result_json(res), file_name=f"evaluation_{res.info.get('benchmark', 'benchmark')}.json",
                          mime="application/json", icon=":material/download:", key="dl_eval_json")

@@ -50,7 +50,9 @@ CATEGORY_COLORS: tuple[str, ...] = (
     "#66a61e", "#e6ab02", "#a6761d", "#666666", "#8dd3c7", "#fb8072",
 )
 _DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
-_FONT = {"family": "Inter, Segoe UI, Helvetica, Arial, sans-serif", "size": 13}
+_FONT = {"family": "Source Sans Pro, Inter, Segoe UI, Helvetica, Arial, sans-serif", "size": 13, "color": "#31333f"}
+_GRID = "#e6e9ef"
+_AXIS = "#c9ced8"
 _MAX_CATEGORIES = 20
 _HOVER_COLUMNS = 8
 _HOVER_TEXT = 60
@@ -75,16 +77,22 @@ def _rgba(hex_color: str, alpha: float) -> str:
 
 
 def _layout(fig: go.Figure, title: str | None, height: int) -> go.Figure:
-    # No template here: setting one costs ~35 ms per figure (plotly validates and copies
-    # it), which would be most of a page redraw. The dashboard's theme styles the charts;
-    # exports apply EXPORT_TEMPLATE (see subsetsel_core.report_html).
+    # The empty "none" template plus a few colours: a named template such as plotly_white
+    # costs ~35 ms per figure to validate and copy, and Streamlit's chart theme doubles the
+    # browser's drawing time; exports apply EXPORT_TEMPLATE (see subsetsel_core.report_html).
     fig.update_layout(
+        template="none",
         title={"text": escape(title) if title else None, "x": 0.01, "xanchor": "left"},
         height=height,
-        margin={"l": 10, "r": 10, "t": 50 if title else 20, "b": 10},
+        margin={"l": 64, "r": 16, "t": 56 if title else 28, "b": 56},
         font=_FONT,
+        paper_bgcolor="rgba(0,0,0,0)",
+        plot_bgcolor="white",
         hoverlabel={"font_size": 12},
+        legend={"bgcolor": "rgba(0,0,0,0)"},
     )
+    fig.update_xaxes(gridcolor=_GRID, linecolor=_AXIS, zeroline=False)
+    fig.update_yaxes(gridcolor=_GRID, linecolor=_AXIS, zeroline=False)
     return fig
 
 
@@ -118,7 +126,7 @@ def leaderboard_figure(board: pd.DataFrame, *, top: int = 15, title: str | None 
             orientation="h",
             marker_color="#4c78a8",
             text=[f"{v:.2f}" for v in b["mean_rank"]],
-            textposition="outside",
+            textposition="outside", cliponaxis=False,
             customdata=np.c_[b["mean_score"].to_numpy(), b["wins"].to_numpy()],
             hovertemplate="%{y}<br>mean rank %{x:.2f}<br>mean score %{customdata[0]:.4g}"
             "<br>wins %{customdata[1]}<extra></extra>",
@@ -253,7 +261,9 @@ def map_figure(
     fig.update_xaxes(title=f"{m} 1", showticklabels=False, zeroline=False)
     fig.update_yaxes(title=f"{m} 2", showticklabels=False, zeroline=False)
     fig.update_layout(legend={"itemsizing": "constant", "font": {"size": 11}, "tracegroupgap": 4})
-    return _layout(fig, title, height)
+    _layout(fig, title, height)
+    fig.update_layout(margin={"l": 36, "b": 40, "r": 8})
+    return fig
 
 
 def curves_figure(
@@ -352,7 +362,7 @@ def auc_figure(auc: pd.DataFrame, metric: str, *, title: str | None = None, heig
     base = df[df["strategy"] == "random"]
     if len(base):
         fig.add_vline(x=float(base["auc_mean_n"].iloc[0]), line_dash="dot", line_color="#7f7f7f")
-    fig.update_xaxes(title=f"normalised AUC, {LABELS.get(metric, metric)} (mean, 95% interval)")
+    fig.update_xaxes(title="normalised AUC (mean, 95% interval)")
     fig.update_yaxes(automargin=True)
     return _layout(fig, title, height or max(240, 42 * len(df) + 90))
 
