@@ -100,3 +100,13 @@ def test_png_and_svg_export_with_kaleido():
     svg = out["map"]["svg"].decode("utf-8")
     assert svg.lstrip().startswith("<svg") and EVIL not in svg
     assert os.environ.get("BROWSER_PATH")
+
+
+@pytest.mark.skipif(chromium_path() is None, reason="no Chromium for kaleido")
+def test_report_page_renders_png_and_svg_downloads():
+    at = H.goto(H.new_app(), "report")
+    at.button(key="rp_render").click()
+    at.run(timeout=180)
+    assert not H.errors(at)
+    labels = {b.proto.label for b in at.get("download_button")}
+    assert {"All figures (ZIP)", "map.png", "map.svg", "leaderboard.png", "leaderboard.svg"} <= labels

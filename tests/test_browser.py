@@ -125,6 +125,16 @@ def test_main_job_in_a_real_browser(browser_page, tmp_path):
         _no_exceptions(page)
         _shot(page, f"0{i}-{name}")
 
+    # 5b. the self-contained HTML report (generated when the button is clicked)
+    page.get_by_role("tab", name="Export").click()
+    with page.expect_download(timeout=60000) as dl:
+        page.get_by_role("button", name="Download the HTML report").click()
+    report = tmp_path / "report.html"
+    dl.value.save_as(report)
+    text = report.read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>") and "Plotly.newPlot" in text and "Rank agreement versus k" in text
+    assert '<script src="http' not in text
+
     # 6. upload a small CSV benchmark with descriptors and use it
     scores = tmp_path / "tiny_scores.csv"
     scores.write_bytes(H.tiny_long_csv(n_datasets=10, n_models=5))
