@@ -78,6 +78,10 @@ def test_stop_keeps_the_trials_done():
         time.sleep(0.05)
     at.run()  # the polling fragment renders inline in AppTest
     assert any("Running" in p.proto.text for p in at.get("progress"))
+    H.goto(at, "select")  # leave the page while it runs, and come back
+    H.goto(at, "evaluate")
+    assert runner.get_run(at.session_state["ev_run"]) is run and run.running
+    assert any("Running" in p.proto.text for p in at.get("progress"))
     at.button(key="ev_stop").click()
     at.run()
     assert run.wait(60)
