@@ -18,12 +18,14 @@ import json
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 import apphelpers as H  # noqa: E402 - after the path set-up
+from playwright.sync_api import Page  # noqa: E402
 
 SELECTED = """(args) => {
   for (const p of document.querySelectorAll('.js-plotly-plot')) {
@@ -41,11 +43,11 @@ UMAP_SHOWN = ("() => [...document.querySelectorAll('.js-plotly-plot')].some(p =>
               " && p.layout.xaxis.title && String(p.layout.xaxis.title.text).startsWith('UMAP'))")
 
 
-def _signature(page) -> str:  # noqa: ANN001 - playwright Page
+def _signature(page: Page) -> str:
     return json.dumps(H.selected_positions(page))
 
 
-def _timed(page, action, k: int, before: str) -> float:  # noqa: ANN001
+def _timed(page: Page, action: Callable[[], object], k: int, before: str) -> float:
     """Seconds from the widget change to the map drawn with the new subset."""
     t0 = time.perf_counter()
     action()

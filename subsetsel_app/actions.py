@@ -70,6 +70,7 @@ def start_evaluation(data: ActiveData, rep_names: Sequence[str], config: Evaluat
     """Build the representations and start a background evaluation (errors are flashed)."""
     from . import ui
 
+    runner.stop_run(st.session_state.get(K.EV_RUN))  # one run per session at a time
     reps = {}
     try:
         if any(s != "random" for s in config.strategies) and not rep_names:

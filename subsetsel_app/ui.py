@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from subsetsel_core import figures
 from subsetsel_core.descriptors import Representation
@@ -57,9 +60,12 @@ def active_or_stop() -> ActiveData:
 # --------------------------------------------------------------------------- charts
 
 
-def chart(fig, *, key: str, container=None) -> None:  # noqa: ANN001 - plotly Figure, DeltaGenerator
-    """Draw a plotly figure as styled by :mod:`subsetsel_core.figures` (no Streamlit chart theme,
-    which roughly doubles plotly's drawing time in the browser)."""
+def chart(fig: go.Figure, *, key: str, container: DeltaGenerator | None = None) -> None:
+    """Draw a plotly figure as styled by :mod:`subsetsel_core.figures`.
+
+    Streamlit's chart theme is off: it roughly doubles plotly's drawing time in the
+    browser, and the figures carry their own style.
+    """
     (container or st).plotly_chart(fig, key=key, theme=None, config={"displaylogo": False})
 
 
@@ -232,7 +238,7 @@ def map_controls(data: ActiveData, *, page: str) -> None:
 # --------------------------------------------------------------------------- upload helpers
 
 
-def prime_upload_mapping(head, scores: upload.UploadedTable) -> list[str]:  # noqa: ANN001 - DataFrame
+def prime_upload_mapping(head: pd.DataFrame, scores: upload.UploadedTable) -> list[str]:
     """Guess the column mapping once per new score file; keep the stored choices valid.
 
     Returns

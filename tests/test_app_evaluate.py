@@ -115,3 +115,33 @@ def test_evaluation_without_representation_is_a_message():
     at.run()
     assert not at.exception
     assert any("choose at least one representation" in e.value for e in at.error)
+
+
+def test_strategies_times_representations():
+    at = H.goto(H.new_app(), "evaluate")
+    at.multiselect(key="ev_reps").set_value(["ucr_info", "description"])
+    at.multiselect(key="ev_strategies").set_value(["random", "fafi-cosine", "kmeans"])
+    at.number_input(key="ev_trials").set_value(4)
+    at.button[0].click()
+    at.run()
+    H.wait_for_run(at)
+    assert not H.errors(at)
+    curves = next(s for s in H.plotly_specs(at) if "random" in H.trace_names(s))
+    names = [n for n in H.trace_names(curves) if n and "%" not in n]
+    assert names == ["random", "fafi-cosine [ucr_info]", "fafi-cosine [description]", "kmeans [ucr_info]",
+                     "kmeans [description]"]
+    table = at.dataframe[0].value
+    assert set(table["representation"]) == {"ucr_info", "description", "—"}
+
+
+def test_a_new_run_stops_the_previous_one():
+    at = H.new_app()
+    at.session_state["ev_krange"] = (2, 40)
+    _start(at, trials=3000)
+    first = runner.get_run(at.session_state["ev_run"])
+    at.number_input(key="ev_trials").set_value(4)
+    at.button[0].click()
+    at.run()
+    assert first.wait(60) and first.status == "stopped"
+    H.wait_for_run(at)
+    assert runner.get_run(at.session_state["ev_run"]).status == "done"
