@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from .benchmark import Benchmark
 from .descriptors import Representation
@@ -191,8 +191,134 @@ def _key_hash(s: str) -> int:
 
 
 def trial_rng(seed: int, *key: int) -> np.random.Generator:
-    """Generator of an independent stream spawned from ``seed`` with a fixed key."""
+    """Generator of an independent stream spawned from ``seed`` with a fixed key.
+
+    ``Generator(PCG64(SeedSequence(seed, spawn_key=key)))``; it can spawn child streams.
+    """
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=tuple(key))))
+
+
+# Random streams. numpy's SeedSequence hash (NEP 19) computed with plain integers: the
+# protocol needs one generator per (trial, strategy, k), and creating 19 of them through
+# SeedSequence objects (``Generator.spawn``) takes about 0.5 ms, a large part of a cheap
+# trial. The generators are bit-identical to numpy's (checked against numpy once per
+# process; on any mismatch, or for unusual seeds, numpy builds them).
+_M32 = 0xFFFFFFFF
+_MULT_A, _MULT_B = 0x931E8875, 0x58F38DED
+_MIX_L, _MIX_R = 0xCA01F9DD, 0x4973F715
+_HASH_A = [0x43B0D7E5]  # hash constant before the i-th hashmix: INIT_A · MULT_A^i
+_HASH_B = [0x8B51F9DD]
+for _ in range(256):
+    _HASH_A.append((_HASH_A[-1] * _MULT_A) & _M32)
+for _ in range(8):
+    _HASH_B.append((_HASH_B[-1] * _MULT_B) & _M32)
+_FAST_STREAMS: list[bool] = []  # [ok] once checked
+
+
+class _FixedSeed:
+    """A seed sequence that hands PCG64 a precomputed state."""
+
+    __slots__ = ("_state",)
+
+    def __init__(self, state: np.ndarray) -> None:
+        self._state = state
+
+    def generate_state(self, n_words: int, dtype: Any = np.uint32) -> np.ndarray:
+        return self._state
+
+
+np.random.bit_generator.ISeedSequence.register(_FixedSeed)
+
+
+def _words(x: int) -> list[int]:
+    """numpy's split of a non-negative integer into 32-bit words (lowest first)."""
+    out = [x & _M32]
+    x >>= 32
+    while x:
+        out.append(x & _M32)
+        x >>= 32
+    return out
+
+
+def _pcg_states(seed: int, prefix: Sequence[int], lasts: Sequence[int]) -> np.ndarray:
+    """``SeedSequence(seed, spawn_key=(*prefix, i)).generate_state(4, uint64)`` for i in ``lasts``."""
+    run = _words(seed)
+    ent = run + [0] * (4 - len(run)) + [w for k in prefix for w in _words(k)]
+    ha = _HASH_A
+    c = 0
+    pool = [0, 0, 0, 0]
+    for i in range(4):
+        v = ((ent[i] ^ ha[c]) * ha[c + 1]) & _M32
+        pool[i] = v ^ (v >> 16)
+        c += 1
+
+    # mix(x, hashmix(w)) with the c-th hash constant:
+    #   v = ((w ^ A_c) · A_{c+1}) ^ shift;  x ← (L·x − R·v) ^ shift   (all mod 2³²)
+    for src in range(4):
+        for dst in range(4):
+            if src != dst:
+                v = ((pool[src] ^ ha[c]) * ha[c + 1]) & _M32
+                v ^= v >> 16
+                r = (_MIX_L * pool[dst] - _MIX_R * v) & _M32
+                pool[dst] = r ^ (r >> 16)
+                c += 1
+    for w in ent[4:]:
+        for dst in range(4):
+            v = ((w ^ ha[c]) * ha[c + 1]) & _M32
+            v ^= v >> 16
+            r = (_MIX_L * pool[dst] - _MIX_R * v) & _M32
+            pool[dst] = r ^ (r >> 16)
+            c += 1
+    hb = _HASH_B
+    out = []
+    for last in lasts:
+        q = list(pool)
+        cc = c
+        for w in _words(last):
+            for dst in range(4):
+                v = ((w ^ ha[cc]) * ha[cc + 1]) & _M32
+                v ^= v >> 16
+                r = (_MIX_L * q[dst] - _MIX_R * v) & _M32
+                q[dst] = r ^ (r >> 16)
+                cc += 1
+        st = []
+        for j in range(8):
+            v = ((q[j & 3] ^ hb[j]) * hb[j + 1]) & _M32
+            st.append(v ^ (v >> 16))
+        out.append((st[0] | st[1] << 32, st[2] | st[3] << 32, st[4] | st[5] << 32, st[6] | st[7] << 32))
+    return np.array(out, dtype=np.uint64).reshape(len(out), 4)
+
+
+def _numpy_streams(seed: int, prefix: Sequence[int], lasts: Sequence[int]) -> list[np.random.Generator]:
+    return [np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(*prefix, i))))
+            for i in lasts]
+
+
+def _fast_streams_ok() -> bool:
+    if not _FAST_STREAMS:
+        try:
+            probe = (7, 2**32 + 3, 0)
+            a = [g.bit_generator.state for g in
+                 [np.random.Generator(np.random.PCG64(_FixedSeed(s))) for s in _pcg_states(2**33 + 1, probe, [0, 18])]]
+            b = [g.bit_generator.state for g in _numpy_streams(2**33 + 1, probe, [0, 18])]
+            _FAST_STREAMS.append(a == b)
+        except Exception:  # pragma: no cover - depends on numpy internals
+            _FAST_STREAMS.append(False)
+    return _FAST_STREAMS[0]
+
+
+def _streams(seed: int, prefix: Sequence[int], lasts: Sequence[int]) -> list[np.random.Generator]:
+    """Generators of ``SeedSequence(seed, spawn_key=(*prefix, i))`` for i in ``lasts``.
+
+    ``_streams(seed, key, range(n))`` equals ``trial_rng(seed, *key).spawn(n)`` and
+    ``_streams(seed, key[:-1], [key[-1]])[0]`` equals ``trial_rng(seed, *key)``, except that
+    these generators cannot spawn further.
+    """
+    plain = all(isinstance(x, int | np.integer) and x >= 0 for x in (seed, *prefix, *lasts))
+    if not (plain and _fast_streams_ok()):
+        return _numpy_streams(seed, prefix, lasts)
+    states = _pcg_states(int(seed), [int(k) for k in prefix], [int(i) for i in lasts])
+    return [np.random.Generator(np.random.PCG64(_FixedSeed(s))) for s in states]
 
 
 def _entries(strategies: Sequence[str], reps: Sequence[str]) -> tuple[Entry, ...]:
@@ -223,7 +349,7 @@ class _Context:
 
 def _pool(ctx: _Context, t: int) -> tuple[np.ndarray, np.ndarray]:
     n, _, m = ctx.scores.shape
-    rng = trial_rng(ctx.config.seed, 0, t)
+    rng = _streams(ctx.config.seed, (0,), [t])[0]  # = trial_rng(seed, 0, t)
     pool = np.sort(rng.choice(n, ctx.n_pool, replace=False)) if ctx.n_pool < n else np.arange(n)
     models = np.sort(rng.choice(m, ctx.m_pool, replace=False)) if ctx.m_pool < m else np.arange(m)
     return pool, models
@@ -239,8 +365,18 @@ def run_batch(ctx: _Context, trials: Sequence[int]) -> dict[str, dict[str, np.nd
     -------
     dict key → dict metric → ndarray (len(trials), K)
     """
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _blas_controller().limit(limits=1, user_api="blas"):
         return _run_batch(ctx, trials)
+
+
+_CONTROLLER: list[ThreadpoolController] = []
+
+
+def _blas_controller() -> ThreadpoolController:
+    """One threadpool controller per process (finding the BLAS libraries takes milliseconds)."""
+    if not _CONTROLLER:
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0]
 
 
 def _run_batch(ctx: _Context, trials: Sequence[int]) -> dict[str, dict[str, np.ndarray]]:
@@ -264,8 +400,8 @@ def _run_batch(ctx: _Context, trials: Sequence[int]) -> dict[str, dict[str, np.n
         for ei, e in enumerate(ctx.entries):
             info = get_strategy(e.strategy)
             out = subs[ti, ei * nk:(ei + 1) * nk]
-            rng = (trial_rng(ctx.config.seed, 1, _key_hash(e.strategy), _key_hash(e.representation or ""), t)
-                   if info.uses_rng else None)
+            key = (1, _key_hash(e.strategy), _key_hash(e.representation or ""), t)
+            rng = trial_rng(ctx.config.seed, *key) if info.uses_rng and info.nested else None
             if info.uses_features:
                 assert e.representation is not None
                 if e.representation not in zcache:
@@ -277,8 +413,9 @@ def _run_batch(ctx: _Context, trials: Sequence[int]) -> dict[str, dict[str, np.n
                 order = info.kernel(X, kmax, rng=rng, include=np.empty(0, np.int64))
                 out[:] = np.cumsum(psums[order], axis=0)[ks - 1]
                 continue
-            # one independent stream per k (none for deterministic strategies)
-            rngs = rng.spawn(nk) if rng is not None else [None] * nk
+            # one independent stream per k, spawned from the entry's stream (none for
+            # deterministic strategies)
+            rngs: list[Any] = _streams(ctx.config.seed, key, range(nk)) if info.uses_rng else [None] * nk
             if info.many is not None:
                 chosen = info.many(X, [int(k) for k in ks], rngs)
             else:

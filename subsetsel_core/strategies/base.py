@@ -177,4 +177,4 @@ def select(
 
 def argmax_first(values: np.ndarray) -> int:
     """Index of the largest value; the first one among exact ties."""
-    return int(np.argmax(values))
+    return int(values.argmax())

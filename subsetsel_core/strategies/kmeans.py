@@ -44,7 +44,15 @@ def _use_tables(n: int, p: int, n_init: int) -> bool:
     return n_init % 2 == 0 and 2 <= n <= _GRAM_MAX and p >= 1
 
 
-def _seed_centres(
+def _seed_centres(X: np.ndarray, ks: Sequence[int], rngs: Sequence[np.random.Generator], n_init: int) -> np.ndarray:
+    """k-means++ seeding of ``n_init`` restarts for every k; shape (len(ks)·n_init, max k, p).
+
+    Run ``i·n_init + r`` is restart r for ``ks[i]`` (padding rows are zero); see :func:`_seed`.
+    """
+    return _seed(X, ks, rngs, n_init)[0]
+
+
+def _seed(
     X: np.ndarray, ks: Sequence[int], rngs: Sequence[np.random.Generator], n_init: int,
     gram: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -357,7 +365,7 @@ def kmeans_many(
         rest = [i for i in range(n) if i not in set(inc)]
         return [np.asarray((inc + rest)[:k], dtype=np.int64) for k in ks]
     gram = _gram(X) if _use_tables(n, p, n_init) else None
-    C0, rows = _seed_centres(X, ks, rngs, n_init, gram)
+    C0, rows = _seed(X, ks, rngs, n_init, gram)
     valid = rows >= 0
     table = None
     if gram is not None:
