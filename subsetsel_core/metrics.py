@@ -59,7 +59,7 @@ def mae(ref: np.ndarray, sub: np.ndarray, ref_scale: float | np.ndarray = 1.0,
 
 
 class _Ranks:
-    """Tie structure of an array along its last axis, from one stable sort.
+    """Tie structure of an array along its last axis, from one sort.
 
     Attributes
     ----------
@@ -73,7 +73,8 @@ class _Ranks:
 
     def __init__(self, x: np.ndarray) -> None:
         m = x.shape[-1]
-        order = np.argsort(x, axis=-1, kind="stable")
+        # any sort will do: every quantity below is the same for all members of a tie group
+        order = np.argsort(x, axis=-1)
         s = np.take_along_axis(x, order, axis=-1)
         new = np.empty(s.shape, dtype=bool)  # first of its group (in sorted order)
         last = np.empty(s.shape, dtype=bool)  # last of its group
@@ -86,12 +87,15 @@ class _Ranks:
         start = np.maximum.accumulate(np.where(new, pos, 0), axis=-1)
         stop = np.flip(np.minimum.accumulate(np.flip(np.where(last, pos, m), axis=-1), axis=-1), axis=-1)
         self.tie_pairs = (pos - start).sum(axis=-1, dtype=np.int64)
+        # back from sorted order: one flat scatter index for the three arrays
+        rows = int(np.prod(x.shape[:-1], dtype=np.int64))
+        flat = (order.reshape(rows, m) + (np.arange(rows) * m)[:, None]).reshape(-1)
         self.lo = np.empty(x.shape, dtype=np.int64)
         self.hi = np.empty(x.shape, dtype=np.int64)
         self.dense = np.empty(x.shape, dtype=np.int64)
-        np.put_along_axis(self.lo, order, start + 1, axis=-1)
-        np.put_along_axis(self.hi, order, stop + 1, axis=-1)
-        np.put_along_axis(self.dense, order, np.cumsum(new, axis=-1, dtype=np.int64) - 1, axis=-1)
+        self.lo.reshape(-1)[flat] = (start + 1).reshape(-1)
+        self.hi.reshape(-1)[flat] = (stop + 1).reshape(-1)
+        self.dense.reshape(-1)[flat] = (np.cumsum(new, axis=-1, dtype=np.int64) - 1).reshape(-1)
 
     @property
     def average(self) -> np.ndarray:

@@ -219,10 +219,12 @@ def _segments(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _groups(sizes: np.ndarray, starts: np.ndarray) -> list[tuple[int, int, int, int]]:
     """Maximal blocks of consecutive runs with equal size: (first run, end run, first row, size)."""
-    cut = np.flatnonzero(np.diff(sizes)) + 1
-    lo = np.concatenate([[0], cut])
-    hi = np.concatenate([cut, [len(sizes)]])
-    return [(int(a), int(b), int(starts[a]), int(sizes[a])) for a, b in zip(lo, hi, strict=True)]
+    cut = (np.flatnonzero(np.diff(sizes)) + 1).tolist()
+    lo = [0, *cut]
+    hi = [*cut, len(sizes)]
+    st = starts[lo].tolist()
+    sz = sizes[lo].tolist()
+    return list(zip(lo, hi, st, sz, strict=True))
 
 
 def _lloyd_ragged(
