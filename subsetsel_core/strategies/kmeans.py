@@ -1,22 +1,26 @@
 """``kmeans``: k-means++ with restarts, then the nearest distinct dataset to each centroid.
 
 :func:`kmeans_many` runs every (k, restart) pair of a trial as one batch of Lloyd
-iterations (centres padded to the largest k and masked), which is what makes the protocol
-fast; :func:`kmeans_select` is the same computation for one k, so both give identical
-subsets for the same generator.
+iterations, which is what makes the protocol fast; :func:`kmeans_select` is the same
+computation for one k, so both give identical subsets for the same generator.
 
 Floating point
 --------------
-Every distance is computed with the same operations, in the same order, as the first
-version of this module (``(c·c − 2·c·x) + x·x`` from one BLAS product of the padded
-centres, sums of cluster members from one BLAS product with a 0/1 membership matrix),
-so the subsets did not change when the loop was optimised. Two shortcuts rely on a
-property of the BLAS product checked in ``tests/test_performance_kernels.py``: with a
-single thread and an even number of rows, each entry of ``A @ B`` does not depend on the
-other rows of ``A``. They are only taken where the original products had an even number
-of rows (an even number of restarts): the squared distances between datasets are computed
-once per call (when ``n`` ≤ :data:`_GRAM_MAX`) and gathered, instead of one product per
-seeding step and for the first Lloyd iteration.
+Every number is computed with the same operations, in the same order, as the first
+version of this module: distances ``(c·c − 2·c·x) + x·x`` from one BLAS product of the
+centres with the datasets, cluster sums from one BLAS product with a 0/1 membership
+matrix, and the same numpy reductions. So the optimised loop chooses the same subsets.
+Three shortcuts rely on a property of the BLAS product checked in
+``tests/test_performance_kernels.py``: single-threaded (as the protocol runs it), with an
+even number of rows, row i of ``A @ B`` depends on row i of ``A`` only. They are taken
+only where the original products had an even number of rows:
+
+* the squared distances between datasets are computed once (n ≤ :data:`_GRAM_MAX`, an
+  even number of restarts) and gathered for the seeding and the first Lloyd iteration;
+* when the largest k is even, the centres of all runs are stacked without padding
+  (:func:`_lloyd_ragged`) instead of padded to the largest k and masked (:func:`_lloyd`);
+* minimum and first arg-minimum over the centres use two fast reductions instead of
+  ``argmin`` along a middle axis (same values, ties to the first centre).
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ _PICK_BLOCK = 2**22  # elements of one (rows, centres, p) block in _pick (memory
 def _gram(X: np.ndarray) -> np.ndarray:
     """``X @ X.T`` computed with an even number of rows (every row by the main BLAS kernel)."""
     n = X.shape[0]
-    Xe = X if n % 2 == 0 else np.vstack([X, np.zeros((1, X.shape[1]))])
+    Xe = np.ascontiguousarray(X) if n % 2 == 0 else np.vstack([X, np.zeros((1, X.shape[1]))])
     return (Xe @ X.T)[:n]
 
 
@@ -314,14 +318,27 @@ def _lloyd_ragged(
 
 
 def _sq_dist(X: np.ndarray, centres: np.ndarray) -> np.ndarray:
-    """``((X[:, None, :] − centres[None]) ** 2).sum(axis=2)`` in row blocks bounded in memory."""
+    """``((X[:, None, :] − centres[None]) ** 2).sum(axis=2)``, shape (n, k)."""
+    return ((X[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
+
+
+def _sq_dist_blocks(X: np.ndarray, blocks: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """:func:`_sq_dist` of every block of centres; consecutive blocks share one call while
+    its temporary holds at most :data:`_PICK_BLOCK` elements (a larger block gets its own)."""
     n, p = X.shape
-    k = centres.shape[0]
-    out = np.empty((n, k))
-    step = max(1, _PICK_BLOCK // max(1, k * p))
-    for lo in range(0, n, step):
-        hi = min(n, lo + step)
-        out[lo:hi] = ((X[lo:hi, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
+    out: list[np.ndarray] = []
+    i = 0
+    while i < len(blocks):
+        j, size = i + 1, len(blocks[i])
+        while j < len(blocks) and n * (size + len(blocks[j])) * p <= _PICK_BLOCK:
+            size += len(blocks[j])
+            j += 1
+        d = _sq_dist(X, np.concatenate(blocks[i:j]) if j > i + 1 else blocks[i])
+        lo = 0
+        for b in blocks[i:j]:
+            out.append(d[:, lo:lo + len(b)])
+            lo += len(b)
+        i = j
     return out
 
 
@@ -389,15 +406,9 @@ def kmeans_many(
     best = [i * n_init + int(np.argmin(inertia[i * n_init:(i + 1) * n_init])) for i in range(len(ks))]
     if inc:
         return [_pick(X, C[b, :k], inc) for b, k in zip(best, ks, strict=True)]
-    # every chosen centre against every dataset in one pass (the same values as per k)
-    allc = np.concatenate([C[b, :k] for b, k in zip(best, ks, strict=True)])
-    d = _sq_dist(X, allc)
-    out = []
-    lo = 0
-    for k in ks:
-        out.append(_pick(X, allc[lo:lo + k], inc, d[:, lo:lo + k]))
-        lo += k
-    return out
+    # the chosen centres of several k against every dataset in one pass (same values as per k)
+    centres = [C[b, :k] for b, k in zip(best, ks, strict=True)]
+    return [_pick(X, c, inc, d) for c, d in zip(centres, _sq_dist_blocks(X, centres), strict=True)]
 
 
 def kmeans_select(

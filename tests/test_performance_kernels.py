@@ -1,0 +1,222 @@
+"""The fast kernels behind the protocol equal their plain definitions, to the last bit.
+
+* Kendall tau-b from exact integer pair counts (inversions) == scipy, and == the pair-sign
+  formulation it replaced (bit for bit), with ties and for large M;
+* the shared tie structure (one sort) == ``scipy.stats.rankdata``;
+* the directly computed random streams == ``numpy.random.SeedSequence`` spawning;
+* k-means: the unpadded (ragged) Lloyd loop == the padded one, the fast first-index
+  arg-minimum == ``argmin``, the batched pick == one k at a time, and the BLAS property
+  the shortcuts rely on;
+* farthest-first == a plain loop; the process pool == a serial run.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+from scipy.stats import kendalltau, rankdata
+from threadpoolctl import threadpool_limits
+
+from subsetsel_core import metrics as M
+from subsetsel_core import protocol as P
+from subsetsel_core.strategies import kmeans as KM
+from subsetsel_core.strategies import standardize
+from subsetsel_core.strategies.fafi import farthest_first
+
+
+def _brute_inversions(v: np.ndarray) -> np.ndarray:
+    return np.array([sum(int(r[i] > r[j]) for i in range(len(r)) for j in range(i + 1, len(r))) for r in v])
+
+
+def _pair_sign_tau(ref: np.ndarray, sub: np.ndarray) -> np.ndarray:
+    """The former O(M²) implementation: pair signs, float32 counts, same final division."""
+    t, k, m = sub.shape
+    i, j = np.triu_indices(m, k=1)
+    p = len(i)
+    sr = np.sign(ref[:, i] - ref[:, j]).astype(np.float32)
+    ss = np.sign(sub[..., i] - sub[..., j]).astype(np.float32)
+    num = np.matmul(ss, sr[:, :, None])[..., 0].astype(np.float64)
+    n1 = (sr == 0).sum(axis=-1)
+    n2 = (ss == 0).sum(axis=-1)
+    den = np.sqrt((p - n1[:, None]).astype(float) * (p - n2).astype(float))
+    return np.clip(np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0), -1.0, 1.0)
+
+
+@pytest.mark.parametrize("m", [0, 1, 2, 3, 7, 31, 64, 130])
+def test_inversions_brute_force(m: int) -> None:
+    rng = np.random.default_rng(m)
+    for levels in (1, 2, max(1, m // 3), max(1, m)):
+        v = rng.integers(0, levels, size=(6, m))
+        np.testing.assert_array_equal(M.inversions(v), _brute_inversions(v))
+        np.testing.assert_array_equal(M.inversions(v, budget=1), _brute_inversions(v))  # one row at a time
+
+
+def test_kendall_matches_scipy_with_ties() -> None:
+    rng = np.random.default_rng(1)
+    for trial in range(60):
+        m = int(rng.integers(2, 90))
+        levels = int(rng.integers(1, m + 2))
+        ref = rng.integers(0, levels, size=(2, m)).astype(float)
+        sub = rng.integers(0, levels, size=(2, 3, m)).astype(float) / 2
+        if trial % 3 == 0:
+            ref, sub = rng.normal(size=(2, m)), rng.normal(size=(2, 3, m))
+        out = M.kendall_paired(ref, sub)
+        for a in range(2):
+            for b in range(3):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    exp = kendalltau(ref[a], sub[a, b]).statistic
+                assert out[a, b] == pytest.approx(0.0 if np.isnan(exp) else exp, abs=1e-12)
+
+
+def test_kendall_bit_identical_to_pair_signs() -> None:
+    rng = np.random.default_rng(2)
+    for m in (2, 5, 40, 150):
+        for levels in (2, m // 2 + 1, 10 * m):
+            ref = rng.integers(0, levels, size=(3, m)).astype(float)
+            sub = rng.integers(0, levels, size=(3, 4, m)).astype(float)
+            np.testing.assert_array_equal(M.kendall_paired(ref, sub), _pair_sign_tau(ref, sub))
+
+
+def test_kendall_large_m() -> None:
+    rng = np.random.default_rng(3)
+    m = 1500
+    ref = rng.permutation(m).astype(float) // 3  # ties in the reference
+    sub = np.stack([ref + rng.integers(0, 400, m), rng.integers(0, 50, m).astype(float)])
+    out = M.kendall_paired(ref[None], sub[None])
+    for b in range(2):
+        assert out[0, b] == pytest.approx(kendalltau(ref, sub[b]).statistic, abs=1e-12)
+
+
+def test_shared_ranks_match_rankdata() -> None:
+    rng = np.random.default_rng(4)
+    for shape in [(5, 9), (2, 3, 40), (1, 1), (3, 1000)]:
+        x = rng.integers(0, max(2, shape[-1] // 3), size=shape).astype(float)
+        r = M._Ranks(x)
+        np.testing.assert_array_equal(r.lo, rankdata(x, method="min", axis=-1))
+        np.testing.assert_array_equal(r.hi, rankdata(x, method="max", axis=-1))
+        np.testing.assert_array_equal(r.average, rankdata(x, axis=-1))
+        np.testing.assert_array_equal(r.dense, rankdata(x, method="dense", axis=-1) - 1)
+        s = np.sort(x, axis=-1)
+        pairs = [sum(int(c) * (int(c) - 1) // 2 for c in np.unique(row, return_counts=True)[1])
+                 for row in s.reshape(-1, shape[-1])]
+        np.testing.assert_array_equal(r.tie_pairs.reshape(-1), pairs)
+
+
+@pytest.mark.parametrize("seed", [0, 7, 2**32 - 1, 2**32, 2**70 + 3])
+def test_streams_equal_numpy_spawn(seed: int) -> None:
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        key = tuple(int(x) for x in rng.choice([0, 1, 2**32 - 1, 2**32 + 5, int(rng.integers(0, 2**32))],
+                                               size=int(rng.integers(0, 5))))
+        n = int(rng.integers(1, 25))
+        parent = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=key)))
+        expected = [g.bit_generator.state for g in parent.spawn(n)]
+        assert [g.bit_generator.state for g in P._streams(seed, key, range(n))] == expected
+        if key:
+            assert P._streams(seed, key[:-1], [key[-1]])[0].bit_generator.state == parent.bit_generator.state
+    assert P.trial_rng(seed, 1, 2).spawn(2)  # the public generator can still spawn
+
+
+def test_blas_rows_do_not_depend_on_other_rows() -> None:
+    """The k-means shortcuts assume: single-threaded, an even number of rows, row i of A @ B
+    depends on row i of A only (true of OpenBLAS; checked here on this machine)."""
+    rng = np.random.default_rng(6)
+    with threadpool_limits(limits=1, user_api="blas"):
+        for _ in range(40):
+            n, p = int(rng.integers(2, 300)), int(rng.integers(1, 70))
+            A = rng.normal(size=(2 * int(rng.integers(1, 400)), p))
+            X = rng.normal(size=(n, p))
+            full = A @ X.T
+            rows = rng.choice(len(A), size=2 * int(rng.integers(1, len(A) // 2 + 1)), replace=False)
+            np.testing.assert_array_equal(A[rows] @ X.T, full[rows])
+
+
+def test_min_argmin_first_index() -> None:
+    rng = np.random.default_rng(7)
+    for kmax in (1, 2, 5, 20, 300):
+        d = rng.integers(0, 4, size=(6, kmax, 11)).astype(float)
+        d[0, -1] = np.inf
+        m, a = KM._min_argmin(d, KM._first_weights(kmax))
+        np.testing.assert_array_equal(m, d.min(axis=1))
+        np.testing.assert_array_equal(a, d.argmin(axis=1))
+
+
+def _tsc_like(n: int = 89, p: int = 17, seed: int = 8) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4)) @ rng.normal(size=(4, p)) + 0.3 * rng.normal(size=(n, p))
+    X[:, 0] = np.round(X[:, 0])  # a coarse column, as counts in the UCR facts
+    X[5] = X[6]  # duplicate datasets
+    return standardize(X)
+
+
+def test_ragged_lloyd_equals_padded() -> None:
+    X = _tsc_like()
+    ks = [2, 3, 7, 10]
+    with threadpool_limits(limits=1, user_api="blas"):
+        C0 = KM._seed_centres(X, ks, np.random.default_rng(1).spawn(len(ks)), 10)
+        valid = np.arange(C0.shape[1])[None, :] < np.repeat(ks, 10)[:, None]
+        C, inertia = KM._lloyd(X, C0, valid)
+        Cr, inertia_r = KM._lloyd_ragged(X, C0[valid], np.repeat(ks, 10))
+    np.testing.assert_array_equal(inertia, inertia_r)
+    np.testing.assert_array_equal(C[valid], Cr)
+
+
+def test_kmeans_many_equals_one_k_at_a_time() -> None:
+    X = _tsc_like()
+    ks = list(range(2, 13))
+    with threadpool_limits(limits=1, user_api="blas"):
+        many = KM.kmeans_many(X, ks, np.random.default_rng(2).spawn(len(ks)))
+        single = [KM.kmeans_select(X, k, rng=g) for k, g in zip(ks, np.random.default_rng(2).spawn(len(ks)),
+                                                                strict=True)]
+    for a, b in zip(many, single, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_pick_distances_in_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    X = _tsc_like(n=60)
+    rng = np.random.default_rng(9)
+    blocks = [X[rng.choice(60, k, replace=False)] + 0.01 for k in (2, 5, 3, 9, 1)]
+    whole = [KM._sq_dist(X, c) for c in blocks]
+    for budget in (1, 60 * 7 * X.shape[1], 2**22):
+        monkeypatch.setattr(KM, "_PICK_BLOCK", budget)
+        for a, b in zip(KM._sq_dist_blocks(X, blocks), whole, strict=True):
+            np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(KM._pick(X, blocks[3], []), KM._pick(X, blocks[3], [], whole[3]))
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+def test_farthest_first_plain_loop(metric: str) -> None:
+    X = _tsc_like(n=50, p=6)
+    X[7] = 0.0  # a zero row (cosine distance 1 to everything)
+    chosen = [int(np.argmax(np.sqrt(((X - X.mean(axis=0)) ** 2).sum(axis=1))))]
+    U = X / np.where(np.linalg.norm(X, axis=1) == 0, 1, np.linalg.norm(X, axis=1))[:, None]
+
+    def dist(i: int, j: int) -> float:
+        if metric == "euclidean":
+            return float(np.sqrt(((X[i] - X[j]) ** 2).sum()))
+        if not U[i].any() or not U[j].any():
+            return 1.0
+        return 1.0 - float((U[j] * U[i]).sum())
+
+    while len(chosen) < 15:
+        best = max((i for i in range(len(X)) if i not in chosen), key=lambda i: (min(dist(i, c) for c in chosen), -i))
+        chosen.append(best)
+    np.testing.assert_array_equal(farthest_first(X, 15, metric=metric), chosen)
+
+
+def test_process_pool_identical_to_serial() -> None:
+    from subsetsel_core import EvaluationConfig, evaluate, load_scores
+    from subsetsel_core.descriptors import build_representation
+    from subsetsel_core.parallel import process_mapper
+    from subsetsel_core.synthetic import make_synthetic
+
+    s = make_synthetic(n_datasets=30, n_models=50, n_folds=2, seed=3)
+    bench = load_scores(s.scores, higher_is_better=False, name="synthetic")
+    rep = build_representation(s.oracle.set_index("dataset"), bench.datasets, name="oracle")
+    cfg = EvaluationConfig(trials=6, k_max=7, batch_size=2, seed=1)
+    serial = json.dumps(evaluate(bench, rep, cfg).to_json_dict())
+    assert json.dumps(evaluate(bench, rep, cfg, mapper=process_mapper(2)).to_json_dict()) == serial
