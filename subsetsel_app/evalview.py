@@ -124,35 +124,33 @@ def _final(run: runner.EvalRun, res: EvaluationResult, metric: str) -> None:
     text = analysis.verdict(res, metric)
     (st.success if "beats random" in text else st.info)(ui.md_escape(text), icon=":material/gavel:")
     st.markdown(f"#### Area under the curve — {LABELS.get(metric, metric)}")
-    left, right = st.columns([11, 9], gap="large")
+    st.dataframe(
+        auc_table(res, metric), hide_index=True, width="stretch",
+        column_config={
+            "AUC": st.column_config.NumberColumn(format="%.3f"),
+            "normalised AUC": st.column_config.NumberColumn(format="%.3f"),
+            "p vs random (Holm)": st.column_config.NumberColumn(format="%.4f"),
+            "p (raw)": st.column_config.NumberColumn(format="%.4f"),
+        },
+    )
+    left, right = st.columns([3, 2], gap="large")
     with left:
-        st.dataframe(
-            auc_table(res, metric), hide_index=True, width="stretch",
-            column_config={
-                "AUC": st.column_config.NumberColumn(format="%.3f"),
-                "normalised AUC": st.column_config.NumberColumn(format="%.3f"),
-                "p vs random (Holm)": st.column_config.NumberColumn(format="%.4f"),
-                "p (raw)": st.column_config.NumberColumn(format="%.4f"),
-            },
-        )
+        ui.chart(figures.auc_figure(res.to_frame(), metric), key="ev_auc")
+    with right:
         fr = res.friedman().get(metric)
         st.caption(
             f"AUC: trapezoid over k = {int(res.ks[0])} … {int(res.ks[-1])} (unit spacing); normalised = AUC / "
-            f"{max(1, len(res.ks) - 1)}. p: one-sided Wilcoxon signed-rank on paired per-trial AUCs against random, "
-            "Holm-corrected across strategies."
+            f"{max(1, len(res.ks) - 1)}. p: one-sided Wilcoxon signed-rank test on the paired per-trial AUCs against "
+            "random, Holm-corrected across strategies."
             + (f" Friedman test across all strategies: p = {fr:.3g}." if fr is not None else "")
         )
-    with right:
-        ui.chart(figures.auc_figure(res.to_frame(), metric), key="ev_auc")
-    d = st.columns(3)
-    d[0].download_button("Results (JSON)", result_json(res), file_name=f"evaluation_{res.info.get('benchmark', 'benchmark')}.json",
-                         mime="application/json", icon=":material/download:", key="dl_eval_json")
-    d[1].download_button("AUC table (CSV)", res.to_frame().to_csv(index=False).encode(), mime="text/csv",
-                         file_name=f"auc_{res.info.get('benchmark', 'benchmark')}.csv", icon=":material/download:",
-                         key="dl_eval_auc")
-    d[2].download_button("Curves (CSV)", res.curves_frame().to_csv(index=False).encode(), mime="text/csv",
-                         file_name=f"curves_{res.info.get('benchmark', 'benchmark')}.csv", icon=":material/download:",
-                         key="dl_eval_curves")
+        name = res.info.get("benchmark", "benchmark")
+        st.download_button("Results (JSON)", result_json(res), file_name=f"evaluation_{name}.json",
+                           mime="application/json", icon=":material/download:", key="dl_eval_json")
+        st.download_button("AUC table (CSV)", res.to_frame().to_csv(index=False).encode(), mime="text/csv",
+                           file_name=f"auc_{name}.csv", icon=":material/download:", key="dl_eval_auc")
+        st.download_button("Curves (CSV)", res.curves_frame().to_csv(index=False).encode(), mime="text/csv",
+                           file_name=f"curves_{name}.csv", icon=":material/download:", key="dl_eval_curves")
 
 
 def results_panel() -> None:
