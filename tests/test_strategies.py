@@ -147,3 +147,29 @@ def test_random_draws_uniformly() -> None:
     for _ in range(2000):
         counts[select(np.zeros((10, 1)), 3, "random", rng=rng)] += 1
     assert counts.min() > 500 and counts.max() < 700  # expected 600 each
+
+
+@pytest.mark.parametrize("criterion", ["a", "d"])
+def test_dual_form_matches_primal_on_wide_data(criterion: str) -> None:
+    from subsetsel_core.strategies.optimal import exchange_many, greedy_forward
+    from subsetsel_core.strategies.optimal_dual import optimal_design_dual_many
+
+    rng = np.random.default_rng(11)
+    X = standardize(rng.normal(size=(30, 6)) @ rng.normal(size=(6, 50)) + 0.1 * rng.normal(size=(30, 50)))
+    ks = [3, 6, 10]
+    dual = optimal_design_dual_many(X, ks, criterion=criterion)
+    order = greedy_forward(X, max(ks), [], criterion)
+    primal = exchange_many(X, [order[:k] for k in ks], 0, criterion)
+    f = _a if criterion == "a" else _d
+    for d, p in zip(dual, primal, strict=True):
+        assert len(set(d.tolist())) == len(d)
+        assert f(X, d.tolist()) == pytest.approx(f(X, p), rel=1e-6)
+    # the dual result is a local optimum of the primal objective
+    S = dual[1].tolist()
+    best = f(X, S)
+    for pos in range(len(S)):
+        for j in range(len(X)):
+            if j not in S:
+                T = S.copy()
+                T[pos] = j
+                assert (f(X, T) >= best - 1e-6 * abs(best)) if criterion == "a" else (f(X, T) <= best + 1e-6 * abs(best))

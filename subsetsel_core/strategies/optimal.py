@@ -156,12 +156,21 @@ def optimal_design_many(
     X: np.ndarray, ks: Sequence[int], *, include: Sequence[int] = (), criterion: str = "a",
     lam: float = LAMBDA, max_swaps: int | None = None,
 ) -> list[np.ndarray]:
-    """:func:`optimal_design` for several k at once (one greedy pass to max k)."""
+    """:func:`optimal_design` for several k at once (one greedy pass to max k).
+
+    When the representation is wider than it is tall (p > n) the same search runs in the
+    k × k dual form (:mod:`.optimal_dual`); the objective differs from the primal one only
+    by a constant, so the subsets are the same up to floating-point near-ties.
+    """
     n, p = X.shape
     inc = [int(i) for i in np.asarray(include, dtype=np.int64)]
     if p == 0:
         rest = [i for i in range(n) if i not in set(inc)]
         return [np.asarray((inc + rest)[:k], dtype=np.int64) for k in ks]
+    if p > n:  # wide representation: the k × k dual form is far cheaper than p × p inverses
+        from .optimal_dual import optimal_design_dual_many
+
+        return optimal_design_dual_many(X, ks, include=inc, criterion=criterion, lam=lam, max_swaps=max_swaps)
     order = greedy_forward(X, max(ks), inc, criterion, lam)
     out = exchange_many(X, [order[:k] for k in ks], len(inc), criterion, lam, max_swaps)
     return [np.asarray(s, dtype=np.int64) for s in out]
