@@ -87,12 +87,10 @@ def select_panel(data: ActiveData) -> None:
     st.markdown("#### This strategy for every k")
     p = st.columns([1, 4])
     p[0].selectbox("Metric", list(METRICS), key=K.SEL_METRIC, persist_state=state.PERSIST, format_func=lambda x: LABELS[x])
-    ks, prof = D.k_profile(data, cfg if rep is not None else None, rep, strategy, min(n, max(30, k)), seed,
-                           selectview.positions(data, st.session_state[K.SEL_INCLUDE]),
-                           selectview.positions(data, st.session_state[K.SEL_EXCLUDE]))
-    band = {mm: tuple(a[ks - 1] for a in v) for mm, v in rand.items()}
-    ui.chart(container=p[1], fig=figures.k_profile_figure(ks, prof, band, st.session_state[K.SEL_METRIC], strategy=strategy,
-                                               current_k=None), key="select_profile")
+    fig = D.k_profile_chart(data, cfg if rep is not None else None, rep, strategy, min(n, max(30, k)), seed,
+                            selectview.positions(data, st.session_state[K.SEL_INCLUDE]),
+                            selectview.positions(data, st.session_state[K.SEL_EXCLUDE]), st.session_state[K.SEL_METRIC])
+    ui.chart(fig, key="select_profile", container=p[1])
     st.caption("One deterministic subset per k (this seed) against 200 random subsets of the same size: "
                "a single choice, not the averaged evaluation — see the Evaluate page for that.")
 

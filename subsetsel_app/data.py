@@ -12,8 +12,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
+from subsetsel_core import figures
 from subsetsel_core.catalog import Catalog, scan_benchmarks
 from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import InputError
@@ -163,6 +165,24 @@ def k_profile(data: ActiveData, cfg: RepConfig | None, rep: Representation | Non
               ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Agreement of the strategy's subsets for k = 1 … k_max (cached)."""
     return _k_profile(data.token, cfg, strategy, int(k_max), int(seed), tuple(include), tuple(exclude), data, rep)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _k_profile_chart(token: str, cfg: RepConfig | None, strategy: str, k_max: int, seed: int,
+                     include: tuple[int, ...], exclude: tuple[int, ...], metric: str, _data: ActiveData,
+                     _rep: Representation | None) -> go.Figure:
+    ks, prof = k_profile(_data, cfg, _rep, strategy, k_max, seed, include, exclude)
+    rand = random_profile(_data, _data.benchmark.n_datasets, seed)
+    band = {m: tuple(a[ks - 1] for a in v) for m, v in rand.items()}
+    return figures.k_profile_figure(ks, prof, band, metric, strategy=strategy)
+
+
+def k_profile_chart(data: ActiveData, cfg: RepConfig | None, rep: Representation | None, strategy: str, k_max: int,
+                    seed: int, include: tuple[int, ...], exclude: tuple[int, ...], metric: str) -> go.Figure:
+    """The strategy's agreement for every k next to random subsets (the figure is cached: it does
+    not depend on the current k, so a k change neither rebuilds nor redraws it)."""
+    return _k_profile_chart(data.token, cfg, strategy, int(k_max), int(seed), tuple(include), tuple(exclude), metric,
+                            data, rep)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
