@@ -75,38 +75,49 @@ def exchange_many(
     act = np.flatnonzero((sizes > fixed) & (sizes < n))
     eye = lam * np.eye(p)
     limit = max_swaps if max_swaps is not None else 50 * kmax
+    Minv = f = None  # of the sets in ``act``, carried over from the confirmation
     for _ in range(limit):
         if act.size == 0:
             break
+        a = act.size
         Sa, va, mv = S[act], valid[act], movable[act]
         XS = X[Sa] * va[:, :, None]  # (a, kmax, p); padded rows are zero
-        Minv = np.linalg.inv(np.swapaxes(XS, 1, 2) @ XS + eye)
-        if criterion == "a":
-            f = np.trace(Minv, axis1=1, axis2=2)
-        else:
-            f = np.linalg.slogdet(Minv)[1]
+        if Minv is None or f is None:
+            Minv = np.linalg.inv(np.swapaxes(XS, 1, 2) @ XS + eye)
+            f = np.trace(Minv, axis1=1, axis2=2) if criterion == "a" else np.linalg.slogdet(Minv)[1]
         B = np.matmul(X[None], Minv)  # (a, n, p): rows (M⁻¹ x_j)ᵀ
         q = (B * X[None]).sum(axis=2)  # (a, n)
         G = B @ np.swapaxes(XS, 1, 2)  # (a, n, kmax): x_jᵀ M⁻¹ x_s
         qa = np.take_along_axis(q, Sa, axis=1)  # (a, kmax)
         ok = mv & (qa < 1.0 - 1e-12)
         denom = np.where(ok, 1.0 - qa, 1.0)[:, None, :]
-        qp = q[:, :, None] + G * G / denom
+        # the same operations, in the same order, as the expressions in the comments, in place
+        qp = G * G  # qp = q + G·G / denom
+        qp /= denom
+        qp += q[:, :, None]
         if criterion == "d":
-            imp = np.log1p(qp) + np.log1p(-np.where(ok, qa, 0.0))[:, None, :]
+            imp = np.log1p(qp)  # imp = log1p(qp) + log1p(−qa)
+            imp += np.log1p(-np.where(ok, qa, 0.0))[:, None, :]
         else:
             BS = np.take_along_axis(B, Sa[:, :, None], axis=1)  # (a, kmax, p)
             H = B @ np.swapaxes(BS, 1, 2)  # (a, n, kmax): x_jᵀ M⁻² x_s
             ba2 = (BS * BS).sum(axis=2)[:, None, :]
             r = G / denom
-            norm2 = (B * B).sum(axis=2)[:, :, None] + 2.0 * r * H + r * r * ba2
-            imp = norm2 / (1.0 + qp) - ba2 / denom
-        chosen = np.zeros((act.size, n), dtype=bool)
+            imp = r * 2.0  # imp = (|b_j|² + 2·r·H + r·r·ba2) / (1 + qp) − ba2 / denom
+            imp *= H
+            imp += (B * B).sum(axis=2)[:, :, None]
+            r *= r
+            r *= ba2
+            imp += r
+            qp += 1.0
+            imp /= qp
+            imp -= ba2 / denom
+        chosen = np.zeros((a, n), dtype=bool)
         np.put_along_axis(chosen, np.where(va, Sa, Sa[:, :1]), True, axis=1)
-        imp = np.where(chosen[:, :, None] | ~ok[:, None, :], -np.inf, imp)
-        flat = np.swapaxes(imp, 1, 2).reshape(act.size, -1)  # position-major
+        np.copyto(imp, -np.inf, where=chosen[:, :, None] | ~ok[:, None, :])
+        flat = np.swapaxes(imp, 1, 2).reshape(a, -1)  # position-major
         best = flat.argmax(axis=1)
-        gain = flat[np.arange(act.size), best]
+        gain = flat[np.arange(a), best]
         tol = _REL_TOL * np.maximum(1.0, np.abs(f))
         pos, j = np.divmod(best, n)
         cand = np.flatnonzero(gain > tol)
@@ -118,8 +129,11 @@ def exchange_many(
             XN = X[Snew] * va[cand][:, :, None]
             MN = np.linalg.inv(np.swapaxes(XN, 1, 2) @ XN + eye)
             fn = np.trace(MN, axis1=1, axis2=2) if criterion == "a" else np.linalg.slogdet(MN)[1]
-            cand = cand[f[cand] - fn > tol[cand]]
+            better = f[cand] - fn > tol[cand]
+            cand = cand[better]
             S[act[cand], pos[cand]] = j[cand]
+            # the next pass's sets are exactly these: their inverse is already known
+            Minv, f = MN[better], fn[better]
         act = act[cand]
     return [S[i, : sizes[i]].tolist() for i in range(K)]
 
