@@ -185,7 +185,7 @@ def _parse_scores(series: pd.Series, label: str, column: str, rb: ReportBuilder)
         )
     if bad.any():
         rows = series.index[bad]
-        examples = ", ".join(repr(short(str(series[i]))) for i in rows[:5])
+        examples = ", ".join(repr(short(str(series.iloc[j]))) for j in np.flatnonzero(bad.to_numpy())[:5])
         raise InputError(
             f"{label}: column '{column}' has values that are not numbers in rows "
             f"{row_numbers(rows)} (e.g. {examples}). Make them plain numbers, or leave the cell "
