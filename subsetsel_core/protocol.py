@@ -30,6 +30,7 @@ from .stats import EntryStats, compute_stats
 from .strategies import REGISTRY, get_strategy, standardize
 
 BASELINE = "random"
+_METRIC_BLOCK = 2**22  # subset rank sums scored in one metrics call (memory bound, elements)
 
 
 @dataclass(frozen=True)
@@ -399,7 +400,7 @@ def _run_batch(ctx: _Context, trials: Sequence[int]) -> dict[str, dict[str, np.n
         zcache: dict[str, np.ndarray] = {}
         for ei, e in enumerate(ctx.entries):
             info = get_strategy(e.strategy)
-            out = subs[ti, ei * nk:(ei + 1) * nk]
+            dest = subs[ti, ei * nk:(ei + 1) * nk]
             key = (1, _key_hash(e.strategy), _key_hash(e.representation or ""), t)
             rng = trial_rng(ctx.config.seed, *key) if info.uses_rng and info.nested else None
             if info.uses_features:
@@ -411,7 +412,7 @@ def _run_batch(ctx: _Context, trials: Sequence[int]) -> dict[str, dict[str, np.n
                 X = np.empty((len(pool), 0))
             if info.nested:
                 order = info.kernel(X, kmax, rng=rng, include=np.empty(0, np.int64))
-                out[:] = np.cumsum(psums[order], axis=0)[ks - 1]
+                dest[:] = np.cumsum(psums[order], axis=0)[ks - 1]
                 continue
             # one independent stream per k, spawned from the entry's stream (none for
             # deterministic strategies)
@@ -423,15 +424,21 @@ def _run_batch(ctx: _Context, trials: Sequence[int]) -> dict[str, dict[str, np.n
                 chosen = [info.kernel(X, int(k), rng=g, include=none) for k, g in zip(ks, rngs, strict=True)]
             idx = np.concatenate(chosen)
             starts = np.concatenate([[0], np.cumsum([len(c) for c in chosen])[:-1]])
-            out[:] = np.add.reduceat(psums[idx], starts, axis=0)
+            dest[:] = np.add.reduceat(psums[idx], starts, axis=0)
     n = ctx.scores.shape[0]
     ref_scale = 1.0 / (2.0 * n_folds * n)
-    sub_scale = np.tile(1.0 / (2.0 * n_folds * ks.astype(float)), len(ctx.entries))
-    values = agreement(ref, subs, ref_scale=ref_scale, sub_scale=sub_scale, metrics=ctx.config.metrics)
-    return {
-        e.key: {m: np.ascontiguousarray(v[:, ei * nk:(ei + 1) * nk]) for m, v in values.items()}
-        for ei, e in enumerate(ctx.entries)
-    }
+    sub_scale = 1.0 / (2.0 * n_folds * ks.astype(float))
+    # metrics for as many entries at once as fit in _METRIC_BLOCK elements (every row is
+    # computed on its own, so the grouping does not change any value)
+    per = max(1, _METRIC_BLOCK // max(1, b * nk * ctx.m_pool))
+    out: dict[str, dict[str, np.ndarray]] = {}
+    for lo in range(0, len(ctx.entries), per):
+        group = ctx.entries[lo:lo + per]
+        values = agreement(ref, subs[:, lo * nk:(lo + len(group)) * nk], ref_scale=ref_scale,
+                           sub_scale=np.tile(sub_scale, len(group)), metrics=ctx.config.metrics)
+        for gi, e in enumerate(group):
+            out[e.key] = {m: np.ascontiguousarray(v[:, gi * nk:(gi + 1) * nk]) for m, v in values.items()}
+    return out
 
 
 BatchMapper = Callable[[Callable[..., Any], _Context, list[list[int]]], Iterator[dict[str, dict[str, np.ndarray]]]]

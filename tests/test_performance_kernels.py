@@ -220,3 +220,17 @@ def test_process_pool_identical_to_serial() -> None:
     cfg = EvaluationConfig(trials=6, k_max=7, batch_size=2, seed=1)
     serial = json.dumps(evaluate(bench, rep, cfg).to_json_dict())
     assert json.dumps(evaluate(bench, rep, cfg, mapper=process_mapper(2)).to_json_dict()) == serial
+
+
+def test_metrics_in_entry_groups_identical(monkeypatch: pytest.MonkeyPatch) -> None:
+    from subsetsel_core import EvaluationConfig, evaluate, load_scores
+    from subsetsel_core.descriptors import build_representation
+    from subsetsel_core.synthetic import make_synthetic
+
+    s = make_synthetic(n_datasets=30, n_models=20, n_folds=2, seed=4)
+    bench = load_scores(s.scores, higher_is_better=False, name="synthetic")
+    rep = build_representation(s.oracle.set_index("dataset"), bench.datasets, name="oracle")
+    cfg = EvaluationConfig(trials=4, k_max=6, seed=2)
+    whole = json.dumps(evaluate(bench, rep, cfg).to_json_dict())
+    monkeypatch.setattr(P, "_METRIC_BLOCK", 1)  # one entry per metrics call
+    assert json.dumps(evaluate(bench, rep, cfg).to_json_dict()) == whole
