@@ -167,3 +167,18 @@ def stop_run(run_id: str | None) -> None:
     run = get_run(run_id)
     if run is not None:
         run.stop()
+
+
+def restore_run(
+    result: EvaluationResult, *, token: str = "", benchmark_name: str = "", representations: tuple[str, ...] = ()
+) -> EvalRun:
+    """Register a finished result (e.g. from a loaded workspace) as an ended run; no thread is started."""
+    now = time.time()
+    run = EvalRun(uuid.uuid4().hex[:12], token, benchmark_name, result.config, tuple(representations), started=now,
+                  latest=result, finished=now)
+    with _LOCK:
+        _RUNS[run.id] = run
+        if len(_RUNS) > _MAX_RUNS:
+            for rid in [r.id for r in _RUNS.values() if not r.running and r.id != run.id][: len(_RUNS) - _MAX_RUNS]:
+                _RUNS.pop(rid, None)
+    return run

@@ -19,12 +19,13 @@ from subsetsel_core.errors import InputError
 from subsetsel_core.validation import ValidationReport
 
 from . import data as D
-from . import model, state, upload
+from . import model, state, upload, workspace_ui
 from .model import ActiveData, RepConfig
 from .state import K
 
 ICONS = {"error": ":material/error:", "warning": ":material/warning:", "info": ":material/info:"}
-SOURCE_LABEL = {"sample": "embedded sample", "folder": "benchmark folder", "upload": "upload"}
+SOURCE_LABEL = {"sample": "embedded sample", "folder": "benchmark folder", "upload": "upload",
+                "workspace": "workspace file"}
 
 
 def header(title: str, caption: str) -> None:
@@ -132,6 +133,7 @@ def sidebar() -> None:
         st.caption(md_escape(cfg.name) if cfg is not None else "none (no descriptor table)")
         st.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key=K.SEED, persist_state=state.PERSIST,
                         help="One seed for selections, maps and evaluations: same seed, same result.")
+    workspace_ui.section()
 
 
 # --------------------------------------------------------------------------- reports
