@@ -221,6 +221,21 @@ def _segments(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return starts, local
 
 
+def _blocks(ks: Sequence[int], slack: float = 1.25) -> list[int]:
+    """Padded size of each k: consecutive ks share the largest k of their block while the
+    padded rows stay within ``slack`` times the real ones (fewer, larger blocks)."""
+    out = list(ks)
+    i = 0
+    while i < len(ks):
+        j = i
+        while j + 1 < len(ks) and max(ks[i:j + 2]) * (j + 2 - i) <= slack * sum(ks[i:j + 2]):
+            j += 1
+        top = max(ks[i:j + 1])
+        out[i:j + 1] = [top] * (j + 1 - i)
+        i = j + 1
+    return out
+
+
 def _groups(sizes: np.ndarray, starts: np.ndarray) -> list[tuple[int, int, int, int]]:
     """Maximal blocks of consecutive runs with equal size: (first run, end run, first row, size)."""
     cut = (np.flatnonzero(np.diff(sizes)) + 1).tolist()
@@ -233,24 +248,28 @@ def _groups(sizes: np.ndarray, starts: np.ndarray) -> list[tuple[int, int, int, 
 
 def _lloyd_ragged(
     X: np.ndarray, C: np.ndarray, sizes: np.ndarray, max_iter: int = MAX_ITER, first: np.ndarray | None = None,
+    real: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_lloyd` without padding: run r's ``sizes[r]`` centres are consecutive rows of ``C``.
+    """:func:`_lloyd` with little padding: run r's ``sizes[r]`` centres are consecutive rows of ``C``.
 
-    The BLAS products get only real centres (plus one zero row when their number is odd),
-    and the minimum and first arg-minimum over each run's centres are segment reductions.
-    Each entry equals the padded computation's (the products have an even number of rows
-    in both, see the module docstring), so the results are the same; used when the
-    largest k is even (then the padded products always had an even number of rows).
-    Minimum and first arg-minimum are taken per block of runs with the same k.
+    Runs are padded only to the size of their block (runs of similar k, see
+    :func:`_blocks`), not to the largest k. The BLAS products get these rows (plus one zero
+    row when their number is odd); each entry equals the fully padded computation's (the
+    products have an even number of rows in both, see the module docstring), so the
+    results are the same. Used when the largest k is even (then the fully padded products
+    always had an even number of rows). Minimum and first arg-minimum are taken per block
+    of runs of the same size.
 
     Parameters
     ----------
     X : ndarray (n, p)
     C : ndarray (sum(sizes), p)
-        Initial centres, run after run.
+        Initial centres, run after run (padding rows zero).
     sizes : ndarray of int (R,)
     first : ndarray (sum(sizes), n), optional
-        The distances of the first iteration.
+        The distances of the first iteration (``inf`` for padding).
+    real : ndarray of bool (sum(sizes),), optional
+        Which rows are real centres (default: all).
 
     Returns
     -------
@@ -277,6 +296,8 @@ def _lloyd_ragged(
         else:
             Ca = C[rows]
             c2 = (Ca * Ca).sum(axis=1)
+            if real is not None:
+                c2[~real[rows]] = np.inf  # padding: inf distance, as adding an inf mask
             if rows.size % 2:
                 Ca = np.vstack([Ca, np.zeros((1, p))])
             d = (Ca @ XT)[: rows.size]
@@ -396,10 +417,13 @@ def kmeans_many(
         table[:n] += x2[None, :]
         table[n] = np.inf
     if max(ks) % 2 == 0:
-        sizes = np.repeat(np.asarray(ks, dtype=np.int64), n_init)
-        Cr, inertia = _lloyd_ragged(X, C0[valid], sizes, first=None if table is None else table[rows[valid]])
+        sizes = np.repeat(np.asarray(_blocks(ks), dtype=np.int64), n_init)  # padded run sizes
+        inside = np.arange(C0.shape[1])[None, :] < sizes[:, None]
+        real = valid[inside]
+        first = None if table is None else table[np.where(valid, rows, n)[inside]]
+        Cr, inertia = _lloyd_ragged(X, C0[inside], sizes, first=first, real=real)
         C = np.zeros_like(C0)
-        C[valid] = Cr
+        C[inside] = Cr
     else:
         first = None if table is None else table[np.where(valid, rows, n)]
         C, inertia = _lloyd(X, C0, valid, first=first)
