@@ -163,6 +163,13 @@ def test_ragged_lloyd_equals_padded() -> None:
         Cr, inertia_r = KM._lloyd_ragged(X, C0[valid], np.repeat(ks, 10))
     np.testing.assert_array_equal(inertia, inertia_r)
     np.testing.assert_array_equal(C[valid], Cr)
+    # runs padded to their block's size (as kmeans_many does), padding masked with ``real``
+    sizes = np.repeat(KM._blocks(ks), 10)
+    inside = np.arange(C0.shape[1])[None, :] < sizes[:, None]
+    with threadpool_limits(limits=1, user_api="blas"):
+        Cb, inertia_b = KM._lloyd_ragged(X, C0[inside], sizes, real=valid[inside])
+    np.testing.assert_array_equal(inertia, inertia_b)
+    np.testing.assert_array_equal(C[inside], Cb)
 
 
 def test_kmeans_many_equals_one_k_at_a_time() -> None:
