@@ -62,13 +62,13 @@ def test_main_job_in_a_real_browser(browser_page, tmp_path):
     first_load = time.time() - t0
     body = page.inner_text("body")
     assert "Time series classification bake-off" in body and "134,400" in body
-    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=30000)
+    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=90000)
     _no_exceptions(page)
     _shot(page, "01-start")
 
     # 2. select: change strategy and k; the numbered markers follow
     H.goto_page(page, server.url, "select")
-    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=30000)
+    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=90000)
     assert H.selected_markers(page) == [str(i) for i in range(1, 11)]
     before = H.selected_positions(page)
     H.choose(page, "Strategy", "k-means")
@@ -76,17 +76,17 @@ def test_main_job_in_a_real_browser(browser_page, tmp_path):
     page.wait_for_function("(b) => { for (const p of document.querySelectorAll('.js-plotly-plot')) {"
                            " const t = (p.data||[]).find(t => t.name === 'selected (in order)');"
                            " if (t) return JSON.stringify([Array.from(t.x), Array.from(t.y)]) !== b; } return false; }",
-                           arg=__import__("json").dumps(before), timeout=20000)
+                           arg=__import__("json").dumps(before), timeout=60000)
     H.set_slider(page, "k — datasets in the subset", 6)
     H.wait_idle(page)
     page.wait_for_function("() => { for (const p of document.querySelectorAll('.js-plotly-plot')) {"
                            " const t = (p.data||[]).find(t => t.name === 'selected (in order)');"
-                           " if (t) return t.text.length === 6; } return false; }", timeout=20000)
+                           " if (t) return t.text.length === 6; } return false; }", timeout=60000)
     assert H.selected_markers(page) == [str(i) for i in range(1, 7)]
     _no_exceptions(page)
 
     # 3. download the subset CSV and check its rows
-    with page.expect_download(timeout=30000) as dl:
+    with page.expect_download(timeout=90000) as dl:
         page.get_by_role("button", name="Subset CSV").click()
     path = tmp_path / "subset.csv"
     dl.value.save_as(path)
@@ -110,7 +110,7 @@ def test_main_job_in_a_real_browser(browser_page, tmp_path):
     )
     page.wait_for_selector("text=Finished: 12 trials", timeout=90000)
     H.wait_idle(page)
-    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=30000)
+    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=90000)
     traces = page.locator(".js-plotly-plot").first.locator(".scatterlayer .trace").count()
     assert traces >= 6 * 3  # mean + two band edges per strategy
     body = page.inner_text("body")
@@ -121,7 +121,7 @@ def test_main_job_in_a_real_browser(browser_page, tmp_path):
     # 5. the other pages of the sample
     for i, name in ((3, "representation"), (6, "report")):
         H.goto_page(page, server.url, name)
-        page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 1", timeout=30000)
+        page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 1", timeout=90000)
         _no_exceptions(page)
         _shot(page, f"0{i}-{name}")
 
@@ -142,22 +142,22 @@ def test_main_job_in_a_real_browser(browser_page, tmp_path):
     desc.write_bytes(H.tiny_descriptors_csv(n_datasets=10))
     H.goto_page(page, server.url, "benchmark")
     page.get_by_role("tab", name="Upload your files").click()
-    inputs = page.locator("[data-testid=stFileUploader] input[type=file]")
+    inputs = page.locator("[data-testid=stMain] [data-testid=stFileUploader] input[type=file]")  # not the sidebar's workspace uploader
     inputs.nth(0).set_input_files(str(scores))
     H.wait_idle(page)
     inputs.nth(1).set_input_files(str(desc))
     H.wait_idle(page)
     use = page.get_by_role("button", name="Use this benchmark (10 datasets × 5 models × 2 folds)")
-    use.wait_for(timeout=30000)
+    use.wait_for(timeout=90000)
     _shot(page, "02-benchmark-upload")
     use.click()
     H.wait_idle(page)
-    page.wait_for_selector("text=Using the uploaded benchmark", timeout=30000)
+    page.wait_for_selector("text=Using the uploaded benchmark", timeout=90000)
     sidebar = page.locator("[data-testid=stSidebar]").inner_text()
     assert "tiny_scores" in sidebar and "10 datasets" in sidebar
     _no_exceptions(page)
     H.goto_page(page, server.url, "select")
-    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=30000)
+    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=90000)
     assert H.selected_markers(page) == [str(i) for i in range(1, 7)]
     _no_exceptions(page)
 
