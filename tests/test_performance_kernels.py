@@ -227,6 +227,15 @@ def test_process_pool_identical_to_serial() -> None:
     cfg = EvaluationConfig(trials=6, k_max=7, batch_size=2, seed=1)
     serial = json.dumps(evaluate(bench, rep, cfg).to_json_dict())
     assert json.dumps(evaluate(bench, rep, cfg, mapper=process_mapper(2)).to_json_dict()) == serial
+    # from a second thread (as the dashboard runs it): forkserver workers instead of fork
+    import threading
+
+    out: list[str] = []
+    th = threading.Thread(target=lambda: out.append(
+        json.dumps(evaluate(bench, rep, cfg, mapper=process_mapper(2)).to_json_dict())))
+    th.start()
+    th.join()
+    assert out == [serial]
 
 
 def test_metrics_in_entry_groups_identical(monkeypatch: pytest.MonkeyPatch) -> None:
