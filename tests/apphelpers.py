@@ -192,9 +192,24 @@ class Server:
 
 
 def wait_idle(page: Any, timeout: float = 60.0, settle: float = 0.25) -> None:
-    """Wait until the app's script is not running (after a short settle for the rerun to start)."""
+    """Wait until the app's script is not running and the page has finished drawing.
+
+    The script state turns ``notRunning`` as soon as the server has sent its last delta; a
+    busy browser may still be drawing earlier ones (plotly charts take a while), so also
+    wait until the main area's text has stayed the same for three looks 0.25 s apart.
+    """
     time.sleep(settle)
+    deadline = time.time() + timeout
     page.wait_for_selector(IDLE, timeout=timeout * 1000)
+    last, same = None, 0
+    while same < 3 and time.time() < deadline:
+        text = page.evaluate("() => { const m = document.querySelector('[data-testid=stMain]');"
+                             " return m ? m.innerText : ''; }")
+        idle = page.locator(IDLE).count() > 0
+        same = same + 1 if (idle and text == last) else 0
+        last = text
+        time.sleep(0.25)
+    page.wait_for_selector(IDLE, timeout=max(1.0, deadline - time.time()) * 1000)
 
 
 def goto_page(page: Any, server_url: str, name: str) -> None:

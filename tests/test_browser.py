@@ -59,6 +59,7 @@ def test_main_job_in_a_real_browser(browser_page, tmp_path):
     t0 = time.time()
     page.goto(server.url + "/", timeout=60000)
     H.wait_idle(page, 90)
+    page.wait_for_function("() => document.body.innerText.includes('134,400')", timeout=60000)
     first_load = time.time() - t0
     body = page.inner_text("body")
     assert "Time series classification bake-off" in body and "134,400" in body
