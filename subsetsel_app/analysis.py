@@ -14,8 +14,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.spatial.distance import pdist
-from scipy.stats import rankdata
 
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.metrics import HIGHER_IS_BETTER, LABELS, METRICS, agreement
@@ -61,6 +59,8 @@ def rank_distance(rank_vectors: np.ndarray) -> np.ndarray:
 
     A row without variation (every model tied) has correlation 0 with everything.
     """
+    from scipy.stats import rankdata  # lazy: scipy.stats costs ~1 s at start-up
+
     R = rankdata(np.asarray(rank_vectors, float), axis=1)
     R = R - R.mean(axis=1, keepdims=True)
     norm = np.sqrt((R**2).sum(axis=1))
@@ -100,6 +100,9 @@ def geometry_agreement(X: np.ndarray, rank_vectors: np.ndarray, *, n_permutation
     """
     Z = standardize(np.asarray(X, float))
     n = Z.shape[0]
+    from scipy.spatial.distance import pdist
+    from scipy.stats import rankdata
+
     d_desc = pdist(Z) if Z.shape[1] else np.zeros(n * (n - 1) // 2)
     d_rank = rank_distance(rank_vectors)
     if d_desc.size < 3:

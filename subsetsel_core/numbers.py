@@ -46,6 +46,16 @@ def parse_numbers(values: pd.Series) -> tuple[pd.Series, pd.Series, list[str]]:
         return v, pd.Series(False, index=values.index), []
     text = values.astype(object).where(values.notna(), "").astype(str).str.strip()
     missing = text.str.lower().isin(MISSING_TOKENS)
+    if not missing.any():
+        # Fast path: every cell is a plain number (what pipelines usually write). Anything
+        # the rules below would rewrite (commas, percent signs, spaced digits) makes
+        # to_numeric raise, so the result is the same as the slow path's.
+        try:
+            plain = pd.to_numeric(text, errors="raise").astype(float)
+        except (ValueError, TypeError):
+            plain = None
+        if plain is not None and not plain.isna().any():
+            return plain, pd.Series(False, index=values.index), []
     notes: list[str] = []
     t = text.where(~missing, "")
     pct = t.str.endswith("%")

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats as sps
 
 from .metrics import HIGHER_IS_BETTER
 
@@ -77,6 +76,8 @@ def wilcoxon_greater(x: np.ndarray, y: np.ndarray, higher_is_better: bool) -> fl
     alt = "greater" if higher_is_better else "less"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        from scipy import stats as sps  # imported here: scipy.stats costs ~1 s at start-up
+
         p = sps.wilcoxon(x, y, alternative=alt).pvalue
     return float(p) if np.isfinite(p) else None
 
@@ -103,6 +104,8 @@ def friedman_p(per_entry: Sequence[np.ndarray]) -> float | None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
+            from scipy import stats as sps
+
             p = sps.friedmanchisquare(*aucs).pvalue
         except ValueError:
             return None

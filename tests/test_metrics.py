@@ -127,3 +127,15 @@ def test_scales_give_mean_ranks() -> None:
 def test_unknown_metric() -> None:
     with pytest.raises(ValueError, match="valid"):
         M.agreement(np.arange(3.0), np.arange(3.0)[None], metrics=["auc"])
+
+
+@given(st.lists(st.lists(st.integers(-3, 3), min_size=1, max_size=7), min_size=1, max_size=5).filter(
+    lambda rows: len({len(r) for r in rows}) == 1))
+def test_twice_average_ranks_equals_scipy(rows: list[list[int]]) -> None:
+    from scipy.stats import rankdata
+
+    from subsetsel_core.ranking import twice_average_ranks
+
+    x = np.asarray(rows, dtype=float)
+    expected = np.rint(2 * rankdata(x, method="average", axis=-1)).astype(np.int64)
+    np.testing.assert_array_equal(twice_average_ranks(x), expected)
