@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from subsetsel_app import actions, evalview, state, ui
+from subsetsel_app import actions, eval_tools, evalview, state, ui
 from subsetsel_app.state import K
 from subsetsel_core.strategies import REGISTRY, STRATEGIES
 
@@ -46,3 +46,6 @@ if run is not None and run.token != data.token:
     st.warning(f"The evaluation below was run on '{ui.md_escape(run.benchmark_name)}', not on the active benchmark.",
                icon=ui.ICONS["warning"])
 evalview.results_panel()
+
+st.divider()
+eval_tools.generalisation_section(data, run)

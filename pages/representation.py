@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from subsetsel_app import data as D
-from subsetsel_app import model, state, ui
+from subsetsel_app import eval_tools, model, state, ui
 from subsetsel_app.state import K
 from subsetsel_core import figures
 
@@ -78,3 +78,5 @@ if rep is not None and cfg is not None:
         st.dataframe(D.geometry_table(data, int(st.session_state[K.SEED])), hide_index=True, width="stretch",
                      column_config={"Spearman ρ": st.column_config.NumberColumn(format="%.2f"),
                                     "Mantel p": st.column_config.NumberColumn(format="%.3f")})
+    st.divider()
+    eval_tools.representation_check_section(data, cfg, rep)

@@ -12,7 +12,7 @@ from subsetsel_core import figures
 from subsetsel_core.metrics import HIGHER_IS_BETTER, LABELS
 from subsetsel_core.protocol import EvaluationConfig, EvaluationResult
 
-from . import analysis, runner, state, ui
+from . import analysis, eval_tools, runner, state, ui
 from .model import ActiveData
 from .state import K
 
@@ -109,15 +109,19 @@ def _panel(polling: bool) -> None:
                    format_func=lambda x: LABELS.get(x, x))
     m[1].toggle("95% bands", key=K.EV_BANDS, persist_state=state.PERSIST)
     metric = st.session_state[K.EV_METRIC]
+    marks, target = eval_tools.curve_marks(res, metric)
     fig = figures.curves_figure(res.curves_frame(), metric, bands=bool(st.session_state[K.EV_BANDS]), height=500,
                                 title=f"{LABELS.get(metric, metric)} vs k — {res.trials_done} trials"
-                                      f"{'' if res.complete else ' so far'}")
+                                      f"{'' if res.complete else ' so far'}", marks=marks, target=target)
     ui.chart(fig, key="ev_curves")
     st.caption("Lines: mean over trials; shaded: 2.5–97.5 % of trials. Each trial draws a pool of "
                f"⌊α·n⌋ = {res.info.get('pool_datasets')} datasets and {res.info.get('pool_models')} models; "
-               "every strategy sees the same pools.")
+               "every strategy sees the same pools."
+               + (" Stars: the advised k of each strategy (below); dotted line: the target." if marks is not None
+                  else ""))
     if not run.running:
         _final(run, res, metric)
+    eval_tools.advice_section(res, metric)
 
 
 def _final(run: runner.EvalRun, res: EvaluationResult, metric: str) -> None:

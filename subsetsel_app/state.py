@@ -164,3 +164,29 @@ def pop_flash() -> tuple[str, str] | None:
     msg = st.session_state.get(K.FLASH)
     st.session_state[K.FLASH] = None
     return msg
+
+
+# --------------------------------------------------------------------------- evaluate: advice, generalisation; representation check
+# (issue 6) appended like the block above.
+K.EV_ADV_METRIC = "ev_adv_metric"  # str: metric of the "how many datasets" advice
+K.EV_ADV_TARGET = "ev_adv_target"  # float: target the 95 % band must reach (an upper bound for MAE)
+K.EV_GEN_NEWEST = "ev_gen_newest"  # bool: hold out the newest models (needs release dates) instead of a random share
+K.EV_GEN_FRACTION = "ev_gen_fraction"  # float: share of the models held out
+K.EV_GEN_TRIALS = "ev_gen_trials"  # int: trials of the generalisation runs
+K.EV_GEN_METRIC = "ev_gen_metric"  # str: metric shown in the generalisation view
+K.EV_GEN_JOB = "ev_gen_job"  # tuple: key of the session's latest generalisation job (subsetsel_app.eval_tools)
+K.REP_CHECK_TRIALS = "rep_check_trials"  # int: trials of the representation check's quick run
+K.REP_CHECK_JOB = "rep_check_job"  # tuple: key of the session's latest representation-check job
+
+DEFAULTS.update({
+    K.EV_ADV_METRIC: "spearman",
+    K.EV_ADV_TARGET: 0.9,
+    K.EV_GEN_NEWEST: False,
+    K.EV_GEN_FRACTION: 0.5,
+    K.EV_GEN_TRIALS: 50,
+    K.EV_GEN_METRIC: "spearman",
+    K.EV_GEN_JOB: None,
+    K.REP_CHECK_TRIALS: 50,
+    K.REP_CHECK_JOB: None,
+})
+BENCHMARK_DEPENDENT = (*BENCHMARK_DEPENDENT, K.EV_GEN_NEWEST)

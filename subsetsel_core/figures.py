@@ -26,10 +26,12 @@ __all__ = [
     "curves_figure",
     "escape",
     "for_export",
+    "generalisation_figure",
     "geometry_figure",
     "k_profile_figure",
     "leaderboard_figure",
     "map_figure",
+    "mark_points",
     "strategy_color",
 ]
 
@@ -273,6 +275,8 @@ def curves_figure(
     title: str | None = None,
     height: int = 480,
     bands: bool = True,
+    marks: pd.DataFrame | None = None,
+    target: float | None = None,
 ) -> go.Figure:
     """Performance-vs-k curves with shaded 95 % bands, one colour per strategy.
 
@@ -285,6 +289,9 @@ def curves_figure(
         The metric to draw.
     bands : bool
         Whether to shade the 2.5–97.5 % percentile band.
+    marks, target : optional
+        Points to mark on the curves (e.g. the advised k) and a target level; see
+        :func:`mark_points`. Without them the figure is unchanged.
     """
     df = curves[curves["metric"] == metric]
     reps = [r for r in pd.unique(df["representation"]) if isinstance(r, str)]
@@ -325,6 +332,8 @@ def curves_figure(
     fig.update_xaxes(title="k (datasets in the subset)", dtick=1 if df["k"].nunique() <= 25 else None)
     fig.update_yaxes(title=f"{LABELS.get(metric, metric)} vs full ranking ({better} is better)")
     fig.update_layout(legend={"orientation": "h", "y": -0.18, "x": 0}, hovermode="closest")
+    if marks is not None or target is not None:
+        mark_points(fig, marks, metric, target=target)
     return _layout(fig, title, height)
 
 
@@ -463,3 +472,125 @@ def k_profile_figure(
     fig.update_yaxes(title=f"{LABELS.get(metric, metric)} ({better} is better)")
     fig.update_layout(legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0})
     return _layout(fig, title, height)
+
+
+#: Legend name of the trace :func:`mark_points` adds.
+MARKS_NAME = "advised k (95% band reaches the target)"
+
+
+def mark_points(
+    fig: go.Figure,
+    marks: pd.DataFrame | None,
+    metric: str,
+    *,
+    target: float | None = None,
+    name: str = MARKS_NAME,
+) -> go.Figure:
+    """Mark points on a curves figure (one star per row) and draw the target level.
+
+    Parameters
+    ----------
+    fig : Figure
+        A :func:`curves_figure` (changed in place and returned).
+    marks : DataFrame or None
+        Columns ``key, strategy, k, mean, lo, hi`` and optionally ``label``: a non-empty
+        label is written next to its point as an annotation with an arrow.
+    metric : str
+    target : float, optional
+        Drawn as a dotted horizontal line.
+    name : str
+        Legend name of the markers' trace.
+    """
+    if target is not None and np.isfinite(target):
+        fig.add_hline(y=float(target), line={"color": "#31333f", "width": 1, "dash": "dot"},
+                      annotation={"text": f"target {target:g}", "font": {"size": 11, "color": "#31333f"}},
+                      annotation_position="top left" if HIGHER_IS_BETTER.get(metric, True) else "bottom left")
+    if marks is None or len(marks) == 0:
+        return fig
+    keys = [escape(k) for k in marks["key"]]
+    fig.add_trace(
+        go.Scatter(
+            x=marks["k"], y=marks["mean"], mode="markers", name=escape(name), legendgroup="__marks__",
+            marker={"symbol": "star", "size": 17, "color": [strategy_color(str(s)) for s in marks["strategy"]],
+                    "line": {"color": "#31333f", "width": 1.2}},
+            text=keys, customdata=np.c_[marks["lo"], marks["hi"]],
+            hovertemplate="<b>%{text}</b><br>advised k = %{x}<br>mean %{y:.3f}"
+            "<br>95% band [%{customdata[0]:.3f}, %{customdata[1]:.3f}]<extra></extra>",
+        )
+    )
+    labels = marks["label"] if "label" in marks.columns else pd.Series([""] * len(marks), index=marks.index)
+    higher = HIGHER_IS_BETTER.get(metric, True)
+    shown = 0
+    for (_, r), text in zip(marks.iterrows(), labels, strict=True):
+        if not isinstance(text, str) or not text:
+            continue
+        # alternate sides so two labels at nearby k do not sit on each other
+        side = 1 if shown % 2 == 0 else -1
+        fig.add_annotation(
+            x=r["k"], y=r["mean"], text=escape(text), showarrow=True, arrowhead=2, arrowsize=1, arrowwidth=1.2,
+            arrowcolor=strategy_color(str(r["strategy"])), ax=36 * side, ay=(44 if higher else -44) * (1 + 0.5 * shown),
+            font={"size": 12, "color": "#31333f"}, bgcolor="rgba(255,255,255,0.85)",
+            bordercolor=strategy_color(str(r["strategy"])), borderwidth=1, borderpad=3,
+        )
+        shown += 1
+    return fig
+
+
+def generalisation_figure(
+    judged: pd.DataFrame,
+    held_out: pd.DataFrame,
+    metric: str,
+    *,
+    titles: tuple[str, str] = ("models used to judge", "held-out models"),
+    title: str | None = None,
+    height: int = 440,
+    bands: bool = True,
+) -> go.Figure:
+    """Curves on the judging models and on the held-out models, side by side (shared y axis).
+
+    Parameters
+    ----------
+    judged, held_out : DataFrame
+        ``EvaluationResult.curves_frame()`` of the two runs.
+    metric : str
+    titles : pair of str
+        Panel titles.
+    """
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.04,
+                        subplot_titles=[escape(t) for t in titles])
+    for col, curves in enumerate((judged, held_out), start=1):
+        df = curves[curves["metric"] == metric]
+        reps = [r for r in pd.unique(df["representation"]) if isinstance(r, str)]
+        dash = {r: _DASHES[i % len(_DASHES)] for i, r in enumerate(reps)}
+        for key, g in df.groupby("key", sort=False):
+            g = g.sort_values("k")
+            strat = str(g["strategy"].iloc[0])
+            rep = g["representation"].iloc[0]
+            c = strategy_color(strat)
+            name = escape(key)
+            if bands:
+                fig.add_trace(go.Scatter(x=g["k"], y=g["hi"], mode="lines", line={"width": 0}, showlegend=False,
+                                         legendgroup=name, hoverinfo="skip", name=f"{name} 97.5%"), row=1, col=col)
+                fig.add_trace(go.Scatter(x=g["k"], y=g["lo"], mode="lines", line={"width": 0}, fill="tonexty",
+                                         fillcolor=_rgba(c, 0.10), showlegend=False, legendgroup=name,
+                                         hoverinfo="skip", name=f"{name} 2.5%"), row=1, col=col)
+            fig.add_trace(
+                go.Scatter(
+                    x=g["k"], y=g["mean"], mode="lines", name=name, legendgroup=name, showlegend=col == 1,
+                    line={"color": c, "width": 2.5 if strat != "random" else 2,
+                          "dash": dash.get(rep, "solid") if isinstance(rep, str) else "dot"},
+                    customdata=np.c_[g["lo"], g["hi"]],
+                    hovertemplate=f"<b>{name}</b> ({escape(titles[col - 1])})<br>k = %{{x}}<br>mean %{{y:.3f}}"
+                    + "<br>95% band [%{customdata[0]:.3f}, %{customdata[1]:.3f}]<extra></extra>",
+                ),
+                row=1, col=col,
+            )
+    better = "higher" if HIGHER_IS_BETTER.get(metric, True) else "lower"
+    fig.update_xaxes(title="k (datasets in the subset)")
+    fig.update_yaxes(title=f"{LABELS.get(metric, metric)} ({better} is better)", row=1, col=1)
+    fig.update_layout(legend={"orientation": "h", "y": -0.2, "x": 0}, hovermode="closest")
+    out = _layout(fig, title, height)
+    out.update_annotations(font={"size": 13, "color": "#31333f"})
+    return out

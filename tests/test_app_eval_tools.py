@@ -1,0 +1,306 @@
+"""Decision tools in the dashboard: advised k on the Evaluate page, generalisation to new models,
+and the representation check (with its noise warning) on the Representation page."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import apphelpers as H  # puts the repository root on sys.path (before subsetsel_app imports)
+import numpy as np
+import pandas as pd
+import pytest
+
+from subsetsel_app import eval_tools, model, runner
+from subsetsel_core.figures import MARKS_NAME
+from subsetsel_core.generalisation import evaluate_generalisation
+from subsetsel_core.protocol import EvaluationConfig, evaluate
+
+STRATS = ["random", "kmeans", "fafi-cosine"]
+
+
+def _evaluated(trials: int = 12):
+    at = H.goto(H.new_app(), "evaluate")
+    at.number_input(key="ev_trials").set_value(trials)
+    at.multiselect(key="ev_strategies").set_value(STRATS)
+    at.button[0].click()  # "Run evaluation"
+    at.run()
+    H.wait_for_run(at)
+    assert not H.errors(at)
+    return at
+
+
+def _curves(at):
+    return next(s for s in H.plotly_specs(at) if "random" in H.trace_names(s) and "kmeans" in H.trace_names(s))
+
+
+def _advice_table(at) -> pd.DataFrame:
+    return next(d.value for d in at.dataframe if "advised k" in d.value.columns)
+
+
+def _marks(spec):
+    return next(t for t in spec["data"] if t.get("name") == MARKS_NAME)
+
+
+def _arr(v) -> np.ndarray:
+    """A plotly data array (a list, or the binary ``{"dtype", "bdata"}`` form)."""
+    if isinstance(v, dict) and "bdata" in v:
+        import base64
+
+        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
+    return np.asarray(v)
+
+
+def _sentences(at) -> list[str]:
+    return [m.value for m in at.markdown if "datasets give" in m.value or "random needs" in m.value
+            or "reaches" in m.value]
+
+
+@pytest.fixture(scope="module")
+def mmlu():
+    return model.load_folder_data(H.ROOT / "sample_data" / "mmlu")
+
+
+@pytest.fixture(scope="module")
+def mmlu_result(mmlu):
+    rep = model.build_representation_for(mmlu, model.table_config(mmlu, "subjects"))
+    return evaluate(mmlu.benchmark, {"subjects": rep},
+                    EvaluationConfig(strategies=("random", "kmeans", "a-optimal"), trials=12, k_max=12, seed=0))
+
+
+# --------------------------------------------------------------------------- advice (pure helpers)
+
+
+def test_advice_frame_follows_advise_semantics(mmlu_result):
+    res = mmlu_result
+    for metric, target in (("spearman", 0.85), ("mae", 6.0)):
+        frame = eval_tools.advice_frame(res, metric, target)
+        assert set(frame["key"]) == set(res.keys)
+        for _, r in frame.iterrows():
+            c = res.stats[r["key"]].curves[metric]
+            ok = c.lo >= target if metric == "spearman" else c.hi <= target  # MAE: an upper bound
+            if r["reached"]:
+                i = list(res.ks).index(int(r["k"]))
+                assert ok[i] and not ok[:i].any()
+                assert r["mean"] == pytest.approx(c.mean[i]) and r["lo"] == pytest.approx(c.lo[i])
+            else:
+                assert not ok.any() and pd.isna(r["k"])
+        ks = frame.loc[frame["reached"], "k"].astype(int).tolist()
+        assert ks == sorted(ks)  # reached first, fewest datasets first
+
+
+def test_advice_sentence_cases(mmlu_result):
+    res = mmlu_result
+    frame = eval_tools.advice_frame(res, "spearman", 0.8)
+    best, rand = eval_tools.best_advice(frame)
+    text = eval_tools.advice_sentence(res, frame, "spearman", 0.8)
+    assert text.startswith(f"With {best['strategy']} on subjects, {best['k']} datasets give Spearman ρ {best['mean']:.2f}")
+    assert text.endswith(f"random needs {rand['k']}.")
+    none = eval_tools.advice_frame(res, "spearman", 0.999)
+    assert not none["reached"].any()
+    assert "Nothing reaches Spearman ρ ≥ 0.999" in eval_tools.advice_sentence(res, none, "spearman", 0.999)
+    only_rand = frame.assign(reached=frame["strategy"] == "random")
+    assert "No strategy reaches" in eval_tools.advice_sentence(res, only_rand, "spearman", 0.8)
+    no_rand = frame.assign(reached=frame["strategy"] != "random")
+    assert "random does not reach it up to k = 12" in eval_tools.advice_sentence(res, no_rand, "spearman", 0.8)
+    marks = eval_tools.advice_marks(frame)
+    assert sorted(marks["label"].loc[marks["label"] != ""]) == sorted(
+        [f"{best['key']}: k = {best['k']}", f"random: k = {rand['k']}"])
+    assert eval_tools.default_target("mae", 40) == 2.0 and eval_tools.default_target("spearman") == 0.9
+
+
+# --------------------------------------------------------------------------- advice on the Evaluate page
+
+
+def test_advice_table_and_marked_points_on_the_curves():
+    at = _evaluated()
+    run = runner.get_run(at.session_state["ev_run"])
+    table = _advice_table(at)
+    assert set(table["strategy"]) == set(STRATS)
+    assert {"advised k", "Spearman ρ at k", "95% interval"} <= set(table.columns)
+    frame = eval_tools.advice_frame(run.latest, "spearman", 0.9)
+    reached = frame[frame["reached"]]
+    assert len(reached) >= 1
+    curves = _curves(at)
+    marks = _marks(curves)
+    assert _arr(marks["x"]).tolist() == reached["k"].astype(int).tolist()
+    assert np.allclose(_arr(marks["y"]), reached["mean"].astype(float))
+    assert marks["marker"]["symbol"] == "star"
+    notes = [a["text"] for a in curves["layout"].get("annotations", [])]
+    best, rand = eval_tools.best_advice(frame)
+    assert any(f"k = {best['k']}" in t for t in notes)
+    assert any("target 0.9" in t for t in notes)  # the dotted target line
+    # existing traces unchanged: one band per strategy, strategy-named lines
+    assert sum("2.5%" in n for n in H.trace_names(curves)) == 3
+    sentence = _sentences(at)
+    assert len(sentence) == 1 and f"{best['k']} datasets give Spearman ρ" in sentence[0]
+    assert ("random needs" in sentence[0]) or ("random does not reach" in sentence[0])
+    # the AUC table is still the first table on the page
+    assert "AUC" in at.dataframe[0].value.columns
+
+
+def test_changing_the_target_changes_the_advised_k():
+    at = _evaluated()
+    before = _advice_table(at)
+    k_before = {s: k for s, k in zip(before["strategy"], before["advised k"], strict=True)}
+    at.number_input(key="ev_adv_target").set_value(0.8)
+    at.run()
+    after = _advice_table(at)
+    k_after = {s: k for s, k in zip(after["strategy"], after["advised k"], strict=True)}
+    assert k_after != k_before
+
+    def num(v: str) -> int:
+        return int(v) if v.isdigit() else 10**6
+
+    assert all(num(k_after[s]) <= num(k_before[s]) for s in STRATS)  # a lower bar is met no later
+    assert "target 0.8" in " ".join(a["text"] for a in _curves(at)["layout"]["annotations"])
+    at.number_input(key="ev_adv_target").set_value(0.999)
+    at.run()
+    table = _advice_table(at)
+    assert all(v.startswith("not reached up to k = 20") for v in table["advised k"])
+    assert not any(t.get("name") == MARKS_NAME for t in _curves(at)["data"])
+    assert any("Nothing reaches" in s for s in _sentences(at))
+    assert not H.errors(at)
+
+
+def test_mae_advice_uses_an_upper_bound_and_moves_the_curves():
+    at = _evaluated()
+    at.selectbox(key="ev_adv_metric").select("mae")
+    at.run()
+    assert at.session_state["ev_metric"] == "mae"  # the curves follow, so the stars are visible
+    target = at.session_state["ev_adv_target"]
+    assert target == eval_tools.default_target("mae", 40)
+    assert "at most" in at.number_input(key="ev_adv_target").label
+    table = _advice_table(at)
+    assert "rank MAE at k" in table.columns
+    run = runner.get_run(at.session_state["ev_run"])
+    frame = eval_tools.advice_frame(run.latest, "mae", target)
+    for _, r in frame[frame["reached"]].iterrows():
+        assert r["hi"] <= target
+    curves = _curves(at)
+    assert "rank MAE" in curves["layout"]["yaxis"]["title"]["text"]
+    if frame["reached"].any():
+        assert _arr(_marks(curves)["x"]).tolist() == frame.loc[frame["reached"], "k"].astype(int).tolist()
+    # curves on another metric than the advice: no stars there
+    at.selectbox(key="ev_metric").select("kendall")
+    at.run()
+    assert not any(t.get("name") == MARKS_NAME for t in _curves(at)["data"])
+    assert not H.errors(at)
+
+
+def test_advice_on_a_partial_result():
+    at = H.new_app()
+    at.session_state["ev_krange"] = (2, 40)
+    H.goto(at, "evaluate")
+    at.number_input(key="ev_trials").set_value(3000)
+    at.button[0].click()
+    at.run()
+    run = runner.get_run(at.session_state["ev_run"])
+    import time
+
+    t0 = time.time()
+    while run.trials_done < 4 and time.time() - t0 < 60:
+        time.sleep(0.05)
+    at.run()
+    try:
+        assert any(s.strip("*").startswith("So far (") for s in _sentences(at))
+        assert "advised k" in _advice_table(at).columns
+        assert not H.errors(at)
+    finally:
+        run.stop()
+        run.wait(60)
+
+
+# --------------------------------------------------------------------------- generalisation
+
+
+def test_generalisation_work_matches_the_core(mmlu):
+    rep = model.build_representation_for(mmlu, model.table_config(mmlu, "subjects"))
+    cfg = EvaluationConfig(strategies=("random", "kmeans"), trials=6, k_max=8, seed=3, batch_size=2)
+    job = eval_tools.Job(("t",), "test", 12)
+    mine = eval_tools.generalisation_work(job, mmlu.benchmark, {"subjects": rep}, cfg, fraction=0.4, seed=3, dates=None)
+    core = evaluate_generalisation(mmlu.benchmark, {"subjects": rep}, cfg, fraction=0.4, seed=3)
+    assert mine.new_models == core.new_models and mine.how == core.how
+    pd.testing.assert_frame_equal(mine.to_frame(), core.to_frame())
+    assert job.done == 12
+    assert mine.verdict() == core.verdict()
+
+
+def test_generalisation_view_renders_results():
+    at = _evaluated()
+    toggle = at.toggle(key="ev_gen_newest")
+    assert toggle.disabled  # no sample has model release dates
+    assert any("no release dates" in c.value for c in at.caption)
+    at.number_input(key="ev_gen_trials").set_value(10)
+    at.run()
+    at.button(key="ev_gen_btn").click()
+    at.run()
+    assert eval_tools.wait_all(120)
+    at.run()
+    assert not H.errors(at)
+    verdicts = [x.value for x in at.success] + [x.value for x in at.warning]
+    assert any("held-out models (random 20 of 40, seed 0)" in v for v in verdicts)
+    spec = next(s for s in H.plotly_specs(at) if "seen vs held-out" in str(s["layout"].get("title", "")))
+    assert "xaxis2" in spec["layout"]  # two panels
+    lines = [t for t in spec["data"] if t.get("name") in STRATS and t.get("mode") == "lines"]
+    assert len(lines) == 2 * len(STRATS)
+    table = next(d.value for d in at.dataframe if "holds on held-out" in d.value.columns)
+    assert set(table["strategy"]) == set(STRATS)
+    assert "AUC, held-out models" in table.columns
+    # cached per settings: pressing again returns the same finished job
+    job = eval_tools.get_job(at.session_state["ev_gen_job"])
+    at.button(key="ev_gen_btn").click()
+    at.run()
+    assert eval_tools.get_job(at.session_state["ev_gen_job"]) is job
+
+
+def test_newest_split_with_release_dates(mmlu):
+    dates = {m: f"2023-{1 + i % 12:02d}-{1 + i % 28:02d}" for i, m in enumerate(mmlu.benchmark.models)}
+    data = dataclasses.replace(mmlu, token="mmlu-dated", memo={"model_dates": dates})
+    got, why = eval_tools.release_dates(data)
+    assert got == dates and why == ""
+    partial = dataclasses.replace(mmlu, token="mmlu-part", memo={"model_dates": dict(list(dates.items())[:5])})
+    assert eval_tools.release_dates(partial)[0] is None
+    assert "no release dates" in eval_tools.release_dates(mmlu)[1]
+
+
+# --------------------------------------------------------------------------- representation check
+
+
+def _check(at):
+    at.number_input(key="rep_check_trials").set_value(20)
+    at.run()
+    at.button(key="rep_check_btn").click()
+    at.run()
+    assert eval_tools.wait_all(120)
+    at.run()
+    assert not H.errors(at)
+    return at
+
+
+def test_representation_check_shows_the_verdict():
+    at = H.new_app()
+    H.load_sample(at, "mmlu")
+    H.goto(at, "representation")
+    assert any("Takes about" in c.value for c in at.caption)  # says how long before running
+    _check(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert {"Expected gain over random", "p vs random", "Mantel r", "CKA"} <= set(metrics)
+    assert float(metrics["Expected gain over random"]) > 0
+    assert any("'subjects' helps" in s.value for s in at.success)
+    assert any("Took" in c.value for c in at.caption)
+
+
+def test_noise_representation_warns(mmlu):
+    rng = np.random.default_rng(2)
+    noise = pd.DataFrame(rng.normal(size=(mmlu.benchmark.n_datasets, 6)), index=list(mmlu.benchmark.datasets),
+                         columns=[f"noise_{i}" for i in range(6)])
+    data = dataclasses.replace(mmlu, tables={"noise": noise}, specs={}, token="mmlu-noise-test", memo={})
+    at = H.new_app()
+    at.session_state["data"] = data
+    for key in ("rep_tables", "rep_columns"):  # as after a benchmark switch (state.reset_for_new_benchmark)
+        at.session_state[key] = None
+    H.goto(at, "representation")
+    _check(at)
+    warnings = [w.value for w in at.warning]
+    assert any("no better than random should be expected" in w for w in warnings)
+    assert not at.success
