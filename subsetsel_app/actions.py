@@ -9,8 +9,8 @@ import streamlit as st
 from subsetsel_core.errors import InputError
 from subsetsel_core.protocol import EvaluationConfig
 
+from . import compute_ui, runner, state, upload
 from . import data as D
-from . import runner, state, upload
 from .model import ActiveData
 from .state import K
 
@@ -80,7 +80,7 @@ def start_evaluation(data: ActiveData, rep_names: Sequence[str], config: Evaluat
             if cfg is None:
                 raise InputError(f"unknown representation '{name}'.")
             reps[cfg.name] = D.representation(data, cfg, int(st.session_state[K.SEED]))
-        run = runner.start_run(data.benchmark, reps, config, token=data.token)
+        run = runner.start_run(data.benchmark, reps, config, token=data.token, mapper=compute_ui.mapper_from_state())
     except InputError as exc:
         state.flash("error", f"The evaluation could not start: {exc}")
         return

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import SubsetselError
+from subsetsel_core.parallel import Mapper
 from subsetsel_core.protocol import EvaluationConfig, EvaluationResult, iter_evaluate, prepare
 
 log = logging.getLogger(__name__)
@@ -114,9 +115,9 @@ def default_batch_size(trials: int) -> int:
     return max(1, min(10, trials // 10 or 1))
 
 
-def _work(run: EvalRun, benchmark: Benchmark, reps: Mapping[str, Representation]) -> None:
+def _work(run: EvalRun, benchmark: Benchmark, reps: Mapping[str, Representation], mapper: Mapper | None) -> None:
     try:
-        for part in iter_evaluate(benchmark, reps, run.config, should_stop=run.stop_event.is_set):
+        for part in iter_evaluate(benchmark, reps, run.config, mapper=mapper, should_stop=run.stop_event.is_set):
             run.latest = part
     except SubsetselError as exc:
         run.error = str(exc)
@@ -133,8 +134,12 @@ def start_run(
     config: EvaluationConfig,
     *,
     token: str = "",
+    mapper: Mapper | None = None,
 ) -> EvalRun:
     """Validate an evaluation and start it in a background thread.
+
+    ``mapper`` runs the batches elsewhere (local processes, a Dask cluster; see
+    :mod:`subsetsel_core.parallel`); None runs them in the thread itself.
 
     Raises
     ------
@@ -143,7 +148,7 @@ def start_run(
     """
     prepare(benchmark, representations, config)
     run = EvalRun(uuid.uuid4().hex[:12], token, benchmark.name, config, tuple(representations))
-    run.thread = threading.Thread(target=_work, args=(run, benchmark, dict(representations)), daemon=True,
+    run.thread = threading.Thread(target=_work, args=(run, benchmark, dict(representations), mapper), daemon=True,
                                   name=f"subsetsel-eval-{run.id}")
     with _LOCK:
         _RUNS[run.id] = run

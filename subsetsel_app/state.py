@@ -63,12 +63,17 @@ class K:
     EV_METRIC = "ev_metric"
     EV_BANDS = "ev_bands"
     EV_RUN = "ev_run"  # str: id of this session's latest run in the runner registry
+    EV_COMPUTE = "ev_compute"  # str: where evaluations run, one of COMPUTE_MODES
+    EV_JOBS = "ev_jobs"  # int: local worker processes
+    EV_SCHEDULER = "ev_scheduler"  # str: Dask scheduler address
     # report
     RP_TITLE = "rp_title"
     RP_IMAGES = "rp_images"  # dict name -> {fmt: bytes}
 
 
 MAP_METHODS: tuple[str, ...] = ("UMAP", "PCA", "t-SNE")
+#: Where an evaluation's trials run (see :mod:`subsetsel_app.compute_ui`).
+COMPUTE_MODES: tuple[str, ...] = ("this server", "local processes", "Dask cluster")
 #: ``persist_state`` of every keyed widget: values survive page switches.
 PERSIST = "session"
 
@@ -111,6 +116,9 @@ DEFAULTS: dict[str, Any] = {
     K.EV_METRIC: "spearman",
     K.EV_BANDS: True,
     K.EV_RUN: None,
+    K.EV_COMPUTE: "this server",
+    K.EV_JOBS: 2,
+    K.EV_SCHEDULER: "tcp://127.0.0.1:8786",
     K.RP_TITLE: "",
     K.RP_IMAGES: None,
 }

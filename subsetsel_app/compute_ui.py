@@ -1,0 +1,100 @@
+"""Where an evaluation's trials run: this server, local worker processes, or a Dask cluster.
+
+The setting sits in the sidebar (it applies to every evaluation the session starts). The
+results do not depend on it: every mapper returns the batches in order and each trial's
+randomness depends only on the seed and the trial index (see
+:mod:`subsetsel_core.parallel`).
+"""
+
+from __future__ import annotations
+
+import os
+
+import streamlit as st
+
+from subsetsel_core.errors import InputError
+from subsetsel_core.parallel import Mapper, dask_mapper, process_mapper
+
+from . import state
+from .state import COMPUTE_MODES, K
+
+#: Seconds to wait for a Dask scheduler before giving up with a message.
+DASK_TIMEOUT = 10.0
+
+
+def mapper_from_state() -> Mapper | None:
+    """The batch mapper for the session's compute setting (None: serial, in this process).
+
+    Raises
+    ------
+    InputError
+        An empty scheduler address.
+    """
+    mode = st.session_state.get(K.EV_COMPUTE, COMPUTE_MODES[0])
+    if mode == "local processes":
+        return process_mapper(max(1, int(st.session_state.get(K.EV_JOBS) or 1)))
+    if mode == "Dask cluster":
+        address = str(st.session_state.get(K.EV_SCHEDULER) or "").strip()
+        if not address:
+            raise InputError("the Dask scheduler address is empty: type one (tcp://host:8786) in the sidebar's "
+                             "Compute section, or choose 'this server'.")
+        return dask_mapper(address, timeout=DASK_TIMEOUT)
+    return None
+
+
+def describe() -> str:
+    """One line saying where the next evaluation runs."""
+    mode = st.session_state.get(K.EV_COMPUTE, COMPUTE_MODES[0])
+    if mode == "local processes":
+        return f"{int(st.session_state.get(K.EV_JOBS) or 1)} local worker processes"
+    if mode == "Dask cluster":
+        return f"the Dask cluster at {st.session_state.get(K.EV_SCHEDULER)}"
+    return "this server process"
+
+
+def check_scheduler(address: str) -> tuple[bool, str]:
+    """Connect to a Dask scheduler and count its workers.
+
+    Returns
+    -------
+    ok : bool
+    message : str
+        Workers and threads found, or why the connection failed and what to check.
+    """
+    try:
+        from distributed import Client
+    except ImportError:
+        return False, "the 'distributed' package is missing: pip install -r requirements.txt"
+    try:
+        with Client(address.strip(), timeout=f"{DASK_TIMEOUT}s") as client:
+            info = client.scheduler_info()
+    except (OSError, TimeoutError, ValueError) as exc:
+        return False, (f"cannot reach a Dask scheduler at {address!r} ({type(exc).__name__}: {exc}). Check the "
+                       "address and that port 8786 is open from this server.")
+    workers = info.get("workers", {})
+    threads = sum(int(w.get("nthreads", 0)) for w in workers.values())
+    if not workers:
+        return False, f"the scheduler at {address!r} answers but has no workers yet; start some with dask worker."
+    return True, f"connected: {len(workers)} worker(s), {threads} thread(s)."
+
+
+def _on_check() -> None:
+    ok, msg = check_scheduler(str(st.session_state.get(K.EV_SCHEDULER) or ""))
+    state.flash("success" if ok else "error", f"Dask scheduler: {msg}")
+
+
+def section() -> None:
+    """The sidebar's Compute expander."""
+    with st.sidebar.expander("Compute", icon=":material/memory:"):
+        st.radio("Evaluations run on", list(COMPUTE_MODES), key=K.EV_COMPUTE, persist_state=state.PERSIST,
+                 help="Same seed, same numbers wherever they run; only the speed differs.")
+        mode = st.session_state[K.EV_COMPUTE]
+        if mode == "local processes":
+            st.number_input("Worker processes", min_value=1, max_value=max(1, 4 * (os.cpu_count() or 1)), step=1,
+                            key=K.EV_JOBS, persist_state=state.PERSIST,
+                            help=f"This machine has {os.cpu_count()} cores.")
+        elif mode == "Dask cluster":
+            st.text_input("Scheduler address", key=K.EV_SCHEDULER, persist_state=state.PERSIST,
+                          help="e.g. tcp://10.0.0.5:8786 — the workers need subsetsel installed (same version).")
+            st.button("Test connection", on_click=_on_check, icon=":material/lan:")
+        st.caption(f"Next evaluation: {describe()}.")
