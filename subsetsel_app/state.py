@@ -174,6 +174,35 @@ def pop_flash() -> tuple[str, str] | None:
     return msg
 
 
+# --------------------------------------------------------------------------- select: budget, coverage, placement
+# (issue 6) declared here once, like the keys above; appended so other additions stay intact.
+K.SEL_MODE = "sel_mode"  # str: SELECT_MODES[0] (k datasets) or SELECT_MODES[1] (a total budget)
+K.SEL_COST = "sel_cost"  # str: cost source, COST_ESTIMATE or a numeric descriptor column
+K.SEL_BUDGET = "sel_budget"  # float: total budget in the cost's units
+K.SEL_BUDGET_FOR = "sel_budget_for"  # str: the benchmark token and cost source the budget was set for
+K.SEL_BUDGET_STRATEGY = "sel_budget_strategy"  # str: a cost-aware strategy (subsetsel_core.budget)
+K.SEL_COVERAGE = "sel_coverage"  # bool: coverage lines on the map
+K.PL_TEXT = "pl_text"  # str: pasted "dataset,score" lines of a new model
+K.PL_NAME = "pl_name"  # str: the new model's name
+K.PL_NONCE = "pl_nonce"  # int: bumped to clear the score uploader
+
+SELECT_MODES: tuple[str, ...] = ("k datasets", "a total budget")
+COST_ESTIMATE = "estimate from size descriptors"
+
+DEFAULTS.update({
+    K.SEL_MODE: SELECT_MODES[0],
+    K.SEL_COST: COST_ESTIMATE,
+    K.SEL_BUDGET: None,
+    K.SEL_BUDGET_FOR: None,
+    K.SEL_BUDGET_STRATEGY: "fafi-cosine",
+    K.SEL_COVERAGE: True,
+    K.PL_TEXT: "",
+    K.PL_NAME: "new model",
+    K.PL_NONCE: 0,
+})
+BENCHMARK_DEPENDENT = (*BENCHMARK_DEPENDENT, K.SEL_COST, K.SEL_BUDGET, K.SEL_BUDGET_FOR, K.PL_TEXT)
+
+
 # --------------------------------------------------------------------------- evaluate: advice, generalisation; representation check
 # (issue 6) appended like the block above.
 K.EV_ADV_METRIC = "ev_adv_metric"  # str: metric of the "how many datasets" advice

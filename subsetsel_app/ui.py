@@ -190,8 +190,14 @@ def map_chart(
     selected_color: str = "#d62728",
     height: int = 560,
     title: str | None = None,
+    representative: Sequence[int] | None = None,
+    poorly: Sequence[int] = (),
 ) -> None:
-    """Draw the map of a representation (method and colour from the session)."""
+    """Draw the map of a representation (method and colour from the session).
+
+    ``representative`` (each dataset's nearest chosen dataset, by position) adds thin
+    coverage lines below the markers; ``poorly`` rings the datasets not covered well.
+    """
     method = st.session_state[K.MAP_METHOD]
     seed = int(st.session_state[K.SEED])
     proj = D.project(data, cfg, rep, method, seed)
@@ -200,6 +206,8 @@ def map_chart(
         proj.coords, data.benchmark.datasets, hover=model.hover_frame(data, cfg), color=color,
         selected=selected, selected_color=selected_color, method=proj.method, title=title, height=height,
     )
+    if representative is not None:
+        figures.add_coverage_lines(fig, proj.coords, data.benchmark.datasets, representative, poorly=poorly)
     chart(fig, key=key)
     if proj.pending:
         _wait_for_projection(data.token, cfg, method, seed, data)

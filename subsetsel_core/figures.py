@@ -33,6 +33,12 @@ __all__ = [
     "map_figure",
     "mark_points",
     "strategy_color",
+    # issue 6
+    "COVERAGE_TRACE",
+    "POORLY_COVERED_TRACE",
+    "add_coverage_lines",
+    "budget_profile_figure",
+    "placement_figure",
 ]
 
 #: One colour per registered strategy, used on every page and in every report.
@@ -472,6 +478,196 @@ def k_profile_figure(
     fig.update_yaxes(title=f"{LABELS.get(metric, metric)} ({better} is better)")
     fig.update_layout(legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0})
     return _layout(fig, title, height)
+
+
+# --------------------------------------------------------------------------- issue 6: coverage, budget, placement
+
+#: Name of the map trace that joins each unchosen dataset to its representative.
+COVERAGE_TRACE = "stands for (nearest chosen)"
+#: Name of the map trace that rings the datasets nothing covers well.
+POORLY_COVERED_TRACE = "not covered well"
+
+
+def add_coverage_lines(
+    fig: go.Figure,
+    coords: np.ndarray,
+    datasets: Sequence[str],
+    representative: Sequence[int],
+    *,
+    poorly: Sequence[int] = (),
+    color: str = "#5b6270",
+) -> go.Figure:
+    """Add thin lines from every unchosen dataset to the chosen dataset it is nearest to.
+
+    The lines come right after the first trace (the datasets' points, which stays
+    ``fig.data[0]``): above the plain points, below the numbered chosen markers; the
+    datasets nothing covers well get an open ring on top.
+
+    Parameters
+    ----------
+    fig : Figure
+        A :func:`map_figure`; changed in place and returned.
+    coords : ndarray (n, 2)
+        The map's positions, rows in ``datasets`` order.
+    datasets : sequence of str, length n
+    representative : sequence of int, length n
+        Position of each dataset's representative (its own position when chosen).
+    poorly : sequence of int
+        Positions of the datasets not covered well.
+    """
+    coords = np.asarray(coords, dtype=float)
+    rep = np.asarray(list(representative), dtype=int)
+    free = np.flatnonzero(rep != np.arange(rep.size))
+    xs = np.full(3 * free.size, np.nan)
+    ys = np.full(3 * free.size, np.nan)
+    xs[0::3], xs[1::3] = coords[free, 0], coords[rep[free], 0]
+    ys[0::3], ys[1::3] = coords[free, 1], coords[rep[free], 1]
+    fig.add_trace(go.Scatter(
+        x=[None if np.isnan(v) else float(v) for v in xs], y=[None if np.isnan(v) else float(v) for v in ys],
+        mode="lines", name=COVERAGE_TRACE, hoverinfo="skip", connectgaps=False,
+        line={"color": _rgba(color, 0.55), "width": 1},
+    ))
+    fig.data = (fig.data[0], fig.data[-1], *fig.data[1:-1]) if len(fig.data) > 1 else fig.data
+    bad = np.asarray(list(poorly), dtype=int)
+    if bad.size:
+        names = [escape(datasets[i]) for i in bad]
+        rep_names = [escape(datasets[rep[i]]) for i in bad]
+        fig.add_trace(go.Scatter(
+            x=coords[bad, 0], y=coords[bad, 1], mode="markers", name=POORLY_COVERED_TRACE,
+            marker={"size": 17, "color": "rgba(0,0,0,0)", "line": {"width": 2, "color": "#e45756"}},
+            customdata=np.c_[names, rep_names],
+            hovertemplate="<b>%{customdata[0]}</b><br>not covered well: nearest chosen is %{customdata[1]}"
+                          "<extra></extra>",
+        ))
+    return fig
+
+
+def budget_profile_figure(
+    budgets: np.ndarray,
+    chosen: Mapping[str, np.ndarray],
+    random_band: Mapping[str, tuple[np.ndarray, np.ndarray, np.ndarray]] | None,
+    metric: str,
+    *,
+    strategy: str,
+    k_used: np.ndarray | None = None,
+    spent: np.ndarray | None = None,
+    current: tuple[float, float] | None = None,
+    unit: str = "",
+    title: str | None = None,
+    height: int = 340,
+) -> go.Figure:
+    """Agreement of one cost-aware strategy's subsets against the budget, next to random ones.
+
+    Parameters
+    ----------
+    budgets : ndarray (B,)
+        Budget levels (total cost allowed, in the cost's units).
+    chosen : dict metric → ndarray (B,)
+        The strategy's agreement at every level.
+    random_band : dict metric → (median, lo, hi), each (B,), optional
+        Random datasets taken while they fit, many draws per level.
+    metric : str
+    strategy : str
+    k_used, spent : ndarray (B,), optional
+        Datasets chosen and cost spent at each level (shown on hover).
+    current : (budget, value), optional
+        The current subset, marked with a ring.
+    unit : str
+        The cost's unit for the axis title.
+    """
+    budgets = np.asarray(budgets, dtype=float)
+    col = strategy_color(strategy)
+    fig = go.Figure()
+    if random_band is not None and metric in random_band:
+        med, lo, hi = random_band[metric]
+        grey = strategy_color("random")
+        fig.add_trace(go.Scatter(x=budgets, y=hi, mode="lines", line={"width": 0}, showlegend=False,
+                                 hoverinfo="skip", legendgroup="random"))
+        fig.add_trace(go.Scatter(x=budgets, y=lo, mode="lines", line={"width": 0}, fill="tonexty",
+                                 fillcolor=_rgba(grey, 0.18), showlegend=False, hoverinfo="skip",
+                                 legendgroup="random"))
+        fig.add_trace(go.Scatter(x=budgets, y=med, mode="lines", name="random datasets that fit (median, 95% band)",
+                                 line={"color": grey, "dash": "dot", "width": 2}, legendgroup="random",
+                                 hovertemplate="random, budget %{x:.4g}: median %{y:.3f}<extra></extra>"))
+    y = np.asarray(chosen[metric], float)
+    extra = np.c_[np.zeros(budgets.size) if k_used is None else k_used,
+                  budgets if spent is None else spent]
+    fig.add_trace(go.Scatter(
+        x=budgets, y=y, mode="lines+markers", name=escape(strategy), line={"color": col, "width": 3},
+        marker={"size": 5}, customdata=extra,
+        hovertemplate=f"{escape(strategy)}, budget %{{x:.4g}}: %{{y:.3f}}<br>%{{customdata[0]:.0f}} datasets, "
+                      "cost %{customdata[1]:.4g}<extra></extra>",
+    ))
+    if current is not None:
+        fig.add_trace(go.Scatter(x=[current[0]], y=[current[1]], mode="markers", name="this subset",
+                                 marker={"size": 16, "color": "rgba(0,0,0,0)", "line": {"width": 3, "color": col}},
+                                 hovertemplate="this subset, budget %{x:.4g}: %{y:.3f}<extra></extra>"))
+    better = "higher" if HIGHER_IS_BETTER.get(metric, True) else "lower"
+    fig.update_xaxes(title=f"budget — total cost of the subset{f' ({escape(unit)})' if unit else ''}",
+                     rangemode="tozero")
+    fig.update_yaxes(title=f"{LABELS.get(metric, metric)} ({better} is better)")
+    fig.update_layout(legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0})
+    return _layout(fig, title, height)
+
+
+def placement_figure(
+    board: pd.DataFrame,
+    model: str,
+    estimate: float,
+    interval: tuple[float, float],
+    *,
+    window: int = 12,
+    max_rows: int = 45,
+    title: str | None = None,
+) -> go.Figure:
+    """The leaderboard with a new model's estimated mean rank and its 95 % interval.
+
+    Parameters
+    ----------
+    board : DataFrame
+        ``Benchmark.leaderboard()`` (``position, model, mean_rank, …``).
+    model : str
+        The new model's name.
+    estimate : float
+        Its estimated full-benchmark mean rank (the existing models' scale).
+    interval : (lo, hi)
+        95 % interval of ``estimate``.
+    window : int
+        With more than ``max_rows`` models, only the models within ``window`` places of the
+        interval are drawn.
+    """
+    lo, hi = float(interval[0]), float(interval[1])
+    ranks = board["mean_rank"].to_numpy(dtype=float)
+    pos = int((ranks < estimate).sum())  # the new model's row goes after this many models
+    keep = np.arange(len(board))
+    if len(board) > max_rows:
+        first = max(0, int((ranks < lo).sum()) - window)
+        last = min(len(board), int((ranks <= hi).sum()) + window)
+        keep = np.arange(first, last)
+    b = board.iloc[keep]
+    labels = [f"{int(p)}. {escape(m)}" for p, m in zip(b["position"], b["model"], strict=True)]
+    new_label = f"<b>→ {escape(model)}</b>"
+    inside = [lo <= r <= hi for r in b["mean_rank"]]
+    fig = go.Figure()
+    fig.add_vrect(x0=lo, x1=hi, fillcolor=_rgba("#d62728", 0.10), line_width=0, layer="below")
+    fig.add_trace(go.Scatter(
+        x=b["mean_rank"], y=labels, mode="markers", name="existing models",
+        marker={"size": 9, "color": ["#4c78a8" if i else "#9aa5b8" for i in inside]},
+        hovertemplate="%{y}<br>mean rank %{x:.2f}<extra></extra>",
+    ))
+    fig.add_trace(go.Scatter(
+        x=[estimate], y=[new_label], mode="markers", name=f"{escape(model)} (estimate, 95% interval)",
+        marker={"size": 14, "symbol": "diamond", "color": "#d62728", "line": {"width": 1, "color": "#222"}},
+        error_x={"type": "data", "symmetric": False, "array": [max(0.0, hi - estimate)],
+                 "arrayminus": [max(0.0, estimate - lo)], "color": "#d62728", "thickness": 2, "width": 6},
+        hovertemplate=f"{escape(model)}<br>estimated mean rank %{{x:.2f}} [{lo:.2f}, {hi:.2f}]<extra></extra>",
+    ))
+    at = int(np.clip(pos - keep[0] if keep.size else 0, 0, len(labels)))
+    order = labels[:at] + [new_label] + labels[at:]
+    fig.update_yaxes(categoryorder="array", categoryarray=order[::-1], automargin=True, type="category")
+    fig.update_xaxes(title="mean rank over all datasets (1 = best)")
+    fig.update_layout(legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0}, showlegend=True)
+    return _layout(fig, title, max(280, 19 * len(order) + 110))
 
 
 #: Legend name of the trace :func:`mark_points` adds.
