@@ -165,6 +165,18 @@ def embedding_rep(text_file: str, text_what: str) -> dict:
     }
 
 
+def _embedding_reps(
+    folder: Path, kept: dict[str, bytes], embeddings: str, encode: Encoder | None,
+    names: pd.Series, texts: pd.Series, text_file: str, text_what: str,
+) -> list[dict]:
+    """Write (``compute``) or restore (``keep``) the embedding file; its manifest entry if present."""
+    if embeddings == "compute" and encode is not None:
+        write_csv(embedding_frame(names, texts, encode), folder / EMBEDDING_FILE, EMBEDDING_DECIMALS)
+    elif embeddings == "keep" and EMBEDDING_FILE in kept:
+        (folder / EMBEDDING_FILE).write_bytes(kept[EMBEDDING_FILE])
+    return [embedding_rep(text_file, text_what)] if (folder / EMBEDDING_FILE).is_file() else []
+
+
 # ------------------------------------------------------------------------- samples
 
 
@@ -215,16 +227,8 @@ def build_tsc(ship: Path, out: Path, embeddings: str, encode: Encoder | None) ->
             "description": "One sentence per dataset generated from the UCR facts.",
         },
     ]
-    if embeddings == "compute" and encode is not None:
-        write_csv(
-            embedding_frame(desc["dataset"], desc["description"], encode),
-            folder / EMBEDDING_FILE,
-            EMBEDDING_DECIMALS,
-        )
-    elif embeddings == "keep" and EMBEDDING_FILE in kept:
-        (folder / EMBEDDING_FILE).write_bytes(kept[EMBEDDING_FILE])
-    if (folder / EMBEDDING_FILE).is_file():
-        reps.append(embedding_rep("features_description.csv", "the generated descriptions"))
+    reps += _embedding_reps(folder, kept, embeddings, encode, desc["dataset"], desc["description"],
+                            "features_description.csv", "the generated descriptions")
 
     write_manifest(
         folder,
@@ -286,16 +290,8 @@ def build_mmlu(ship: Path, out: Path, embeddings: str, encode: Encoder | None) -
             "description": "A short description of each subject.",
         },
     ]
-    if embeddings == "compute" and encode is not None:
-        write_csv(
-            embedding_frame(subjects["dataset"], subjects["description"], encode),
-            folder / EMBEDDING_FILE,
-            EMBEDDING_DECIMALS,
-        )
-    elif embeddings == "keep" and EMBEDDING_FILE in kept:
-        (folder / EMBEDDING_FILE).write_bytes(kept[EMBEDDING_FILE])
-    if (folder / EMBEDDING_FILE).is_file():
-        reps.append(embedding_rep("features_subjects.csv", "the 'description' column"))
+    reps += _embedding_reps(folder, kept, embeddings, encode, subjects["dataset"], subjects["description"],
+                            "features_subjects.csv", "the 'description' column")
 
     write_manifest(
         folder,
