@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import pandas as pd
@@ -39,10 +41,17 @@ class UploadedTable:
     name: str
     content: bytes = field(repr=False)
 
-    @property
+    @cached_property
     def digest(self) -> str:
-        """SHA-256 of the name and content (a cache key)."""
-        return hashlib.sha256(self.name.encode() + b"\0" + self.content).hexdigest()
+        """SHA-256 of the name and content (a cache key).
+
+        Computed once per object and without concatenating the content (a 200 MB upload is
+        hashed in place, not copied on every page rerun).
+        """
+        h = hashlib.sha256(self.name.encode())
+        h.update(b"\0")
+        h.update(self.content)
+        return h.hexdigest()
 
     @property
     def stem(self) -> str:
@@ -75,15 +84,50 @@ class ScoreOptions:
     name: str = ""
 
 
+# The core's messages name the command-line options that fix a problem; on the Benchmark
+# page the fix is a widget; a message without a fix gets one. (pattern, replacement) pairs,
+# applied in order.
+_CLI_HINTS: tuple[tuple[str, str | Callable[[re.Match[str]], str]], ...] = (
+    (r"name that column with --fold-column\.", "choose that column as 'Fold / seed column' above."),
+    (r"Then load it with --wide\.", "Then choose the 'wide' layout above."),
+    (r"Name the dataset column with --dataset-column \(or rename it\)\.",
+     "Type its name under 'Dataset column of the descriptor tables' above (or rename it)."),
+    (r"Name the column with --(dataset|model|score)-column\.",
+     lambda m: f"Choose it as '{m.group(1).capitalize()} column' above."),
+    (r"\(CLI: --missing [a-z-]+\)", "(the 'Missing scores' option above)"),
+    (r"\(CLI: --alias [^)]*\)", "(the 'Aliases' box: one 'name in descriptor file = name in scores' per line)"),
+    (r" ?\(CLI: [^)]*\)", ""),
+    (r"has a header but no rows\.$",
+     "has a header but no rows. Add one row per dataset and model (and fold) below the header, "
+     "or upload the file that holds the scores."),
+)
+
+
+def dashboard_message(message: str) -> str:
+    """A core error message with its command-line hints replaced by the Benchmark page's widgets.
+
+    Examples
+    --------
+    >>> dashboard_message("x.csv: 4 rows repeat (…). If these rows are folds, name that column with --fold-column.")
+    "x.csv: 4 rows repeat (…). If these rows are folds, choose that column as 'Fold / seed column' above."
+    """
+    for pattern, repl in _CLI_HINTS:
+        message = re.sub(pattern, repl, message)
+    return message
+
+
 def read_header(table: UploadedTable) -> pd.DataFrame:
     """The uploaded table as text cells (for the column mapping and a preview).
 
     Raises
     ------
     InputError
-        The file is not a readable table.
+        The file is not a readable table (the message names the fix on the Benchmark page).
     """
-    return read_table(table.content, label=table.name)
+    try:
+        return read_table(table.content, label=table.name)
+    except InputError as exc:
+        raise InputError(dashboard_message(str(exc))) from None
 
 
 _DATASET = ("dataset", "datasets", "data", "task", "problem", "name", "subject")
@@ -240,7 +284,7 @@ def check_upload(
             label=scores.name,
         )
     except InputError as exc:
-        return UploadCheck(None, str(exc))
+        return UploadCheck(None, dashboard_message(str(exc)))
     rb = ReportBuilder()
     tables: dict[str, pd.DataFrame] = {}
     specs: dict[str, RepresentationSpec] = {}
@@ -253,7 +297,7 @@ def check_upload(
             df = load_descriptors([table.content], dataset_column=dataset_column, aliases=aliases or None,
                                   labels=[table.name])
         except InputError as exc:
-            return UploadCheck(None, str(exc), bench.report + rb.build())
+            return UploadCheck(None, dashboard_message(str(exc)), bench.report + rb.build())
         if df.shape[1] == 0:
             return UploadCheck(None, f"{table.name}: has only the dataset column; add descriptor columns.",
                                bench.report + rb.build())

@@ -183,3 +183,53 @@ def features_for(case: Case, folder: Path) -> Path:
         f = pd.DataFrame({"dataset": [f"ds{i}" for i in range(1000)], "size": np.arange(1000) % 37})
     f.to_csv(p, index=False)
     return p
+
+
+# --------------------------------------------------------------------------- the dashboard's upload path
+
+@dataclass(frozen=True)
+class DashboardExpect:
+    """What the Benchmark page's uploader must do with a case.
+
+    Attributes
+    ----------
+    expect : {"ok", "error"}
+        A loaded benchmark (``ok``) or an error message on the page (``error``).
+    needle : str
+        Text the error message must contain.
+    settings : dict of str to str
+        Session-state values of the page's widgets to set after the upload (the dashboard's
+        equivalent of the case's CLI arguments), e.g. ``{"up_missing": "drop-models"}``.
+    why : str
+        Why the page's outcome differs from the CLI's, if it does.
+    """
+
+    expect: str
+    needle: str = ""
+    settings: dict[str, str] = field(default_factory=dict)
+    why: str = ""
+
+
+_DASHBOARD_OVERRIDES = {
+    "wrong score column": DashboardExpect(
+        "ok", why="the page guesses the mapping: 'Accuracy' is proposed as the score column"),
+    "wide file without --wide": DashboardExpect(
+        "ok", why="the page guesses the layout: a table without model and score columns is proposed as wide"),
+}
+
+
+def dashboard_expectation(case: Case) -> DashboardExpect:
+    """The Benchmark page's expected outcome for a case (the CLI's, with its arguments as widget settings)."""
+    if case.name in _DASHBOARD_OVERRIDES:
+        return _DASHBOARD_OVERRIDES[case.name]
+    settings: dict[str, str] = {}
+    args = list(case.args)
+    while args:
+        a = args.pop(0)
+        if a == "--wide":
+            settings["up_layout"] = "wide"
+        elif a == "--missing":
+            settings["up_missing"] = args.pop(0)
+        else:
+            raise ValueError(f"no widget for the CLI argument {a}")
+    return DashboardExpect(case.expect, case.needle, settings)
