@@ -79,8 +79,8 @@ def select_panel(data: ActiveData) -> None:
                           format=fmt, key=K.SEL_BUDGET, persist_state=state.PERSIST,
                           help="The subset's datasets together may cost at most this much.")
         budget = float(st.session_state[K.SEL_BUDGET])
-        c[3].markdown(f"**Whole benchmark:** {T.fmt_cost(cost.total)} {ui.md_escape(cost.unit)}  \n"
-                      f"this budget is **{budget / cost.total:.1%}** of it")
+        c[3].metric("Whole benchmark's cost", f"{T.fmt_cost(cost.total)}", delta=f"budget = {budget / cost.total:.1%} of it",
+                    delta_color="off", delta_arrow="off", help=f"Sum of every dataset's cost ({cost.unit}).")
         st.caption(f"Costs: {ui.md_escape(cost.how)}.")
     else:
         c = st.columns([1.3, 2, 1.6], gap="medium")
@@ -148,14 +148,17 @@ def select_panel(data: ActiveData) -> None:
                              help="The largest distance from any dataset to its nearest chosen dataset (Euclidean, "
                                   "descriptors standardised over all datasets). Smaller means every dataset has a "
                                   "close stand-in in the subset.")
-                bad = T.poorly_frame(cov)
+                bad = T.poorly_frame(cov, limit=5)
                 if len(bad):
                     more = len(cov.poorly_covered) - len(bad)
-                    cv[2].markdown("**Not covered well** (distance > "
-                                   f"{cov.threshold:.2f}):  \n" + "  \n".join(
-                                       f"{ui.md_escape(d)} — nearest chosen {ui.md_escape(near)} ({dist:.2f})"
+                    cv[2].markdown(f"**Not covered well** (farther than {cov.threshold:.2f} from every chosen "
+                                   "dataset): " + ", ".join(
+                                       f"{ui.md_escape(d)} ({dist:.2f}, nearest {ui.md_escape(near)})"
                                        for d, near, dist in bad.itertuples(index=False, name=None))
-                                   + (f"  \n… and {more} more" if more > 0 else ""))
+                                   + (f", … and {more} more" if more > 0 else "") + ".",
+                                   help="Farther from its nearest chosen dataset than the mean plus two standard "
+                                        "deviations of the unchosen datasets' distances; the full list is in the "
+                                        "JSON sidecar.")
                 else:
                     cv[2].markdown("**Not covered well:** none — every dataset is within "
                                    f"{cov.threshold:.2f} of a chosen one.")
@@ -222,7 +225,7 @@ def place_panel(data: ActiveData, subset: list[str], seed: int) -> None:
         nonce = int(st.session_state[K.PL_NONCE])
         up = st.file_uploader("… or a CSV with dataset and score columns (optional fold column)", type=["csv", "tsv", "txt"],
                               key=f"pl_upload_{nonce}")
-        st.download_button("Template CSV of the chosen datasets", T.template_csv(subset),
+        st.download_button("Template CSV of the chosen datasets", lambda: T.template_csv(subset),
                            file_name=f"scores_template_{len(subset)}.csv", mime="text/csv",
                            icon=":material/download:", key="dl_pl_template", on_click="ignore")
     with right:
@@ -236,9 +239,9 @@ def place_panel(data: ActiveData, subset: list[str], seed: int) -> None:
             return
         checked = T.check_scores(parsed, data, subset)
         for msg in checked.problems:
-            st.error(ui.md_escape(msg), icon=ui.ICONS["error"])
+            st.error(ui.md_escape(msg[:1].upper() + msg[1:]), icon=ui.ICONS["error"])
         for msg in checked.notes:
-            st.warning(ui.md_escape(msg), icon=ui.ICONS["warning"])
+            st.warning(ui.md_escape(msg[:1].upper() + msg[1:]), icon=ui.ICONS["warning"])
         if checked.problems:
             return
         try:

@@ -587,7 +587,9 @@ def budget_step(total: float) -> tuple[float, str]:
     mag = 10.0 ** np.floor(np.log10(raw))
     step = float(min((m * mag for m in (1, 2, 5, 10) if m * mag >= raw), default=10 * mag))
     decimals = int(max(0, -np.floor(np.log10(step))))
-    return step, f"%.{min(decimals, 6)}f"
+    # enough decimals to show the default budget (3 significant digits of a tenth of the total)
+    decimals = max(decimals, int(2 - np.floor(np.log10(max(0.1 * total, 1e-9)))))
+    return step, f"%.{min(max(decimals, 0), 6)}f"
 
 
 def ensure_budget_state(data: ActiveData, c: Costs) -> None:

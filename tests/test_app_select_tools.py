@@ -109,7 +109,8 @@ def test_budget_profile_curves_and_random_band(tsc):
 
 
 def test_budget_step_and_default():
-    assert T.budget_step(112.0) == (1.0, "%.0f")
+    assert T.budget_step(112.0) == (1.0, "%.1f")  # the default 11.2 is shown in full
+    assert T.budget_step(56779.0) == (500.0, "%.0f")
     assert T.budget_step(1.0)[0] == pytest.approx(0.005)
     c = T.Costs(np.array([5.0, 1.0, 4.0]), "column 'h'", "h")
     assert T.default_budget(c) == pytest.approx(1.0)  # at least the cheapest dataset
@@ -286,7 +287,8 @@ def test_page_budget_mode_changes_table_costs_and_agreement(app):
     total = float(pd.to_numeric(at.session_state["data"].tables["ucr_info"]["train_size"]).sum())
     budget = at.number_input(key="sel_budget")
     assert budget.value == pytest.approx(float(f"{0.1 * total:.3g}"))
-    assert any(f"{total:,.0f}" in m.value for m in at.markdown)  # the whole benchmark's cost is shown
+    whole = next(m for m in at.metric if m.label == "Whole benchmark's cost")  # the whole benchmark's cost is shown
+    assert whole.value == f"{total:,.0f}" and "10.0%" in whole.proto.delta
     table = _table(at)
     assert list(table.columns[:4]) == ["order", "dataset", "cost", "cumulative_cost"]
     assert table["cumulative_cost"].iloc[-1] <= budget.value + 1e-9
@@ -347,8 +349,8 @@ def test_page_bad_pasted_scores_give_clear_messages(app):
     at.text_area(key="pl_text").input("\n".join(lines))
     at.run()
     assert not at.exception
-    errs = [e.value for e in at.error]
-    assert any("not a number" in e and "Wafer" in e for e in errs)
+    errs = [e.value.lower() for e in at.error]
+    assert any("not a number" in e and "wafer" in e for e in errs)
     assert any("not datasets of this benchmark" in e and "did you mean" in e for e in errs)
     assert any("no score for 1 of the 10 chosen datasets" in e for e in errs)
     assert not any(m.label == "Estimated position" for m in at.metric)
