@@ -274,6 +274,8 @@ def advice_marks(frame: pd.DataFrame) -> pd.DataFrame:
             labels.append("")
     marks["label"] = labels
     marks["k"] = marks["k"].astype(int)
+    # the labelled points last, so they are drawn on top of others at the same k
+    marks = marks.assign(_top=[bool(t) for t in labels]).sort_values("_top", kind="stable")
     return marks[["key", "strategy", "k", "mean", "lo", "hi", "label"]].reset_index(drop=True)
 
 
@@ -406,8 +408,8 @@ def release_dates(data: ActiveData) -> tuple[dict[str, Any] | None, str]:
         if missing:
             return None, f"{len(missing)} of {data.benchmark.n_models} models have no release date."
         return dict(dates), ""
-    return None, ("no release dates: this benchmark's files describe the datasets only, not the models, so the "
-                  "newest models cannot be told apart; the held-out models are a random share.")
+    return None, ("there are no model release dates: this benchmark's files describe the datasets only, not the "
+                  "models, so the newest models cannot be told apart and the held-out models are a random share.")
 
 
 @dataclass(frozen=True)
@@ -448,9 +450,9 @@ def generalisation_work(
 
 
 def generalisation_frame(gen: GeneralisationResult, metric: str) -> pd.DataFrame:
-    """Per entry: AUC (normalised by the k span) and p vs random on both groups, and whether it holds."""
+    """Per entry: AUC and p vs random on both groups, the gain over random on the held-out models and
+    whether it holds there (AUC as in the verdict: trapezoid over k with unit spacing)."""
     df = gen.to_frame(metric)
-    width = max(1, len(gen.judged.ks) - 1)
     higher = HIGHER_IS_BETTER.get(metric, True)
     base = df.set_index("key").loc["random"] if (df["key"] == "random").any() else None
 
@@ -459,13 +461,13 @@ def generalisation_frame(gen: GeneralisationResult, metric: str) -> pd.DataFrame
 
     out = pd.DataFrame({
         "strategy": df["key"],
-        "AUC, judging models": df["auc_judged"] / width,
+        "AUC, judging models": df["auc_judged"],
         "p, judging": pd.to_numeric(df["p_judged"], errors="coerce"),
-        "AUC, held-out models": df["auc_new"] / width,
+        "AUC, held-out models": df["auc_new"],
         "p, held-out": pd.to_numeric(df["p_new"], errors="coerce"),
     })
     if base is not None:
-        out["gain over random, held-out"] = [gain(v, base["auc_new"]) / width for v in df["auc_new"]]
+        out["gain over random, held-out"] = [gain(v, base["auc_new"]) for v in df["auc_new"]]
         out["holds on held-out"] = [
             "—" if k == "random" else ("yes" if (p is not None and not pd.isna(p) and p < 0.05 and g > 0) else "no")
             for k, p, g in zip(df["key"], out["p, held-out"], out["gain over random, held-out"], strict=True)
@@ -540,8 +542,10 @@ def _gen_result(job: Job, data: ActiveData) -> None:
                      "p, judging": st.column_config.NumberColumn(format="%.4f"),
                      "p, held-out": st.column_config.NumberColumn(format="%.4f"),
                  })
-    st.caption("AUC normalised by the k span (the mean of the curve); p: one-sided Wilcoxon against random on the "
-               "paired per-trial AUCs, Holm-corrected, within each group of models.")
+    width = max(1, len(gen.judged.ks) - 1)
+    st.caption(f"AUC: trapezoid over k = {int(gen.judged.ks[0])} … {int(gen.judged.ks[-1])} (unit spacing), as in the "
+               f"AUC table above; divided by {width} it is the curve's mean. p: one-sided Wilcoxon against random on "
+               "the paired per-trial AUCs, Holm-corrected, within each group of models.")
     with st.expander("Which models are held out"):
         st.markdown("**Held out:** " + ui.md_escape(", ".join(gen.new_models)))
         st.markdown("**Used to judge:** " + ui.md_escape(", ".join(gen.judge_models)))
@@ -553,10 +557,10 @@ def _gen_panel(data: ActiveData, key: tuple[Hashable, ...], polling: bool) -> No
         return
     if polling and not job.running:
         st.rerun()
-    c = st.columns([4, 1])
-    with c[0]:
-        _progress_bar(job, "Generalisation check")
     if job.running:
+        c = st.columns([4, 1])
+        with c[0]:
+            _progress_bar(job, "Generalisation check")
         c[1].button("Stop", on_click=stop_job, args=(key,), icon=":material/stop_circle:", key="ev_gen_stop",
                     width="stretch")
         st.caption("Two runs of the protocol: on the models used to judge, then on the held-out models.")
@@ -599,7 +603,7 @@ def generalisation_section(data: ActiveData, run: runner.EvalRun | None) -> None
     c[3].button("Check on held-out models", icon=":material/science:", key="ev_gen_btn", width="stretch",
                 on_click=_gen_button, args=(data, run), disabled=job is not None and job.running)
     if dates is None:
-        st.caption(f"Newest models: {ui.md_escape(why)}")
+        st.caption(f"Holding out the newest models is unavailable — {ui.md_escape(why)}")
     n_new = max(2, int(round(settings.fraction * data.benchmark.n_models)))
     if job is None:
         st.caption(f"Holds out {n_new} of {data.benchmark.n_models} models "
@@ -651,14 +655,13 @@ class QuickCheck:
         return self.gain / max(1, len(self.result.ks) - 1)
 
     def table(self) -> pd.DataFrame:
-        """Per strategy: Spearman AUC (normalised), gain over random and p."""
-        width = max(1, len(self.result.ks) - 1)
+        """Per strategy: Spearman AUC, its gain over random (as in the verdict) and p."""
         base = self.result.stats["random"].auc["spearman"].mean
         rows = []
         for e in self.result.entries:
             s = self.result.stats[e.key]
-            rows.append({"strategy": e.key, "Spearman AUC": s.auc["spearman"].mean / width,
-                         "gain over random": (s.auc["spearman"].mean - base) / width,
+            rows.append({"strategy": e.key, "Spearman AUC": s.auc["spearman"].mean,
+                         "gain over random": s.auc["spearman"].mean - base,
                          "p vs random (Holm)": s.p_vs_random.get("spearman")})
         df = pd.DataFrame(rows)
         df["p vs random (Holm)"] = pd.to_numeric(df["p vs random (Holm)"], errors="coerce")
@@ -728,10 +731,12 @@ def _check_result(job: Job) -> None:
     qc: QuickCheck = job.result
     chk = qc.check
     c = st.columns(4)
-    c[0].metric("Expected gain over random", f"{qc.gain_normalised:+.3f}",
-                help=f"Spearman AUC of the best strategy ({qc.best}) minus random's, divided by the k span: the "
-                     f"average gain in Spearman ρ over k = {int(qc.result.ks[0])} … {int(qc.result.ks[-1])} "
-                     f"(unnormalised AUC gain {qc.gain:+.2f}).")
+    c[0].metric("Expected AUC gain over random", f"{qc.gain:+.2f}",
+                delta="significant" if qc.beats_random else "not significant", delta_arrow="off",
+                delta_color="normal" if qc.beats_random else "off",
+                help=f"Spearman AUC (trapezoid over k = {int(qc.result.ks[0])} … {int(qc.result.ks[-1])}) of the best "
+                     f"strategy ({qc.best}) minus random's; per k that is {qc.gain_normalised:+.3f} in Spearman ρ on "
+                     "average.")
     c[1].metric("p vs random", "n/a" if qc.p is None else f"{qc.p:.3g}",
                 help="One-sided Wilcoxon signed-rank test on the paired per-trial AUCs, Holm-corrected.")
     c[2].metric("Mantel r", f"{chk.mantel_r:.2f}", help=f"p = {chk.mantel_p:.3g} (999 permutations): descriptor "
