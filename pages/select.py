@@ -140,28 +140,6 @@ def select_panel(data: ActiveData) -> None:
                        + (" Grey lines join every other dataset to the chosen one it is nearest to (in the "
                           "standardised descriptors, not on this 2-D map); red rings mark datasets nothing covers well."
                           if show_lines and cov is not None else ""))
-            if cov is not None:
-                cv = st.columns([1.2, 1, 2.2], vertical_alignment="center")
-                cv[0].toggle("Coverage lines", key=K.SEL_COVERAGE, persist_state=state.PERSIST,
-                             help="Lines from each unchosen dataset to the chosen dataset that stands for it.")
-                cv[1].metric("Covering radius", f"{cov.radius:.2f}",
-                             help="The largest distance from any dataset to its nearest chosen dataset (Euclidean, "
-                                  "descriptors standardised over all datasets). Smaller means every dataset has a "
-                                  "close stand-in in the subset.")
-                bad = T.poorly_frame(cov, limit=5)
-                if len(bad):
-                    more = len(cov.poorly_covered) - len(bad)
-                    cv[2].markdown(f"**Not covered well** (farther than {cov.threshold:.2f} from every chosen "
-                                   "dataset): " + ", ".join(
-                                       f"{ui.md_escape(d)} ({dist:.2f}, nearest {ui.md_escape(near)})"
-                                       for d, near, dist in bad.itertuples(index=False, name=None))
-                                   + (f", … and {more} more" if more > 0 else "") + ".",
-                                   help="Farther from its nearest chosen dataset than the mean plus two standard "
-                                        "deviations of the unchosen datasets' distances; the full list is in the "
-                                        "JSON sidecar.")
-                else:
-                    cv[2].markdown("**Not covered well:** none — every dataset is within "
-                                   f"{cov.threshold:.2f} of a chosen one.")
         else:
             st.info("No map without descriptors.")
     with right:
@@ -179,6 +157,29 @@ def select_panel(data: ActiveData) -> None:
         d[1].download_button("JSON sidecar", lambda: T.downloads(data, rcfg, sel, bs=bs, cov=cov)[1],
                              file_name=stem + ".json", mime="application/json", icon=":material/data_object:",
                              key="dl_subset_json", on_click="ignore")
+        if cov is not None:
+            st.markdown("##### Coverage")
+            cv = st.columns(2, vertical_alignment="center")
+            cv[0].metric("Covering radius", f"{cov.radius:.2f}",
+                         help="The largest distance from any dataset to its nearest chosen dataset (Euclidean, "
+                              "descriptors standardised over all datasets). Smaller means every dataset has a "
+                              "close stand-in in the subset.")
+            cv[1].toggle("Lines on the map", key=K.SEL_COVERAGE, persist_state=state.PERSIST,
+                         help="Lines from each unchosen dataset to the chosen dataset that stands for it.")
+            bad = T.poorly_frame(cov, limit=5)
+            if len(bad):
+                more = len(cov.poorly_covered) - len(bad)
+                st.markdown(f"**Not covered well** (farther than {cov.threshold:.2f} from every chosen "
+                            "dataset): " + ", ".join(
+                                f"{ui.md_escape(d)} ({dist:.2f}, nearest {ui.md_escape(near)})"
+                                for d, near, dist in bad.itertuples(index=False, name=None))
+                            + (f", … and {more} more" if more > 0 else "") + ".",
+                            help="Farther from its nearest chosen dataset than the mean plus two standard "
+                                 "deviations of the unchosen datasets' distances; the full list is in the "
+                                 "JSON sidecar, the stand-ins of every dataset in the CSV's 'represents' column.")
+            else:
+                st.markdown("**Not covered well:** none — every dataset is within "
+                            f"{cov.threshold:.2f} of a chosen one.")
 
     if bs is not None:
         st.markdown("#### This strategy for every budget")
