@@ -67,8 +67,12 @@ _HOVER_TEXT = 60
 
 
 def escape(value: object) -> str:
-    """HTML-escape a value for a plotly label (``%{`` is defused too)."""
-    return html.escape(str(value)).replace("%{", "%&#123;")
+    """HTML-escape a value for a plotly label (``%{`` is defused too).
+
+    Quotes stay as they are: plotly.js decodes ``&lt;`` ``&gt;`` ``&amp;`` and numeric entities but
+    would show ``&quot;`` literally.
+    """
+    return html.escape(str(value), quote=False).replace("%{", "%&#123;")
 
 
 def strategy_color(strategy: str) -> str:
