@@ -196,7 +196,8 @@ def map_chart(
     """Draw the map of a representation (method and colour from the session).
 
     ``representative`` (each dataset's nearest chosen dataset, by position) adds thin
-    coverage lines below the markers; ``poorly`` rings the datasets not covered well.
+    coverage lines (over the plain points, under the numbered ones); ``poorly`` rings the datasets
+    not covered well.
     """
     method = st.session_state[K.MAP_METHOD]
     seed = int(st.session_state[K.SEED])
