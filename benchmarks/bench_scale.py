@@ -21,6 +21,7 @@ Usage::
     python benchmarks/bench_scale.py                    # every cell, table on stdout
     python benchmarks/bench_scale.py --markdown out.md  # also write the markdown table
     python benchmarks/bench_scale.py --quick            # n = 1,000 only
+    python benchmarks/bench_scale.py --only select --strategy kmeans   # the k-means select cells
 
 Timing includes everything ``select`` / ``evaluate`` does (standardisation, rank sums of
 the whole score cube, metrics) but not generating the data. BLAS runs on one thread
@@ -150,6 +151,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cell", help=argparse.SUPPRESS)
     ap.add_argument("--quick", action="store_true", help="n = 1,000 only")
+    ap.add_argument("--only", choices=("select", "evaluate"), help="only the select or the evaluate cells")
+    ap.add_argument("--strategy", help="select cells of this strategy only")
     ap.add_argument("--markdown", metavar="PATH", help="also write the table as markdown")
     args = ap.parse_args(argv)
     if args.cell:
@@ -159,7 +162,9 @@ def main(argv: list[str] | None = None) -> int:
           "each cell in a fresh process; BLAS single-threaded")
     print(HEADER, flush=True)
     rows = []
-    for cell in _cells(args.quick):
+    cells = [c for c in _cells(args.quick) if args.only in (None, c["kind"])
+             and (args.strategy is None or c.get("strategy") == args.strategy)]
+    for cell in cells:
         r = _run_in_subprocess(cell)
         rows.append(r)
         print(_row(r) + (f"  ERROR {r['error']}" if "error" in r else ""), flush=True)

@@ -4,7 +4,8 @@
   formulation it replaced (bit for bit), with ties and for large M;
 * the shared tie structure (one sort) == ``scipy.stats.rankdata``;
 * the directly computed random streams == ``numpy.random.SeedSequence`` spawning;
-* k-means: the unpadded (ragged) Lloyd loop == the padded one, the fast first-index
+* k-means: the merged Lloyd loop (whole products or bounded) == the first version's
+  padded loop (kept here as the reference), the fast first-index
   arg-minimum == ``argmin``, the batched pick == one k at a time, and the BLAS property
   the shortcuts rely on;
 * farthest-first == a plain loop; the process pool == a serial run.
@@ -153,23 +154,130 @@ def _tsc_like(n: int = 89, p: int = 17, seed: int = 8) -> np.ndarray:
     return standardize(X)
 
 
-def test_ragged_lloyd_equals_padded() -> None:
-    X = _tsc_like()
-    ks = [2, 3, 7, 10]
+def _reference_lloyd(X: np.ndarray, C: np.ndarray, valid: np.ndarray, max_iter: int = KM.MAX_ITER,
+                     even: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The first version's Lloyd loop: runs padded to the largest k, every iteration two
+    whole BLAS products (distances; cluster sums through the 0/1 membership matrix).
+    ``even``: one zero row added to odd products (the layout of the ragged loop)."""
+    n, p = X.shape
+    R, kmax, _ = C.shape
+    C = C.copy()
+    x2 = (X * X).sum(axis=1)
+    labels = np.full((R, n), -1)
+    inertia = np.zeros(R)
+    act = np.arange(R)
+    for it in range(max_iter + 1):
+        Ca = C[act]
+        c2 = (Ca * Ca).sum(axis=2)
+        c2[~valid[act]] = np.inf
+        A = Ca.reshape(-1, p)
+        if even and len(A) % 2:
+            A = np.vstack([A, np.zeros((1, p))])
+        d = (A @ X.T)[: act.size * kmax].reshape(act.size, kmax, n) * -2.0 + c2[:, :, None] + x2
+        m, new = d.min(axis=1), d.argmin(axis=1)
+        changed = (new != labels[act]).any(axis=1)
+        inertia[act[~changed]] = np.maximum(m[~changed], 0.0).sum(axis=1)
+        if it == max_iter:
+            inertia[act[changed]] = np.maximum(m[changed], 0.0).sum(axis=1)
+            break
+        act, new = act[changed], new[changed]
+        if act.size == 0:
+            break
+        labels[act] = new
+        onehot = np.zeros((act.size * kmax + (act.size * kmax % 2 if even else 0), n))
+        for i in range(act.size):
+            onehot[i * kmax + new[i], np.arange(n)] = 1.0
+        counts = onehot.sum(axis=1)[: act.size * kmax].reshape(act.size, kmax)
+        sums = (onehot @ X)[: act.size * kmax].reshape(act.size, kmax, p) / np.maximum(counts, 1.0)[:, :, None]
+        C[act] = np.where((counts > 0)[:, :, None], sums, C[act])
+    return C, inertia
+
+
+def _reference_kmeans(X: np.ndarray, k: int, rng: np.random.Generator, n_init: int = KM.N_INIT) -> np.ndarray:
+    """``kmeans_select`` from the reference loop: seeding, Lloyd, then the picks."""
+    C0, rows = KM._seed(X, [k], [rng], n_init)
+    C, inertia = _reference_lloyd(X, C0, rows >= 0, even=k % 2 == 0)
+    return KM._pick(X, C[int(np.argmin(inertia))], [])
+
+
+LLOYD_CASES = [(89, 17, [2, 3, 7, 10]), (300, 7, [5, 9]), (700, 2, [3]), (257, 1, [2, 4]), (600, 33, [1, 4, 9]),
+               (1000, 64, [13, 20]), (2500, 3, [7])]
+
+
+@pytest.mark.parametrize(("n", "p", "ks"), LLOYD_CASES)
+def test_lloyd_equals_reference(n: int, p: int, ks: list[int]) -> None:
+    """The merged loop, whole products or bounded, padded (``stacked``) or ragged, gives the
+    reference loop's centres and inertia to the last bit (odd products included)."""
+    X = _tsc_like(n=n, p=p, seed=n)
     with threadpool_limits(limits=1, user_api="blas"):
-        C0 = KM._seed_centres(X, ks, np.random.default_rng(1).spawn(len(ks)), 10)
-        valid = np.arange(C0.shape[1])[None, :] < np.repeat(ks, 10)[:, None]
-        C, inertia = KM._lloyd(X, C0, valid)
-        Cr, inertia_r = KM._lloyd_ragged(X, C0[valid], np.repeat(ks, 10))
-    np.testing.assert_array_equal(inertia, inertia_r)
-    np.testing.assert_array_equal(C[valid], Cr)
-    # runs padded to their block's size (as kmeans_many does), padding masked with ``real``
-    sizes = np.repeat(KM._blocks(ks), 10)
-    inside = np.arange(C0.shape[1])[None, :] < sizes[:, None]
+        C0 = KM._seed_centres(X, ks, np.random.default_rng(n).spawn(len(ks)), 10)
+        R, kmax, _ = C0.shape
+        valid = np.arange(kmax)[None, :] < np.repeat(ks, 10)[:, None]
+        # p = 1: BLAS takes a matrix-vector path whose rows depend on the row count, so the
+        # ragged layout equals only itself (checked against the first version separately)
+        for even in (False,) if p == 1 else (False, True):
+            C, inertia = _reference_lloyd(X, C0, valid, even=even)
+            for bounded in (False, True):
+                if even:  # ragged layout, runs padded to their block
+                    sizes = np.repeat(KM._blocks(ks), 10)
+                    inside = np.arange(kmax)[None, :] < sizes[:, None]
+                    Cb, ib = KM._lloyd_runs(X, C0[inside], sizes, real=valid[inside], bounded=bounded)
+                    np.testing.assert_array_equal(Cb[valid[inside]], C[valid])
+                else:
+                    Cb, ib = KM._lloyd_runs(X, C0.reshape(R * kmax, p), np.full(R, kmax), real=valid.reshape(-1),
+                                            stacked=True, bounded=bounded)
+                    np.testing.assert_array_equal(Cb[valid.reshape(-1)], C[valid])
+                np.testing.assert_array_equal(ib, inertia)
+        Cp, ip = KM._lloyd(X, C0, valid)  # the padded wrapper (budget.py)
+        C, inertia = _reference_lloyd(X, C0, valid)
+        np.testing.assert_array_equal(ip, inertia)
+        np.testing.assert_array_equal(Cp[valid], C[valid])
+
+
+@pytest.mark.parametrize(("n", "k"), [(200, 7), (200, 20), (1000, 25), (3000, 49), (3000, 50)])
+def test_kmeans_select_equals_reference(n: int, k: int) -> None:
+    """``select`` chooses the reference loop's subsets (n = 3000: the bounded loop)."""
+    from subsetsel_core.synthetic import make_synthetic
+
+    syn = make_synthetic(n_datasets=n, n_models=3, n_folds=1, seed=n)
+    X = syn.oracle.drop(columns=["dataset"]).to_numpy(float)
     with threadpool_limits(limits=1, user_api="blas"):
-        Cb, inertia_b = KM._lloyd_ragged(X, C0[inside], sizes, real=valid[inside])
-    np.testing.assert_array_equal(inertia, inertia_b)
-    np.testing.assert_array_equal(C[inside], Cb)
+        for seed in (0, 1)[: 1 if n > 1000 else 2]:
+            ref = _reference_kmeans(standardize(X), k, np.random.default_rng(seed))
+            np.testing.assert_array_equal(KM.kmeans_select(standardize(X), k, rng=np.random.default_rng(seed)), ref)
+
+
+def test_sequential_sums_equal_blas_product() -> None:
+    """Block sums added in order equal the 0/1 product (when the model matches this BLAS);
+    the three-row product gives the last row of an odd product."""
+    rng = np.random.default_rng(11)
+    with threadpool_limits(limits=1, user_api="blas"):
+        for n, p in ((5, 3), (256, 2), (257, 9), (700, 64), (1025, 5), (4099, 17)):
+            X = rng.normal(size=(n, p)) * np.exp(rng.normal(size=(n, 1)))
+            starts = KM._depth_blocks(n)
+            blk = np.repeat(np.arange(starts.size), np.diff(np.append(starts, n)))
+            for k in (2, 6, 50):
+                lab = rng.integers(0, k, n)
+                onehot = np.zeros((k, n))
+                onehot[lab, np.arange(n)] = 1.0
+                if KM._sums_model_ok(n, p):
+                    parts = KM._member_sums(np.ascontiguousarray(X), lab * starts.size + blk, np.arange(n),
+                                            k * starts.size)
+                    np.testing.assert_array_equal(KM._fold(parts.reshape(k, starts.size, p)), onehot @ X)
+                odd = np.vstack([onehot, onehot[:1]])
+                np.testing.assert_array_equal(KM._edge_product(odd[-1], X, False), (odd @ X)[-1])
+                C = rng.normal(size=(k + 1, p))
+                np.testing.assert_array_equal(KM._edge_product(C[-1], X.T, False), (C @ X.T)[-1])
+            np.testing.assert_array_equal(KM._edge_product(X[0], X.T, True), (X[:1] @ X.T)[0])
+
+
+def test_sq_dist_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    X = _tsc_like(n=300, p=9)
+    C = X[:7] + 0.5
+    whole = ((X[:, None, :] - C[None]) ** 2).sum(axis=2)
+    for chunk in (1, 63, 2**16):
+        monkeypatch.setattr(KM, "_SQ_CHUNK", chunk)
+        np.testing.assert_array_equal(KM._sq_dist(X, C), whole)
 
 
 def test_kmeans_many_equals_one_k_at_a_time() -> None:

@@ -17,10 +17,18 @@ only where the original products had an even number of rows:
 
 * the squared distances between datasets are computed once (n ≤ :data:`_GRAM_MAX`, an
   even number of restarts) and gathered for the seeding and the first Lloyd iteration;
-* when the largest k is even, the centres of all runs are stacked without padding
-  (:func:`_lloyd_ragged`) instead of padded to the largest k and masked (:func:`_lloyd`);
+* when the largest k is even, the centres of all runs are stacked with little padding
+  (runs of similar k share a block size) instead of padded to the largest k and masked;
 * minimum and first arg-minimum over the centres use two fast reductions instead of
   ``argmin`` along a middle axis (same values, ties to the first centre).
+
+One Lloyd loop, :func:`_lloyd_runs`, serves both layouts (``stacked``: the padded one,
+whose odd products it reproduces, also used by ``budget.py`` through :func:`_lloyd`). For
+large n it computes only the distances that can change a label (:func:`_lloyd_bounded`:
+bounds with a margin far above the rounding error, so the labels are those of the whole
+computation) and the cluster sums in the order the BLAS product adds them (blocks of the
+inner dimension, each added one dataset after the other; checked against this BLAS once per
+shape, else the whole products are used).
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ N_INIT = 10
 MAX_ITER = 100
 _GRAM_MAX = 2048  # largest n for which the n × n distance tables are precomputed
 _PICK_BLOCK = 2**22  # elements of one (rows, centres, p) block in _pick (memory bound)
+_SQ_CHUNK = 2**16  # elements of one temporary of _sq_dist (cache)
 
 
 def _gram(X: np.ndarray) -> np.ndarray:
@@ -150,7 +159,7 @@ def _lloyd(
     X: np.ndarray, C: np.ndarray, valid: np.ndarray, max_iter: int = MAX_ITER,
     first: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Batched Lloyd iterations; a run stops when none of its labels changes.
+    """Batched Lloyd iterations on runs padded to the largest k (see :func:`_lloyd_runs`).
 
     Parameters
     ----------
@@ -159,6 +168,7 @@ def _lloyd(
         Initial centres (padded).
     valid : ndarray of bool (R, kmax)
         Which centres exist in each run; an emptied cluster keeps its centre.
+    max_iter : int
     first : ndarray (R, kmax, n), optional
         The distances of the first iteration, if already known (``inf`` for padding).
 
@@ -167,51 +177,12 @@ def _lloyd(
     centres : ndarray (R, kmax, p)
     inertia : ndarray (R,)
     """
-    n, p = X.shape
-    R, kmax, _ = C.shape
-    C = C.copy()
-    XT = X.T
-    x2 = (X * X).sum(axis=1)
-    labels = np.full((R, n), -1)
-    inertia = np.zeros(R)
-    act = np.arange(R)
-    weights = _first_weights(kmax)
-    for it in range(max_iter + 1):
-        if it == 0 and first is not None:
-            d = first
-        else:
-            Ca = C[act]
-            c2 = (Ca * Ca).sum(axis=2)
-            c2[~valid[act]] = np.inf  # padded centres: inf distance, as adding an inf mask
-            # (c2 − 2·c·x) + x2, in place: the same rounding as the expression spelled out
-            d = (Ca.reshape(-1, p) @ XT).reshape(act.size, kmax, n)
-            d *= -2.0
-            d += c2[:, :, None]
-            d += x2
-        m, new = _min_argmin(d, weights)  # over the centres, ties to the first
-        changed = (new != labels[act]).any(axis=1)
-        if not changed.all():
-            stop = ~changed
-            inertia[act[stop]] = np.maximum(m[stop], 0.0).sum(axis=1)
-        if it == max_iter:
-            if changed.any():
-                inertia[act[changed]] = np.maximum(m[changed], 0.0).sum(axis=1)
-            break
-        if not changed.all():
-            act = act[changed]
-            new = new[changed]
-        if act.size == 0:
-            break
-        labels[act] = new
-        a = act.size
-        onehot = np.zeros((a * kmax, n))
-        onehot.reshape(-1)[((np.arange(a)[:, None] * kmax + new) * n + np.arange(n)).ravel()] = 1.0
-        counts = np.bincount((np.arange(a)[:, None] * kmax + new).ravel(), minlength=a * kmax).reshape(a, kmax)
-        sums = (onehot @ X).reshape(a, kmax, p)
-        has = counts > 0
-        sums /= np.maximum(counts, 1.0)[:, :, None]
-        C[act] = np.where(has[:, :, None], sums, C[act])
-    return C, inertia
+    R, kmax, p = C.shape
+    sizes = np.full(R, kmax, dtype=np.int64)
+    f = None if first is None else first.reshape(R * kmax, -1)
+    Cr, inertia = _lloyd_runs(X, C.reshape(R * kmax, p), sizes, max_iter=max_iter, first=f,
+                              real=valid.reshape(-1), stacked=True)
+    return Cr.reshape(R, kmax, p), inertia
 
 
 def _segments(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -246,19 +217,31 @@ def _groups(sizes: np.ndarray, starts: np.ndarray) -> list[tuple[int, int, int, 
     return list(zip(lo, hi, st, sz, strict=True))
 
 
-def _lloyd_ragged(
-    X: np.ndarray, C: np.ndarray, sizes: np.ndarray, max_iter: int = MAX_ITER, first: np.ndarray | None = None,
-    real: np.ndarray | None = None,
+def _lloyd_runs(
+    X: np.ndarray, C: np.ndarray, sizes: np.ndarray, *, max_iter: int = MAX_ITER,
+    first: np.ndarray | None = None, real: np.ndarray | None = None, stacked: bool = False,
+    bounded: bool | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_lloyd` with little padding: run r's ``sizes[r]`` centres are consecutive rows of ``C``.
+    """Batched Lloyd iterations; run r's ``sizes[r]`` centres are consecutive rows of ``C``.
 
-    Runs are padded only to the size of their block (runs of similar k, see
-    :func:`_blocks`), not to the largest k. The BLAS products get these rows (plus one zero
-    row when their number is odd); each entry equals the fully padded computation's (the
-    products have an even number of rows in both, see the module docstring), so the
-    results are the same. Used when the largest k is even (then the fully padded products
-    always had an even number of rows). Minimum and first arg-minimum are taken per block
-    of runs of the same size.
+    A run stops when none of its labels changes (or after ``max_iter`` updates); an
+    emptied cluster keeps its centre. Runs are padded only to the size of their block
+    (runs of similar k, see :func:`_blocks`); padding rows have ``real`` False and an
+    infinite distance.
+
+    Every number is the one of the first version of this module, which computed each
+    iteration with two BLAS products over the rows of all active runs (distances, and
+    cluster sums through a 0/1 membership matrix). ``stacked`` says which products:
+
+    * ``False``: the rows plus one zero row when their number is odd — every row by the
+      main BLAS kernel, so each row's values depend on that row only (module docstring);
+    * ``True``: the rows as they are (runs padded to the largest k) — when their number is
+      odd, the last one goes through BLAS's single-row edge kernel, whose order of
+      operations differs; that row is recomputed in a three-row product, which gives the
+      same values (checked in ``tests/test_performance_kernels.py``).
+
+    Two ways to get there (same results): for small n, the whole products (:func:`_lloyd_full`);
+    for large n (``bounded``, default n > :data:`_GRAM_MAX`), :func:`_lloyd_bounded`.
 
     Parameters
     ----------
@@ -266,16 +249,34 @@ def _lloyd_ragged(
     C : ndarray (sum(sizes), p)
         Initial centres, run after run (padding rows zero).
     sizes : ndarray of int (R,)
+    max_iter : int
     first : ndarray (sum(sizes), n), optional
         The distances of the first iteration (``inf`` for padding).
     real : ndarray of bool (sum(sizes),), optional
-        Which rows are real centres (default: all).
+        Which rows are real centres (default: all); within a run, a prefix.
+    stacked : bool
+        Reproduce the products of the fully padded layout (see above).
+    bounded : bool, optional
+        Force one of the two ways (tests); default by size.
 
     Returns
     -------
     centres : ndarray (sum(sizes), p)
     inertia : ndarray (R,)
     """
+    sizes = np.asarray(sizes, dtype=np.int64)
+    if bounded is None:
+        bounded = X.shape[0] > _GRAM_MAX
+    if bounded and X.shape[1] >= 1 and _sums_model_ok(*X.shape):
+        return _lloyd_bounded(X, C, sizes, max_iter=max_iter, first=first, real=real, stacked=stacked)
+    return _lloyd_full(X, C, sizes, max_iter=max_iter, first=first, real=real, stacked=stacked)
+
+
+def _lloyd_full(
+    X: np.ndarray, C: np.ndarray, sizes: np.ndarray, *, max_iter: int, first: np.ndarray | None,
+    real: np.ndarray | None, stacked: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_lloyd_runs` with the whole products at every iteration (small n)."""
     n, p = X.shape
     R = len(sizes)
     C = C.copy()
@@ -298,7 +299,7 @@ def _lloyd_ragged(
             c2 = (Ca * Ca).sum(axis=1)
             if real is not None:
                 c2[~real[rows]] = np.inf  # padding: inf distance, as adding an inf mask
-            if rows.size % 2:
+            if rows.size % 2 and not stacked:
                 Ca = np.vstack([Ca, np.zeros((1, p))])
             d = (Ca @ XT)[: rows.size]
             d *= -2.0
@@ -306,7 +307,7 @@ def _lloyd_ragged(
             d += x2
         m = np.empty((act.size, n))
         new = np.empty((act.size, n), dtype=np.intp)
-        for a0, a1, r0, k in groups:  # runs of one k: (runs, k, n) blocks, as in _min_argmin
+        for a0, a1, r0, k in groups:  # runs of one k: (runs, k, n) blocks
             m[a0:a1], new[a0:a1] = _min_argmin(d[r0:r0 + (a1 - a0) * k].reshape(a1 - a0, k, n), weights[k])
         changed = (new != labels[act]).any(axis=1)
         if not changed.all():
@@ -328,7 +329,7 @@ def _lloyd_ragged(
         labels[act] = new
         nr = rows.size
         hot = (starts[:, None] + new).ravel()  # row of each (run, dataset) in the active block
-        onehot = np.zeros((nr + nr % 2, n))
+        onehot = np.zeros((nr + (0 if stacked else nr % 2), n))
         onehot.reshape(-1)[hot * n + np.tile(np.arange(n), act.size)] = 1.0
         counts = np.bincount(hot, minlength=nr)
         sums = (onehot @ X)[:nr]
@@ -338,9 +339,246 @@ def _lloyd_ragged(
     return C, inertia
 
 
+_TAU = 1e-8  # bound on the rounding error of a computed squared distance, relative to (‖x‖ + ‖c‖)²
+_SUM_Q, _SUM_U = 256, 4  # OpenBLAS (Haswell) dgemm: depth block and row unroll
+_SUMS_OK: dict[tuple[int, int], bool] = {}
+
+
+def _depth_blocks(n: int, q: int = _SUM_Q, u: int = _SUM_U) -> np.ndarray:
+    """Start of each block of the inner dimension (n) in OpenBLAS's single-threaded dgemm."""
+    out = []
+    ls = 0
+    while ls < n:
+        m = n - ls
+        if m >= 2 * q:
+            m = q
+        elif m > q:
+            m = ((m // 2 + u - 1) // u) * u
+        out.append(ls)
+        ls += m
+    return np.asarray(out, dtype=np.int64)
+
+
+def _member_sums(X: np.ndarray, rowid: np.ndarray, cols: np.ndarray, nrows: int) -> np.ndarray:
+    """``S[i] = X[cols[rowid == i]]`` added one after the other in index order (``cols`` ascending;
+    ``X`` C-contiguous), from 0: a sparse product, shape (nrows, p)."""
+    from scipy.sparse import csr_matrix
+
+    order = np.argsort(rowid, kind="stable")
+    indptr = np.zeros(nrows + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rowid, minlength=nrows), out=indptr[1:])
+    A = csr_matrix((np.ones(cols.size), cols[order], indptr), shape=(nrows, X.shape[0]))
+    return np.asarray(A @ X)
+
+
+def _fold(parts: np.ndarray) -> np.ndarray:
+    """Block partial sums (rows, blocks, p) added block after block, as BLAS adds them."""
+    return np.add.accumulate(parts, axis=1)[:, -1] if parts.shape[1] > 1 else parts[:, 0].copy()
+
+
+def _sums_model_ok(n: int, p: int) -> bool:
+    """Whether sums by :func:`_member_sums` per block of :func:`_depth_blocks`, then
+    :func:`_fold`, equal this BLAS's product with a 0/1 matrix for shape (n, p) (cached)."""
+    key = (n, p)
+    if key not in _SUMS_OK:
+        g = np.random.default_rng(20240601)
+        Xp = g.standard_normal((n, p)) * np.exp(g.normal(0.0, 2.0, size=(n, 1)))
+        lab = np.arange(n) % 4
+        onehot = np.zeros((4, n))
+        onehot[lab, np.arange(n)] = 1.0
+        starts = _depth_blocks(n)
+        blk = np.repeat(np.arange(starts.size), np.diff(np.append(starts, n)))
+        parts = _member_sums(Xp, lab * starts.size + blk, np.arange(n), 4 * starts.size)
+        _SUMS_OK[key] = bool(np.array_equal(onehot @ Xp, _fold(parts.reshape(4, starts.size, p))))
+    return _SUMS_OK[key]
+
+
+def _edge_product(A: np.ndarray, B: np.ndarray, alone: bool) -> np.ndarray:
+    """Last row of an odd-row product ``M @ B`` whose last row is ``A`` (1-D): a three-row
+    product (same kernel for that row), or ``A @ B`` as one row when M was one row."""
+    if alone:
+        return (A[None, :] @ B)[0]
+    return (np.vstack([np.zeros((2, A.size)), A[None, :]]) @ B)[2]
+
+
+def _lloyd_bounded(
+    X: np.ndarray, C: np.ndarray, sizes: np.ndarray, *, max_iter: int, first: np.ndarray | None,
+    real: np.ndarray | None, stacked: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_lloyd_runs` computing only the distances that can change a label.
+
+    Hamerly's bounds: per dataset an upper bound ``u`` on the distance to its centre and a
+    lower bound ``l`` on the distance to every other centre, moved by how far the centres
+    moved. When ``u² + e < l² − e``, with ``e`` = :data:`_TAU` · (‖x‖ + max ‖c‖)² larger
+    than the rounding error of a computed squared distance, the computed distance to its
+    centre is strictly the smallest: the label stays, with no tie. Other datasets get
+    their distances to every centre of the run, each computed as in the whole product (a
+    BLAS product of the run's rows, made even, with those datasets' rows; each entry
+    equals the whole product's). A run's inertia (when it stops or at ``max_iter``) comes
+    from the whole product. A cluster's sums are recomputed only when its members changed
+    (or the product that computes its row changed kernel), in the order of the BLAS
+    product (:func:`_member_sums` per block, then :func:`_fold`).
+    """
+    n, p = X.shape
+    R = len(sizes)
+    C = C.copy()
+    offsets = np.cumsum(sizes) - sizes
+    rows_all = int(sizes.sum())
+    real = np.ones(rows_all, dtype=bool) if real is None else np.asarray(real, dtype=bool)
+    kr = np.add.reduceat(real.astype(np.int64), offsets) if R else np.zeros(0, dtype=np.int64)
+    x2 = (X * X).sum(axis=1)
+    xn = np.sqrt(x2)
+    labels = np.full((R, n), -1)
+    upper = np.zeros((R, n))
+    lower = np.zeros((R, n))
+    inertia = np.zeros(R)
+    kind = np.full(rows_all, -1)  # how each row's centre was last computed: 0 main, 1 three-row, 2 one-row
+    drift = np.zeros(rows_all)
+    starts = _depth_blocks(n)
+    nblk = starts.size
+    blk = np.repeat(np.arange(nblk), np.diff(np.append(starts, n)))
+    act = np.arange(R)
+    Xc = np.ascontiguousarray(X)
+    parts: list[np.ndarray | None] = [None] * R  # per run: (cluster, block) partial sums
+
+    def dist(r: int, cols: np.ndarray | None, edge: int) -> np.ndarray:
+        """Distances of run r's real centres to X[cols] (all if None), shape (k, len)."""
+        o, k = int(offsets[r]), int(kr[r])
+        Cr = C[o:o + k]
+        c2 = (Cr * Cr).sum(axis=1)
+        Xs = X if cols is None else X[cols]
+        A = Cr if k % 2 == 0 else np.vstack([Cr, np.zeros((1, p))])
+        d = (A @ Xs.T)[:k]
+        if edge:  # the run's last row was the last row of an odd product
+            row = _edge_product(Cr[k - 1], X.T, edge == 2)
+            d[k - 1] = row if cols is None else row[cols]
+        d *= -2.0
+        d += c2[:, None]
+        d += x2 if cols is None else x2[cols]
+        return d
+
+    def edge_of(runs: np.ndarray) -> np.ndarray:
+        """Per run of ``runs`` (stacked in this order): 1 or 2 if its last row is real and
+        the last row of an odd product (2: the product has one row), else 0."""
+        out = np.zeros(runs.size, dtype=np.int64)
+        if stacked and runs.size:
+            total = int(sizes[runs].sum())
+            r = int(runs[-1])
+            if total % 2 and kr[r] == sizes[r]:
+                out[-1] = 2 if total == 1 else 1
+        return out
+
+    for it in range(max_iter + 1):
+        edges = edge_of(act)
+        touched: dict[int, np.ndarray] = {}
+        moved_pts: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        moved: list[int] = []
+        for i, r in enumerate(act.tolist()):
+            k = int(kr[r])
+            cmax = float(np.sqrt((C[offsets[r]:offsets[r] + k] ** 2).sum(axis=1).max()))
+            if it == 0:
+                cols = None
+                d = first[offsets[r]:offsets[r] + k].copy() if first is not None else dist(r, None, int(edges[i]))
+            else:
+                e = _TAU * (xn + cmax) ** 2
+                cand = upper[r] ** 2 + e >= lower[r] ** 2 - e
+                cols = None if cand.all() else np.flatnonzero(cand)
+                d = dist(r, cols, int(edges[i])) if cols is None or cols.size else np.zeros((k, 0))
+            idx = np.arange(n) if cols is None else cols
+            lab = np.argmin(d, axis=0) if k > 1 else np.zeros(idx.size, dtype=np.intp)
+            m = d[lab, np.arange(idx.size)]
+            if k > 1:
+                d[lab, np.arange(idx.size)] = np.inf
+                second = d.min(axis=0)
+            else:
+                second = np.full(idx.size, np.inf)
+            e = _TAU * (xn[idx] + cmax) ** 2
+            upper[r, idx] = np.sqrt(np.maximum(m, 0.0) + e)
+            lower[r, idx] = np.sqrt(np.maximum(second - e, 0.0))
+            old = labels[r, idx]
+            ch = lab != old
+            if not ch.any() or it == max_iter:
+                if cols is not None:  # the whole product's minimum
+                    m = dist(r, None, int(edges[i])).min(axis=0)
+                inertia[r] = np.maximum(m[None, :], 0.0).sum(axis=1)[0]
+                continue
+            moved.append(r)
+            was = old[ch]
+            moved_pts[r] = (idx[ch], was, lab[ch])
+            hit = np.zeros(int(sizes[r]), dtype=bool)
+            hit[lab[ch]] = True
+            hit[was[was >= 0]] = True
+            touched[r] = hit
+            labels[r, idx] = lab
+        if it == max_iter or not moved:
+            break
+        act = np.asarray(moved, dtype=np.int64)
+        # cluster sums of the moved runs (the product after the stopped runs left)
+        edges = edge_of(act)
+        for i, r in enumerate(act.tolist()):
+            o, k = int(offsets[r]), int(kr[r])
+            counts = np.bincount(labels[r], minlength=k)
+            need = touched[r][:k] & (counts > 0)
+            want = np.zeros(k, dtype=np.int64)
+            if edges[i]:
+                want[k - 1] = edges[i]
+            need |= (counts > 0) & (kind[o:o + k] != want)
+            todo = np.flatnonzero(need)
+            drift[o:o + k] = 0.0
+            if not todo.size:
+                continue
+            main = todo[want[todo] == 0]
+            sums = np.empty((todo.size, p))
+            if parts[r] is None:  # every (cluster, block) partial sum
+                parts[r] = _member_sums(Xc, labels[r] * nblk + blk, np.arange(n), k * nblk).reshape(k, nblk, p)
+            else:  # the (cluster, block) pairs that gained or lost a dataset
+                j, was, now = moved_pts[r]
+                pair = np.zeros(k * nblk, dtype=bool)
+                pair[now * nblk + blk[j]] = True
+                pair[was * nblk + blk[j]] = True
+                pid = np.flatnonzero(pair)
+                pos = np.full(k * nblk, -1)
+                pos[pid] = np.arange(pid.size)
+                key = pos[labels[r] * nblk + blk]
+                cols = np.flatnonzero(key >= 0)
+                parts[r].reshape(k * nblk, p)[pid] = _member_sums(Xc, key[cols], cols, pid.size)
+            if main.size:
+                sums[want[todo] == 0] = _fold(parts[r][main])
+            for j in np.flatnonzero(want[todo]).tolist():
+                c = int(todo[j])
+                oh = (labels[r] == c).astype(float)
+                sums[j] = _edge_product(oh, X, want[c] == 2)
+            sums /= counts[todo][:, None].astype(float)
+            diff = sums - C[o + todo]
+            drift[o + todo] = np.sqrt((diff * diff).sum(axis=1))
+            C[o + todo] = sums
+            kind[o + todo] = want[todo]
+            # move the bounds by the drift
+            dr = drift[o:o + k]
+            top = int(np.argmax(dr))
+            d1 = dr[top]
+            d2 = np.max(np.delete(dr, top)) if k > 1 else 0.0
+            upper[r] += dr[labels[r]]
+            lower[r] -= np.where(labels[r] == top, d2, d1)
+            np.maximum(lower[r], 0.0, out=lower[r])
+    return C, inertia
+
+
 def _sq_dist(X: np.ndarray, centres: np.ndarray) -> np.ndarray:
-    """``((X[:, None, :] − centres[None]) ** 2).sum(axis=2)``, shape (n, k)."""
-    return ((X[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
+    """``((X[:, None, :] − centres[None]) ** 2).sum(axis=2)``, shape (n, k).
+
+    Computed in chunks of rows of ``X`` whose temporary stays in cache (each entry is its
+    own reduction over p, so the values do not depend on the chunks).
+    """
+    n = X.shape[0]
+    k, p = centres.shape
+    step = max(1, _SQ_CHUNK // max(1, k * p))
+    if step >= n:
+        return ((X[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
+    out = np.empty((n, k))
+    for i in range(0, n, step):
+        out[i:i + step] = ((X[i:i + step, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
+    return out
 
 
 def _sq_dist_blocks(X: np.ndarray, blocks: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -421,7 +659,7 @@ def kmeans_many(
         inside = np.arange(C0.shape[1])[None, :] < sizes[:, None]
         real = valid[inside]
         first = None if table is None else table[np.where(valid, rows, n)[inside]]
-        Cr, inertia = _lloyd_ragged(X, C0[inside], sizes, first=first, real=real)
+        Cr, inertia = _lloyd_runs(X, C0[inside], sizes, first=first, real=real)
         C = np.zeros_like(C0)
         C[inside] = Cr
     else:
