@@ -584,6 +584,11 @@ def generalisation_section(data: ActiveData, run: runner.EvalRun | None) -> None
         st.info("Run an evaluation of this benchmark first: the check reuses its strategies, representations, α, β "
                 "and k range.")
         return
+    gone = [r for r in run.representations if r not in ui.evaluation_configs(data)]
+    if gone:
+        st.info(f"The evaluation used {', '.join(map(ui.md_escape, gone))}, which is no longer configured on the "
+                "Representation page; run the evaluation again to check it on held-out models.")
+        return
     dates, why = release_dates(data)
     if dates is None:
         st.session_state[K.EV_GEN_NEWEST] = False

@@ -307,3 +307,34 @@ def test_noise_representation_warns(mmlu):
     assert not at.success
     gain = next(m for m in at.metric if m.label == "Expected AUC gain over random")
     assert gain.delta == "not significant"
+
+
+def test_generalisation_holds_out_the_newest_models_when_dated(mmlu):
+    models = mmlu.benchmark.models
+    dates = {m: f"{2020 + i // 12}-{1 + i % 12:02d}-15" for i, m in enumerate(models)}
+    data = dataclasses.replace(mmlu, token="mmlu-dated-app", memo={"model_dates": dates})
+    at = H.new_app()
+    at.session_state["data"] = data
+    for key in ("rep_tables", "rep_columns", "ev_reps"):  # as after a benchmark switch
+        at.session_state[key] = None
+    H.goto(at, "evaluate")
+    at.number_input(key="ev_trials").set_value(4)
+    at.multiselect(key="ev_strategies").set_value(["random", "kmeans"])
+    at.button[0].click()
+    at.run()
+    H.wait_for_run(at)
+    toggle = at.toggle(key="ev_gen_newest")
+    assert not toggle.disabled
+    toggle.set_value(True)
+    at.number_input(key="ev_gen_trials").set_value(6)
+    at.run()
+    at.button(key="ev_gen_btn").click()
+    at.run()
+    assert eval_tools.wait_all(120)
+    at.run()
+    assert not H.errors(at)
+    gen = eval_tools.get_job(at.session_state["ev_gen_job"]).result
+    newest = sorted(models, key=lambda m: (dates[m], m))[-len(gen.new_models):]
+    assert sorted(gen.new_models) == sorted(newest) and len(gen.new_models) == 41
+    verdicts = [x.value for x in at.success] + [x.value for x in at.warning]
+    assert any("newest 41, released from" in v for v in verdicts)
