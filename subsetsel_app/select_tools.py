@@ -97,7 +97,7 @@ class Costs:
 def _costs(token: str, source: str, _data: ActiveData) -> Costs:
     table = cost_table(_data)
     if table is None:
-        return Costs(np.ones(_data.benchmark.n_datasets), "uniform (no descriptor table: the budget counts datasets)",
+        return Costs(np.ones(_data.benchmark.n_datasets), "uniform (no descriptor table with size or cost columns: the budget counts datasets)",
                      "datasets")
     column = None if source == COST_ESTIMATE else source
     values, how = estimate_costs(table, _data.benchmark.datasets, cost_column=column)
