@@ -20,7 +20,6 @@ from subsetsel_core.validation import ValidationReport
 
 from . import compute_ui, model, state, upload, workspace_ui
 from . import data as D
-from . import model, state, upload, workspace_ui
 from .model import ActiveData, RepConfig
 from .state import K
 
@@ -133,8 +132,8 @@ def sidebar() -> None:
         st.markdown("**Representation**")
         st.caption(md_escape(cfg.name) if cfg is not None else "none (no descriptor table)")
         st.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key=K.SEED, persist_state=state.PERSIST,
-    compute_ui.section()
                         help="One seed for selections, maps and evaluations: same seed, same result.")
+    compute_ui.section()
     workspace_ui.section()
 
 
