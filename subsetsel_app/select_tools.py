@@ -60,14 +60,13 @@ def cost_table(data: ActiveData) -> pd.DataFrame | None:
 
 
 def cost_options(data: ActiveData) -> list[str]:
-    """The estimate from size descriptors, then every numeric descriptor column."""
-    table = cost_table(data)
-    cols: list[str] = []
-    if table is not None:
-        for c in table.columns:
-            if column_kind(table[c]) == "numeric":
-                cols.append(str(c))
-    return [COST_ESTIMATE, *cols]
+    """The estimate from size descriptors, then every numeric descriptor column (memoised per benchmark)."""
+    key = ("select_tools", "cost_options")
+    if key not in data.memo:
+        table = cost_table(data)
+        cols = [] if table is None else [str(c) for c in table.columns if column_kind(table[c]) == "numeric"]
+        data.memo[key] = [COST_ESTIMATE, *cols]
+    return list(data.memo[key])
 
 
 @dataclass(frozen=True, eq=False)
