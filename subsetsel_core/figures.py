@@ -720,19 +720,19 @@ def mark_points(
     )
     labels = marks["label"] if "label" in marks.columns else pd.Series([""] * len(marks), index=marks.index)
     higher = HIGHER_IS_BETTER.get(metric, True)
-    shown = 0
-    for (_, r), text in zip(marks.iterrows(), labels, strict=True):
-        if not isinstance(text, str) or not text:
-            continue
-        # alternate sides so two labels at nearby k do not sit on each other
-        side = 1 if shown % 2 == 0 else -1
+    labelled = marks.assign(_label=labels)
+    labelled = labelled[[isinstance(t, str) and bool(t) for t in labelled["_label"]]].sort_values("k", kind="stable")
+    for shown, (_, r) in enumerate(labelled.iterrows()):
+        text = r["_label"]
+        # the leftmost label goes left, the next right (and so on), further down each time: the arrows of
+        # two labels at nearby k do not cross and the boxes do not sit on each other
+        side = -1 if shown % 2 == 0 else 1
         fig.add_annotation(
             x=r["k"], y=r["mean"], text=escape(text), showarrow=True, arrowhead=2, arrowsize=1, arrowwidth=1.2,
             arrowcolor=strategy_color(str(r["strategy"])), ax=36 * side, ay=(44 if higher else -44) * (1 + 0.5 * shown),
             font={"size": 12, "color": "#31333f"}, bgcolor="rgba(255,255,255,0.85)",
             bordercolor=strategy_color(str(r["strategy"])), borderwidth=1, borderpad=3,
         )
-        shown += 1
     return fig
 
 
