@@ -78,7 +78,7 @@ def active() -> ActiveData:
     return data
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=4, show_spinner=False)  # a 200 MB upload is ~0.5 GB of text cells
 def upload_header(name: str, digest: str, _content: bytes) -> pd.DataFrame:
     """The uploaded table's cells (cached by content digest)."""
     return upload.read_header(upload.UploadedTable(name, _content))
