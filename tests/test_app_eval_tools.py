@@ -338,3 +338,18 @@ def test_generalisation_holds_out_the_newest_models_when_dated(mmlu):
     assert sorted(gen.new_models) == sorted(newest) and len(gen.new_models) == 41
     verdicts = [x.value for x in at.success] + [x.value for x in at.warning]
     assert any("newest 41, released from" in v for v in verdicts)
+
+
+def test_mark_labels_point_away_from_each_other(mmlu_result):
+    from subsetsel_core import figures
+
+    res = mmlu_result
+    marks = pd.DataFrame({"key": ["kmeans", "random"], "strategy": ["kmeans", "random"], "k": [9, 8],
+                          "mean": [0.93, 0.92], "lo": [0.9, 0.9], "hi": [0.95, 0.95],
+                          "label": ["kmeans: k = 9", "random: k = 8"]})
+    plain = figures.curves_figure(res.curves_frame(), "spearman")
+    fig = figures.curves_figure(res.curves_frame(), "spearman", marks=marks, target=0.9)
+    assert len(fig.data) == len(plain.data) + 1 and fig.data[-1].name == MARKS_NAME
+    notes = {a.text: a for a in fig.layout.annotations if a.text.endswith(("k = 9", "k = 8"))}
+    assert notes["random: k = 8"].ax < 0 < notes["kmeans: k = 9"].ax  # left one left, right one right
+    assert plain.to_json() == figures.curves_figure(res.curves_frame(), "spearman", marks=None).to_json()
