@@ -37,7 +37,7 @@ from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.descriptors import Representation
 from subsetsel_core.diagnostics import RepresentationCheck, check_representation, overall_verdict
 from subsetsel_core.errors import SubsetselError
-from subsetsel_core.generalisation import GeneralisationResult, split_models
+from subsetsel_core.generalisation import GeneralisationResult, read_release_dates, split_models
 from subsetsel_core.metrics import HIGHER_IS_BETTER, LABELS
 from subsetsel_core.protocol import EvaluationConfig, EvaluationResult, iter_evaluate
 
@@ -397,19 +397,41 @@ def advice_section(result: EvaluationResult, curve_metric: str) -> None:
 def release_dates(data: ActiveData) -> tuple[dict[str, Any] | None, str]:
     """Model release dates of the active benchmark, or ``(None, why not)``.
 
-    A benchmark folder can give them through a descriptor-like table of models (a
-    ``model`` index and a ``release_date`` column) in :attr:`ActiveData.memo` under
-    ``"model_dates"``; neither the embedded samples nor the manifest format carry model
-    metadata today, so the option is normally unavailable.
+    They come from a table the user uploaded in the generalisation section (kept in the
+    session for this benchmark), else from :attr:`ActiveData.memo` under ``"model_dates"``
+    (a benchmark folder loaded by code); neither the embedded samples nor the manifest
+    format carry model metadata.
     """
+    up = st.session_state.get(K.EV_GEN_DATES)
+    if up is not None and up[0] == data.token:
+        if isinstance(up[1], str):
+            return None, up[1]
+        return dict(up[1]), ""
     dates = data.memo.get("model_dates") if isinstance(data.memo, dict) else None
     if isinstance(dates, Mapping) and dates:
         missing = [m for m in data.benchmark.models if pd.isna(pd.to_datetime(dates.get(m), errors="coerce"))]
         if missing:
             return None, f"{len(missing)} of {data.benchmark.n_models} models have no release date."
         return dict(dates), ""
-    return None, ("there are no model release dates: this benchmark's files describe the datasets only, not the "
-                  "models, so the newest models cannot be told apart and the held-out models are a random share.")
+    return None, ("there are no model release dates: this benchmark's files describe the datasets, not the models. "
+                  "Upload a table of release dates (columns model, release_date) to hold out the newest models.")
+
+
+def _on_dates_upload(data: ActiveData) -> None:
+    """Uploader callback: read the release-date table, keep it (or the reason it is not usable)."""
+    f = st.session_state.get(K.EV_GEN_DATES_FILE)
+    if f is None:
+        st.session_state[K.EV_GEN_DATES] = None
+        st.session_state[K.EV_GEN_NEWEST] = False
+        return
+    try:
+        dates = read_release_dates(f.getvalue(), data.benchmark.models, label=f.name)
+    except SubsetselError as exc:
+        st.session_state[K.EV_GEN_DATES] = (data.token, f"the release dates in the upload are not used: {exc}")
+        st.session_state[K.EV_GEN_NEWEST] = False
+        return
+    st.session_state[K.EV_GEN_DATES] = (data.token, tuple((m, d.date().isoformat()) for m, d in dates.items()))
+    st.session_state[K.EV_GEN_NEWEST] = True
 
 
 @dataclass(frozen=True)
@@ -422,6 +444,7 @@ class GenSettings:
     newest: bool
     fraction: float
     seed: int
+    dates: tuple[tuple[str, str], ...] = ()
 
 
 def generalisation_work(
@@ -483,9 +506,11 @@ def _gen_settings(data: ActiveData, run: runner.EvalRun) -> GenSettings:
     config = EvaluationConfig(strategies=c.strategies, trials=trials, alpha=c.alpha, beta=c.beta, k_min=c.k_min,
                               k_max=c.k_max, seed=c.seed, metrics=c.metrics,
                               batch_size=runner.default_batch_size(trials))
-    newest = bool(st.session_state[K.EV_GEN_NEWEST]) and release_dates(data)[0] is not None
+    dates = release_dates(data)[0]
+    newest = bool(st.session_state[K.EV_GEN_NEWEST]) and dates is not None
     return GenSettings(data.token, reps, config, newest, float(st.session_state[K.EV_GEN_FRACTION]),
-                       int(st.session_state[K.SEED]))
+                       int(st.session_state[K.SEED]),
+                       tuple(sorted((m, str(d)) for m, d in dates.items())) if newest and dates else ())
 
 
 def start_generalisation(data: ActiveData, settings: GenSettings) -> Job | None:
@@ -607,8 +632,19 @@ def generalisation_section(data: ActiveData, run: runner.EvalRun | None) -> None
     job = get_job(key)
     c[3].button("Check on held-out models", icon=":material/science:", key="ev_gen_btn", width="stretch",
                 on_click=_gen_button, args=(data, run), disabled=job is not None and job.running)
+    with st.expander("Model release dates" + (" (loaded)" if dates is not None else ""), expanded=False):
+        st.file_uploader("A table with a 'model' column and a 'release_date' column (CSV or Parquet)",
+                         type=["csv", "tsv", "txt", "parquet", "gz"], key=K.EV_GEN_DATES_FILE,
+                         on_change=_on_dates_upload, args=(data,))
+        if dates is not None:
+            newest = sorted(dates.items(), key=lambda kv: (pd.Timestamp(kv[1]), kv[0]))[-3:]
+            st.caption("Newest: " + ", ".join(f"{ui.md_escape(m)} ({pd.Timestamp(d).date()})" for m, d in newest[::-1]))
     if dates is None:
-        st.caption(f"Holding out the newest models is unavailable — {ui.md_escape(why)}")
+        up = st.session_state.get(K.EV_GEN_DATES)
+        if up is not None and up[0] == data.token and isinstance(up[1], str):
+            st.error(ui.md_escape(why[0].upper() + why[1:]), icon=ui.ICONS["error"])
+        else:
+            st.caption(f"Holding out the newest models is unavailable — {ui.md_escape(why)}")
     n_new = max(2, int(round(settings.fraction * data.benchmark.n_models)))
     if job is None:
         st.caption(f"Holds out {n_new} of {data.benchmark.n_models} models "

@@ -212,6 +212,8 @@ K.EV_GEN_FRACTION = "ev_gen_fraction"  # float: share of the models held out
 K.EV_GEN_TRIALS = "ev_gen_trials"  # int: trials of the generalisation runs
 K.EV_GEN_METRIC = "ev_gen_metric"  # str: metric shown in the generalisation view
 K.EV_GEN_JOB = "ev_gen_job"  # tuple: key of the session's latest generalisation job (subsetsel_app.eval_tools)
+K.EV_GEN_DATES = "ev_gen_dates"  # (token, ((model, ISO date), ...)) from an uploaded table, or (token, error message)
+K.EV_GEN_DATES_FILE = "ev_gen_dates_file"  # the release-date uploader
 K.REP_CHECK_TRIALS = "rep_check_trials"  # int: trials of the representation check's quick run
 K.REP_CHECK_JOB = "rep_check_job"  # tuple: key of the session's latest representation-check job
 
@@ -223,7 +225,8 @@ DEFAULTS.update({
     K.EV_GEN_TRIALS: 50,
     K.EV_GEN_METRIC: "spearman",
     K.EV_GEN_JOB: None,
+    K.EV_GEN_DATES: None,
     K.REP_CHECK_TRIALS: 50,
     K.REP_CHECK_JOB: None,
 })
-BENCHMARK_DEPENDENT = (*BENCHMARK_DEPENDENT, K.EV_GEN_NEWEST)
+BENCHMARK_DEPENDENT = (*BENCHMARK_DEPENDENT, K.EV_GEN_NEWEST, K.EV_GEN_DATES)

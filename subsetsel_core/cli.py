@@ -123,7 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     _data_args(g)
     g.add_argument("--new-models", type=_names, default=[], metavar="M1,M2", help="the held-out models")
     g.add_argument("--model-dates", metavar="FILE", help="table with model and release date columns: hold out the newest")
-    g.add_argument("--date-column", default="release_date")
+    g.add_argument("--date-column", default=None, help="default: release_date, date, released or release")
     g.add_argument("--fraction", type=float, default=0.5, help="share of models held out")
     g.add_argument("--strategies", type=_names, default=list(STRATEGIES), metavar="S1,S2")
     g.add_argument("--trials", type=int, default=100)
@@ -399,17 +399,12 @@ def cmd_place(args: argparse.Namespace) -> int:
 
 def cmd_generalise(args: argparse.Namespace) -> int:
     """``subsetsel generalise``: the protocol on judging vs held-out models."""
-    from .generalisation import evaluate_generalisation
-    from .tables import read_table
+    from .generalisation import evaluate_generalisation, read_release_dates
 
     bench, _, reps = _load(args)
     dates = None
     if args.model_dates:
-        t = read_table(args.model_dates)
-        for col in ("model", args.date_column):
-            if col not in t.columns:
-                raise InputError(f"{Path(args.model_dates).name}: no '{col}' column; the columns are {list(t.columns)}.")
-        dates = dict(zip(t["model"].astype(str).str.strip(), t[args.date_column], strict=False))
+        dates = read_release_dates(Path(args.model_dates), bench.models, date_column=args.date_column)
     cfg = EvaluationConfig(strategies=tuple(args.strategies), trials=args.trials, alpha=args.alpha,
                            k_min=args.k_min, k_max=args.k_max, seed=args.seed)
     res = evaluate_generalisation(bench, reps, cfg, new_models=args.new_models, release_dates=dates,

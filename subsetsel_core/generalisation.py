@@ -71,6 +71,68 @@ class GeneralisationResult:
                    + ("" if p is None or pd.isna(p) else f", p = {p:.3g}") + ")."))
 
 
+DATE_COLUMNS: tuple[str, ...] = ("release_date", "date", "released", "release")
+
+
+def read_release_dates(
+    source: object, models: Sequence[str], *, date_column: str | None = None, label: str | None = None,
+) -> dict[str, pd.Timestamp]:
+    """Model release dates from a table with a ``model`` column and a date column.
+
+    Parameters
+    ----------
+    source : path, bytes, file-like or DataFrame
+        The table (anything :func:`subsetsel_core.tables.read_table` reads).
+    models : sequence of str
+        The benchmark's models; every one needs a date.
+    date_column : str, optional
+        The date column; by default the first of :data:`DATE_COLUMNS` present.
+    label : str, optional
+        File name for messages.
+
+    Returns
+    -------
+    dict
+        Model → release date, for exactly the benchmark's models.
+
+    Raises
+    ------
+    InputError
+        No model or date column, unreadable dates (rows named), models of the benchmark
+        without a date, or rows naming no model of the benchmark (with close-name suggestions).
+    """
+    from .tables import read_table, source_label
+
+    name = source_label(source, label)
+    t = read_table(source, label=label)
+    cols = {str(c).strip().lower(): c for c in t.columns}
+    if "model" not in cols:
+        raise InputError(f"{name}: no 'model' column; the columns are {list(t.columns)}. Name the column of model "
+                         "names 'model'.")
+    if date_column is None:
+        date_column = next((cols[c] for c in DATE_COLUMNS if c in cols), None)
+        if date_column is None:
+            raise InputError(f"{name}: no date column; the columns are {list(t.columns)}. Name it 'release_date'.")
+    elif date_column not in t.columns:
+        raise InputError(f"{name}: no '{date_column}' column; the columns are {list(t.columns)}.")
+    names = t[cols["model"]].astype(str).str.strip()
+    raw = t[date_column].astype(str).str.strip()
+    when = pd.to_datetime(raw, errors="coerce", format="mixed")
+    bad = [i for i in range(len(t)) if pd.isna(when.iloc[i])]
+    if bad:
+        rows = ", ".join(f"row {i + 2} ('{raw.iloc[i][:30]}')" for i in bad[:5])
+        raise InputError(f"{name}: '{date_column}' is not a date in {len(bad)} row(s): {rows}. Write dates as "
+                         "YYYY-MM-DD.")
+    dates = dict(zip(names, when, strict=True))
+    unknown = [m for m in dates if m not in set(models)]
+    missing = [m for m in models if m not in dates]
+    if missing:
+        hint = f" Rows that match no model: {describe_mismatch(unknown, list(models))}." if unknown else ""
+        raise InputError(f"{name}: {len(missing)} of {len(models)} models have no release date "
+                         f"({', '.join(missing[:5])}{' …' if len(missing) > 5 else ''}).{hint}")
+    return {m: dates[m] for m in models}
+
+
 def split_models(
     benchmark: Benchmark,
     *,

@@ -353,3 +353,48 @@ def test_mark_labels_point_away_from_each_other(mmlu_result):
     notes = {a.text: a for a in fig.layout.annotations if a.text.endswith(("k = 9", "k = 8"))}
     assert notes["random: k = 8"].ax < 0 < notes["kmeans: k = 9"].ax  # left one left, right one right
     assert plain.to_json() == figures.curves_figure(res.curves_frame(), "spearman", marks=None).to_json()
+
+
+def test_release_dates_uploaded_on_the_page_hold_out_the_newest(mmlu):
+    models = list(mmlu.benchmark.models)
+    at = H.new_app()
+    at.session_state["data"] = mmlu
+    for key in ("rep_tables", "rep_columns", "ev_reps"):  # as after a benchmark switch
+        at.session_state[key] = None
+    H.goto(at, "evaluate")
+    at.number_input(key="ev_trials").set_value(4)
+    at.multiselect(key="ev_strategies").set_value(["random", "kmeans"])
+    at.button[0].click()
+    at.run()
+    H.wait_for_run(at)
+    assert at.toggle(key="ev_gen_newest").disabled
+    uploader = next(u for u in at.file_uploader if u.key == "ev_gen_dates_file")
+
+    # a table missing a model and with a misspelt one: a message, the toggle stays off
+    rows = [f"{m.upper() if i == 0 else m},2021-{1 + i % 12:02d}-01" for i, m in enumerate(models[:-1])]
+    uploader.set_value(("dates.csv", ("model,release_date\n" + "\n".join(rows)).encode(), "text/csv"))
+    at.run()
+    assert not at.exception
+    msg = " ".join(e.value for e in at.error)
+    assert "dates.csv" in msg and "have no release date" in msg and models[-1] in msg
+    assert at.toggle(key="ev_gen_newest").disabled
+
+    # a good table: the toggle turns on and the newest models are held out
+    dates = {m: f"{2019 + i // 12}-{1 + i % 12:02d}-15" for i, m in enumerate(models)}
+    text = "model;release_date\n" + "\n".join(f"{m};{d}" for m, d in dates.items())
+    uploader = next(u for u in at.file_uploader if u.key == "ev_gen_dates_file")
+    uploader.set_value(("dates.csv", text.encode(), "text/csv"))
+    at.run()
+    assert not H.errors(at)
+    toggle = at.toggle(key="ev_gen_newest")
+    assert not toggle.disabled and toggle.value
+    at.number_input(key="ev_gen_trials").set_value(6)
+    at.run()
+    at.button(key="ev_gen_btn").click()
+    at.run()
+    assert eval_tools.wait_all(120)
+    at.run()
+    gen = eval_tools.get_job(at.session_state["ev_gen_job"]).result
+    newest = sorted(models, key=lambda m: (dates[m], m))[-len(gen.new_models):]
+    assert sorted(gen.new_models) == sorted(newest)
+    assert "newest" in gen.how

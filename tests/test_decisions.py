@@ -187,3 +187,17 @@ def test_cli_budget_and_coverage(synth, tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["evaluate", *base, "--budget", "0.3", "--cost-column", "hours", "--trials", "3",
                  "--strategies", "fafi-cosine", "--metrics", "spearman"]) == 0
     assert "by budget share" in capsys.readouterr().out
+
+
+def test_read_release_dates_messages():
+    from subsetsel_core.generalisation import read_release_dates
+
+    models = ["a", "b", "c"]
+    got = read_release_dates(b"Model,Released\na,2020-01-01\nb,2021-06-30\nc,2019-12-31\n", models, label="d.csv")
+    assert [got[m].year for m in models] == [2020, 2021, 2019]
+    with pytest.raises(InputError, match=r"d\.csv: no 'model' column"):
+        read_release_dates(b"name,release_date\na,2020-01-01\n", models, label="d.csv")
+    with pytest.raises(InputError, match=r"not a date in 1 row\(s\): row 3 \('soon'\)"):
+        read_release_dates(b"model,release_date\na,2020-01-01\nb,soon\nc,2020-01-01\n", models, label="d.csv")
+    with pytest.raises(InputError, match=r"1 of 3 models have no release date \(c\).*'C '|1 of 3 models have no release date \(c\)"):
+        read_release_dates(b"model,date\na,2020-01-01\nb,2020-01-01\nC ,2020-01-01\n", models, label="d.csv")
