@@ -271,15 +271,6 @@ def test_sequential_sums_equal_blas_product() -> None:
             np.testing.assert_array_equal(KM._edge_product(X[0], X.T, True), (X[:1] @ X.T)[0])
 
 
-def test_sq_dist_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
-    X = _tsc_like(n=300, p=9)
-    C = X[:7] + 0.5
-    whole = ((X[:, None, :] - C[None]) ** 2).sum(axis=2)
-    for chunk in (1, 63, 2**16):
-        monkeypatch.setattr(KM, "_SQ_CHUNK", chunk)
-        np.testing.assert_array_equal(KM._sq_dist(X, C), whole)
-
-
 def test_kmeans_many_equals_one_k_at_a_time() -> None:
     X = _tsc_like()
     ks = list(range(2, 13))

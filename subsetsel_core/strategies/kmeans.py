@@ -43,7 +43,6 @@ N_INIT = 10
 MAX_ITER = 100
 _GRAM_MAX = 2048  # largest n for which the n × n distance tables are precomputed
 _PICK_BLOCK = 2**22  # elements of one (rows, centres, p) block in _pick (memory bound)
-_SQ_CHUNK = 2**16  # elements of one temporary of _sq_dist (cache)
 
 
 def _gram(X: np.ndarray) -> np.ndarray:
@@ -567,18 +566,10 @@ def _lloyd_bounded(
 def _sq_dist(X: np.ndarray, centres: np.ndarray) -> np.ndarray:
     """``((X[:, None, :] − centres[None]) ** 2).sum(axis=2)``, shape (n, k).
 
-    Computed in chunks of rows of ``X`` whose temporary stays in cache (each entry is its
-    own reduction over p, so the values do not depend on the chunks).
+    Not computed in chunks of rows: the layout of the temporary follows ``X``'s (often
+    Fortran-ordered after standardising), and with it the order of the sums.
     """
-    n = X.shape[0]
-    k, p = centres.shape
-    step = max(1, _SQ_CHUNK // max(1, k * p))
-    if step >= n:
-        return ((X[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
-    out = np.empty((n, k))
-    for i in range(0, n, step):
-        out[i:i + step] = ((X[i:i + step, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
-    return out
+    return ((X[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
 
 
 def _sq_dist_blocks(X: np.ndarray, blocks: Sequence[np.ndarray]) -> list[np.ndarray]:
