@@ -36,7 +36,8 @@ def test_two_sessions_at_once_three_runs_each(tmp_path: Path) -> None:
         pytest.skip(f"{H.CHROMIUM} is missing (apt-get install chromium)")
     pytest.importorskip("playwright.sync_api")
     lt = _load_test_module()
-    with H.Server(log=tmp_path / "streamlit.log") as server:
+    # maps by PCA (no background UMAP worker process): the test is about sessions, not projections
+    with H.Server(log=tmp_path / "streamlit.log", env={"SUBSETSEL_PROJECTION": "off"}) as server:
         results, peak, peak_tree, seconds = lt.concurrent(server, sessions=2, trials=3, folder=tmp_path, runs=3)
     lt.print_tables([], results, peak, peak_tree, seconds, (0, 0))
     assert peak > 0
