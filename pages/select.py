@@ -25,7 +25,7 @@ def _strategy_help(names: list[str]) -> str:
 
 
 def _metrics_row(values: dict[str, float], k: int, seed: int) -> None:
-    rand = D.random_profile(data, data.benchmark.n_datasets, seed)
+    rand = D.random_profile(data, k, seed)
     m = st.columns(len(METRICS))
     for col, metric in zip(m, METRICS, strict=True):
         med = float(rand[metric][0][k - 1])

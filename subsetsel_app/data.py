@@ -78,9 +78,10 @@ def active() -> ActiveData:
     return data
 
 
-@st.cache_data(max_entries=4, show_spinner=False)  # a 200 MB upload is ~0.5 GB of text cells
+@st.cache_resource(max_entries=4, show_spinner=False)  # a 200 MB upload is ~0.5 GB of text cells
 def upload_header(name: str, digest: str, _content: bytes) -> pd.DataFrame:
-    """The uploaded table's cells (cached by content digest)."""
+    """The uploaded table's cells (cached by content digest; shared and read-only — a
+    resource cache, so a rerun does not unpickle a copy of a large upload)."""
     return upload.read_header(upload.UploadedTable(name, _content))
 
 
@@ -172,7 +173,7 @@ def _k_profile_chart(token: str, cfg: RepConfig | None, strategy: str, k_max: in
                      include: tuple[int, ...], exclude: tuple[int, ...], metric: str, _data: ActiveData,
                      _rep: Representation | None) -> go.Figure:
     ks, prof = k_profile(_data, cfg, _rep, strategy, k_max, seed, include, exclude)
-    rand = random_profile(_data, _data.benchmark.n_datasets, seed)
+    rand = random_profile(_data, int(ks.max()), seed)
     band = {m: tuple(a[ks - 1] for a in v) for m, v in rand.items()}
     return figures.k_profile_figure(ks, prof, band, metric, strategy=strategy)
 
@@ -192,8 +193,16 @@ def _random_profile(token: str, k_max: int, seed: int, _data: ActiveData
 
 
 def random_profile(data: ActiveData, k_max: int, seed: int) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Random subsets' agreement for k = 1 … k_max: median and 95 % band (cached)."""
-    return _random_profile(data.token, int(k_max), int(seed), data)
+    """Random subsets' agreement for k = 1 … at least ``k_max``: median and 95 % band (cached).
+
+    Computed up to ``k_max`` rounded up to a multiple of 32 (at most the number of
+    datasets), so moving k does not recompute it, and a benchmark of thousands of datasets
+    does not pay for every k. A k's values do not depend on how far the profile goes: each
+    draw is one random order of all datasets and a k-subset is its first k.
+    """
+    n = data.benchmark.n_datasets
+    cap = min(n, 32 * -(-max(1, int(k_max)) // 32))
+    return _random_profile(data.token, cap, int(seed), data)
 
 
 @st.cache_data(max_entries=32, show_spinner="Comparing descriptor distances with performance distances …")
