@@ -576,19 +576,27 @@ def _gen_result(job: Job, data: ActiveData) -> None:
         st.markdown("**Used to judge:** " + ui.md_escape(", ".join(gen.judge_models)))
 
 
-def _gen_panel(data: ActiveData, key: tuple[Hashable, ...], polling: bool) -> None:
-    job = get_job(key)
+def _running_job_row(job: Job | None, key: tuple[Hashable, ...], polling: bool, title: str, stop_key: str) -> bool:
+    """Progress bar and stop button of a running job (a finished one ends the polling with a
+    rerun); True when there is nothing more to draw: no job, or still running."""
     if job is None:
-        return
+        return True
     if polling and not job.running:
         st.rerun()
-    if job.running:
-        c = st.columns([4, 1])
-        with c[0]:
-            _progress_bar(job, "Generalisation check")
-        c[1].button("Stop", on_click=stop_job, args=(key,), icon=":material/stop_circle:", key="ev_gen_stop",
-                    width="stretch")
-        st.caption("Two runs of the protocol: on the models used to judge, then on the held-out models.")
+    if not job.running:
+        return False
+    c = st.columns([4, 1])
+    with c[0]:
+        _progress_bar(job, title)
+    c[1].button("Stop", on_click=stop_job, args=(key,), icon=":material/stop_circle:", key=stop_key, width="stretch")
+    return True
+
+
+def _gen_panel(data: ActiveData, key: tuple[Hashable, ...], polling: bool) -> None:
+    job = get_job(key)
+    if _running_job_row(job, key, polling, "Generalisation check", "ev_gen_stop"):
+        if job is not None:
+            st.caption("Two runs of the protocol: on the models used to judge, then on the held-out models.")
         return
     if job.status == "failed":
         st.error(ui.md_escape(job.error), icon=ui.ICONS["error"])
@@ -802,16 +810,7 @@ def _check_result(job: Job) -> None:
 
 def _check_panel(key: tuple[Hashable, ...], polling: bool) -> None:
     job = get_job(key)
-    if job is None:
-        return
-    if polling and not job.running:
-        st.rerun()
-    if job.running:
-        c = st.columns([4, 1])
-        with c[0]:
-            _progress_bar(job, "Representation check")
-        c[1].button("Stop", on_click=stop_job, args=(key,), icon=":material/stop_circle:", key="rep_check_stop",
-                    width="stretch")
+    if _running_job_row(job, key, polling, "Representation check", "rep_check_stop"):
         return
     if job.status == "failed":
         st.error(ui.md_escape(job.error), icon=ui.ICONS["error"])

@@ -309,13 +309,11 @@ def test_noise_representation_warns(mmlu):
     assert gain.delta == "not significant"
 
 
-def test_generalisation_holds_out_the_newest_models_when_dated(mmlu):
-    models = mmlu.benchmark.models
-    dates = {m: f"{2020 + i // 12}-{1 + i % 12:02d}-15" for i, m in enumerate(models)}
-    data = dataclasses.replace(mmlu, token="mmlu-dated-app", memo={"model_dates": dates})
+def _evaluated_on(data):
+    """An app on ``data`` (as after a benchmark switch) with a finished 4-trial evaluation."""
     at = H.new_app()
     at.session_state["data"] = data
-    for key in ("rep_tables", "rep_columns", "ev_reps"):  # as after a benchmark switch
+    for key in ("rep_tables", "rep_columns", "ev_reps"):
         at.session_state[key] = None
     H.goto(at, "evaluate")
     at.number_input(key="ev_trials").set_value(4)
@@ -323,15 +321,28 @@ def test_generalisation_holds_out_the_newest_models_when_dated(mmlu):
     at.button[0].click()
     at.run()
     H.wait_for_run(at)
-    toggle = at.toggle(key="ev_gen_newest")
-    assert not toggle.disabled
-    toggle.set_value(True)
+    return at
+
+
+def _check_on_held_out(at) -> None:
+    """Run the generalisation check with 6 trials and wait for it."""
     at.number_input(key="ev_gen_trials").set_value(6)
     at.run()
     at.button(key="ev_gen_btn").click()
     at.run()
     assert eval_tools.wait_all(120)
     at.run()
+
+
+def test_generalisation_holds_out_the_newest_models_when_dated(mmlu):
+    models = mmlu.benchmark.models
+    dates = {m: f"{2020 + i // 12}-{1 + i % 12:02d}-15" for i, m in enumerate(models)}
+    data = dataclasses.replace(mmlu, token="mmlu-dated-app", memo={"model_dates": dates})
+    at = _evaluated_on(data)
+    toggle = at.toggle(key="ev_gen_newest")
+    assert not toggle.disabled
+    toggle.set_value(True)
+    _check_on_held_out(at)
     assert not H.errors(at)
     gen = eval_tools.get_job(at.session_state["ev_gen_job"]).result
     newest = sorted(models, key=lambda m: (dates[m], m))[-len(gen.new_models):]
@@ -357,16 +368,7 @@ def test_mark_labels_point_away_from_each_other(mmlu_result):
 
 def test_release_dates_uploaded_on_the_page_hold_out_the_newest(mmlu):
     models = list(mmlu.benchmark.models)
-    at = H.new_app()
-    at.session_state["data"] = mmlu
-    for key in ("rep_tables", "rep_columns", "ev_reps"):  # as after a benchmark switch
-        at.session_state[key] = None
-    H.goto(at, "evaluate")
-    at.number_input(key="ev_trials").set_value(4)
-    at.multiselect(key="ev_strategies").set_value(["random", "kmeans"])
-    at.button[0].click()
-    at.run()
-    H.wait_for_run(at)
+    at = _evaluated_on(mmlu)
     assert at.toggle(key="ev_gen_newest").disabled
     uploader = next(u for u in at.file_uploader if u.key == "ev_gen_dates_file")
 
@@ -388,12 +390,7 @@ def test_release_dates_uploaded_on_the_page_hold_out_the_newest(mmlu):
     assert not H.errors(at)
     toggle = at.toggle(key="ev_gen_newest")
     assert not toggle.disabled and toggle.value
-    at.number_input(key="ev_gen_trials").set_value(6)
-    at.run()
-    at.button(key="ev_gen_btn").click()
-    at.run()
-    assert eval_tools.wait_all(120)
-    at.run()
+    _check_on_held_out(at)
     gen = eval_tools.get_job(at.session_state["ev_gen_job"]).result
     newest = sorted(models, key=lambda m: (dates[m], m))[-len(gen.new_models):]
     assert sorted(gen.new_models) == sorted(newest)
