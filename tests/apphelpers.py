@@ -8,10 +8,12 @@ never start a worker process.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -270,3 +272,24 @@ def selected_positions(page: Any) -> list[list[float]]:
 def launch_chromium(playwright: Any) -> Any:
     """Debian's chromium, headless, driven by Playwright (never ``playwright install``)."""
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+@contextlib.contextmanager
+def browser_session(log: Path | None = None) -> Iterator[tuple[Server, Any]]:
+    """A ``streamlit run`` server and one page of Debian's chromium (1400 × 1000, downloads on).
+
+    Skips the calling test when chromium or Playwright is missing.
+    """
+    import pytest
+
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with Server(log=log) as server, sync_api.sync_playwright() as p:
+        browser = launch_chromium(p)
+        ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+        try:
+            yield server, ctx.new_page()
+        finally:
+            ctx.close()
+            browser.close()

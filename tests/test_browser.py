@@ -9,7 +9,6 @@ screenshot of every page under ``screenshots/`` (git-ignored). Skips cleanly wit
 from __future__ import annotations
 
 import io
-import os
 import time
 from pathlib import Path
 
@@ -23,20 +22,9 @@ SHOTS = H.ROOT / "screenshots"
 
 @pytest.fixture(scope="module")
 def browser_page(tmp_path_factory):
-    if not os.path.exists(H.CHROMIUM):
-        pytest.skip(f"{H.CHROMIUM} is missing (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
     SHOTS.mkdir(exist_ok=True)
-    log = tmp_path_factory.mktemp("server") / "streamlit.log"
-    with H.Server(log=log) as server, sync_api.sync_playwright() as p:
-        browser = H.launch_chromium(p)
-        ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
-        page = ctx.new_page()
-        try:
-            yield server, page
-        finally:
-            ctx.close()
-            browser.close()
+    with H.browser_session(log=tmp_path_factory.mktemp("server") / "streamlit.log") as (server, page):
+        yield server, page
 
 
 def _shot(page, name: str) -> None:

@@ -12,7 +12,6 @@ formula cell, and the downloaded HTML report holds the names escaped. Screenshot
 from __future__ import annotations
 
 import html
-import os
 from pathlib import Path
 from typing import Any
 
@@ -61,15 +60,8 @@ def hostile_frames() -> tuple[pd.DataFrame, pd.DataFrame]:
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    if not os.path.exists(H.CHROMIUM):
-        pytest.skip(f"{H.CHROMIUM} is missing (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
     SHOTS.mkdir(exist_ok=True)
-    log = tmp_path_factory.mktemp("server") / "streamlit.log"
-    with H.Server(log=log) as server, sync_api.sync_playwright() as p:
-        chromium = H.launch_chromium(p)
-        ctx = chromium.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
-        page = ctx.new_page()
+    with H.browser_session(log=tmp_path_factory.mktemp("server") / "streamlit.log") as (server, page):
         dialogs: list[str] = []
 
         def on_dialog(d: Any) -> None:
@@ -77,11 +69,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Any:
             d.dismiss()
 
         page.on("dialog", on_dialog)
-        try:
-            yield server, page, dialogs
-        finally:
-            ctx.close()
-            chromium.close()
+        yield server, page, dialogs
 
 
 def _shot(page: Any, name: str) -> None:
