@@ -95,7 +95,10 @@ def dask_mapper(scheduler: Any, *, timeout: float = 20.0) -> Mapper:
         except OSError as exc:
             raise InputError(f"cannot reach the Dask scheduler at {scheduler!r} ({exc}). Check the address.") from None
         try:
-            shared = client.scatter(ctx, broadcast=True)
+            # hash=False: a fresh key per evaluation. With content-hashed keys, a second
+            # evaluation of the same context can scatter while the first one's copy is being
+            # released, and its batches fail with "lost dependencies".
+            shared = client.scatter(ctx, broadcast=True, hash=False)
             futures = [client.submit(fn, shared, b, pure=False) for b in batches]
             for f in futures:
                 yield f.result()
