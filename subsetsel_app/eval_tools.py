@@ -36,7 +36,7 @@ from subsetsel_core.advice import advise
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.descriptors import Representation
 from subsetsel_core.diagnostics import RepresentationCheck, check_representation, overall_verdict
-from subsetsel_core.errors import SubsetselError
+from subsetsel_core.errors import Cancelled, SubsetselError
 from subsetsel_core.generalisation import GeneralisationResult, read_release_dates, split_models
 from subsetsel_core.metrics import HIGHER_IS_BETTER, LABELS
 from subsetsel_core.protocol import EvaluationConfig, EvaluationResult, iter_evaluate
@@ -58,12 +58,8 @@ DEFAULT_TARGETS: dict[str, float] = {"spearman": 0.9, "kendall": 0.75, "ndcg5": 
 # =========================================================================== background jobs
 
 
-class Cancelled(SubsetselError):
-    """A job was stopped before it finished."""
-
-
 @dataclass(eq=False)
-class Job:
+class Job(runner.BackgroundWork):
     """One background computation (running or finished).
 
     Attributes
@@ -96,19 +92,9 @@ class Job:
     thread: threading.Thread | None = field(default=None, repr=False)
 
     @property
-    def running(self) -> bool:
-        """Whether the thread is still working."""
-        return self.finished is None
-
-    @property
     def progress(self) -> float:
         """Fraction done (0–1)."""
         return min(1.0, self.done / max(1, self.total))
-
-    @property
-    def elapsed(self) -> float:
-        """Seconds since the start (until the end when finished)."""
-        return (self.finished or time.time()) - self.started
 
     @property
     def status(self) -> str:
@@ -119,15 +105,6 @@ class Job:
             return "stopped" if self.error == "stopped" else "failed"
         return "done"
 
-    def stop(self) -> None:
-        """Ask the job to stop at its next check."""
-        self.stop_event.set()
-
-    def wait(self, timeout: float | None = None) -> bool:
-        """Block until the job ends; True if it ended."""
-        if self.thread is not None:
-            self.thread.join(timeout)
-        return not self.running
 
 
 _JOBS: OrderedDict[tuple[Hashable, ...], Job] = OrderedDict()

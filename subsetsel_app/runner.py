@@ -30,8 +30,39 @@ log = logging.getLogger(__name__)
 _MAX_RUNS = 32
 
 
+class BackgroundWork:
+    """What every piece of background work offers, from its ``started``, ``finished``,
+    ``stop_event`` and ``thread`` attributes (an :class:`EvalRun`, or a job of
+    :mod:`subsetsel_app.eval_tools`)."""
+
+    started: float
+    finished: float | None
+    stop_event: threading.Event
+    thread: threading.Thread | None
+
+    @property
+    def running(self) -> bool:
+        """Whether the thread is still working."""
+        return self.finished is None
+
+    @property
+    def elapsed(self) -> float:
+        """Seconds since the start (until the end when finished)."""
+        return (self.finished or time.time()) - self.started
+
+    def stop(self) -> None:
+        """Ask the work to stop at its next check."""
+        self.stop_event.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the work ends; True if it ended."""
+        if self.thread is not None:
+            self.thread.join(timeout)
+        return not self.running
+
+
 @dataclass(eq=False)
-class EvalRun:
+class EvalRun(BackgroundWork):
     """One evaluation, running or finished.
 
     Attributes
@@ -76,11 +107,6 @@ class EvalRun:
         return "stopped"
 
     @property
-    def running(self) -> bool:
-        """Whether the thread is still working."""
-        return self.finished is None
-
-    @property
     def trials_done(self) -> int:
         """Trials finished so far."""
         return 0 if self.latest is None else self.latest.trials_done
@@ -90,20 +116,6 @@ class EvalRun:
         """Fraction of the trials done (0–1)."""
         return min(1.0, self.trials_done / max(1, self.config.trials))
 
-    @property
-    def elapsed(self) -> float:
-        """Seconds since the start (until the end when finished)."""
-        return (self.finished or time.time()) - self.started
-
-    def stop(self) -> None:
-        """Ask the run to stop after the current batch."""
-        self.stop_event.set()
-
-    def wait(self, timeout: float | None = None) -> bool:
-        """Block until the run ends; True if it ended."""
-        if self.thread is not None:
-            self.thread.join(timeout)
-        return not self.running
 
 
 _RUNS: dict[str, EvalRun] = {}

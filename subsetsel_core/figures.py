@@ -429,6 +429,20 @@ def geometry_figure(
     return _layout(fig, title, height)
 
 
+def _add_random_band(fig: go.Figure, x: np.ndarray, band: tuple[np.ndarray, np.ndarray, np.ndarray], name: str,
+                     hovertemplate: str) -> None:
+    """Random subsets' 95 % band (shaded) and median (dotted grey line) along ``x``."""
+    med, lo, hi = band
+    grey = strategy_color("random")
+    fig.add_trace(go.Scatter(x=x, y=hi, mode="lines", line={"width": 0}, showlegend=False,
+                             hoverinfo="skip", legendgroup="random"))
+    fig.add_trace(go.Scatter(x=x, y=lo, mode="lines", line={"width": 0}, fill="tonexty",
+                             fillcolor=_rgba(grey, 0.18), showlegend=False, hoverinfo="skip",
+                             legendgroup="random"))
+    fig.add_trace(go.Scatter(x=x, y=med, mode="lines", name=name, line={"color": grey, "dash": "dot", "width": 2},
+                             legendgroup="random", hovertemplate=hovertemplate))
+
+
 def k_profile_figure(
     ks: np.ndarray,
     chosen: Mapping[str, np.ndarray],
@@ -458,16 +472,8 @@ def k_profile_figure(
     col = strategy_color(strategy)
     fig = go.Figure()
     if random_band is not None and metric in random_band:
-        med, lo, hi = random_band[metric]
-        grey = strategy_color("random")
-        fig.add_trace(go.Scatter(x=ks, y=hi, mode="lines", line={"width": 0}, showlegend=False,
-                                 hoverinfo="skip", legendgroup="random"))
-        fig.add_trace(go.Scatter(x=ks, y=lo, mode="lines", line={"width": 0}, fill="tonexty",
-                                 fillcolor=_rgba(grey, 0.18), showlegend=False, hoverinfo="skip",
-                                 legendgroup="random"))
-        fig.add_trace(go.Scatter(x=ks, y=med, mode="lines", name="random subsets (median, 95% band)",
-                                 line={"color": grey, "dash": "dot", "width": 2}, legendgroup="random",
-                                 hovertemplate="random, k = %{x}: median %{y:.3f}<extra></extra>"))
+        _add_random_band(fig, ks, random_band[metric], "random subsets (median, 95% band)",
+                         "random, k = %{x}: median %{y:.3f}<extra></extra>")
     y = np.asarray(chosen[metric], float)
     fig.add_trace(go.Scatter(x=ks, y=y, mode="lines+markers", name=escape(strategy),
                              line={"color": col, "width": 3}, marker={"size": 5},
@@ -583,16 +589,8 @@ def budget_profile_figure(
     col = strategy_color(strategy)
     fig = go.Figure()
     if random_band is not None and metric in random_band:
-        med, lo, hi = random_band[metric]
-        grey = strategy_color("random")
-        fig.add_trace(go.Scatter(x=budgets, y=hi, mode="lines", line={"width": 0}, showlegend=False,
-                                 hoverinfo="skip", legendgroup="random"))
-        fig.add_trace(go.Scatter(x=budgets, y=lo, mode="lines", line={"width": 0}, fill="tonexty",
-                                 fillcolor=_rgba(grey, 0.18), showlegend=False, hoverinfo="skip",
-                                 legendgroup="random"))
-        fig.add_trace(go.Scatter(x=budgets, y=med, mode="lines", name="random datasets that fit (median, 95% band)",
-                                 line={"color": grey, "dash": "dot", "width": 2}, legendgroup="random",
-                                 hovertemplate="random, budget %{x:.4g}: median %{y:.3f}<extra></extra>"))
+        _add_random_band(fig, budgets, random_band[metric], "random datasets that fit (median, 95% band)",
+                         "random, budget %{x:.4g}: median %{y:.3f}<extra></extra>")
     y = np.asarray(chosen[metric], float)
     extra = np.c_[np.zeros(budgets.size) if k_used is None else k_used,
                   budgets if spent is None else spent]
