@@ -124,7 +124,8 @@ def read_release_dates(
         raise InputError(f"{name}: '{date_column}' is not a date in {len(bad)} row(s): {rows}. Write dates as "
                          "YYYY-MM-DD.")
     dates = dict(zip(names, when, strict=True))
-    unknown = [m for m in dates if m not in set(models)]
+    known = set(models)
+    unknown = [m for m in dates if m not in known]
     missing = [m for m in models if m not in dates]
     if missing:
         hint = f" Rows that match no model: {describe_mismatch(unknown, list(models))}." if unknown else ""
