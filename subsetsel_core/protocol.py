@@ -19,15 +19,16 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
 from .benchmark import Benchmark
+from .blas import one_blas_thread
 from .descriptors import Representation
 from .errors import Cancelled, InputError
 from .metrics import METRICS, agreement
 from .ranking import rank_sums
 from .stats import EntryStats, compute_stats
 from .strategies import REGISTRY, get_strategy, standardize
+from .strategies.kmeans import single_threaded
 
 BASELINE = "random"
 _METRIC_BLOCK = 2**22  # subset rank sums scored in one metrics call (memory bound, elements)
@@ -359,25 +360,15 @@ def _pool(ctx: _Context, t: int) -> tuple[np.ndarray, np.ndarray]:
 def run_batch(ctx: _Context, trials: Sequence[int]) -> dict[str, dict[str, np.ndarray]]:
     """Metric values of every entry for the given trial indices.
 
-    BLAS runs single-threaded here: the matrices are small, and threads only contend
-    (measured: 2× slower on two cores).
+    BLAS runs single-threaded here, and so does k-means: the matrices are small, threads
+    only contend (measured: 2× slower on two cores), and batches run in parallel anyway.
 
     Returns
     -------
     dict key → dict metric → ndarray (len(trials), K)
     """
-    with _blas_controller().limit(limits=1, user_api="blas"):
+    with one_blas_thread(), single_threaded():
         return _run_batch(ctx, trials)
-
-
-_CONTROLLER: list[ThreadpoolController] = []
-
-
-def _blas_controller() -> ThreadpoolController:
-    """One threadpool controller per process (finding the BLAS libraries takes milliseconds)."""
-    if not _CONTROLLER:
-        _CONTROLLER.append(ThreadpoolController())
-    return _CONTROLLER[0]
 
 
 def _run_batch(ctx: _Context, trials: Sequence[int]) -> dict[str, dict[str, np.ndarray]]:

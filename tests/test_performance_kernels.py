@@ -349,3 +349,57 @@ def test_metrics_in_entry_groups_identical(monkeypatch: pytest.MonkeyPatch) -> N
     whole = json.dumps(evaluate(bench, rep, cfg).to_json_dict())
     monkeypatch.setattr(P, "_METRIC_BLOCK", 1)  # one entry per metrics call
     assert json.dumps(evaluate(bench, rep, cfg).to_json_dict()) == whole
+
+
+def test_fold_adds_blocks_in_order() -> None:
+    """The block fold (numpy's sum over the middle axis for p ≥ 2) adds the blocks one after
+    the other, as the cumulative sum does, for every shape it meets."""
+    rng = np.random.default_rng(5)
+    for t in (1, 2, 7, 50):
+        for nb in (2, 3, 9, 40):
+            for p in (1, 2, 3, 5, 64):
+                parts = rng.normal(size=(t, nb, p)) * np.exp(rng.normal(0.0, 3.0, size=(t, nb, 1)))
+                np.testing.assert_array_equal(KM._fold(parts), np.add.accumulate(parts, axis=1)[:, -1])
+                np.testing.assert_array_equal(KM._fold(parts[::2]), np.add.accumulate(parts[::2], axis=1)[:, -1])
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "C view", "F view"])
+def test_bounded_picks_equal_whole_distances(layout: str) -> None:
+    """Large n: the picks from bounded distances are those from the whole distance table,
+    with must-include rows, duplicate datasets (ties) and centres sitting on datasets, for
+    descriptors in row- or column-major order (contiguous or not)."""
+    X = _tsc_like(n=2600, p=9, seed=4)
+    X[100:110] = X[7]  # ten copies of one dataset: exact ties
+    fortran = layout.startswith("F")
+    X = np.asfortranarray(X) if fortran else np.ascontiguousarray(X)
+    if layout.endswith("view"):  # every other column of a wider table
+        wide = np.repeat(X, 2, axis=1)
+        X = (np.asfortranarray(wide) if fortran else np.ascontiguousarray(wide))[:, ::2]
+    rng = np.random.default_rng(8)
+    for k in (1, 6, 40):
+        centres = X[rng.choice(X.shape[0], k, replace=False)] + rng.normal(0.0, 0.05, size=(k, X.shape[1]))
+        centres[0] = X[7]  # nearest rows tie: the lowest one first, then the next copies
+        if k > 1:
+            centres[1] = X[7]
+        for include in ([], [105, 3], [int(i) for i in rng.choice(X.shape[0], min(k, 4), replace=False)]):
+            include = include[:k]
+            whole = KM._pick(X, centres, include, KM._sq_dist(X, centres))
+            np.testing.assert_array_equal(KM._pick_bounded(X, centres, include), whole)
+    sub = X[[3, 5]]
+    np.testing.assert_array_equal(KM._sq_dist(np.asfortranarray(sub) if fortran else sub, centres),
+                                  KM._sq_dist(X, centres)[[3, 5]])
+
+
+def test_restarts_on_threads_equal_one_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bounded loop's restarts on two threads give the subsets of one thread."""
+    from subsetsel_core.synthetic import make_synthetic
+
+    X = standardize(make_synthetic(n_datasets=2300, n_models=3, n_folds=1, seed=3).oracle
+                    .drop(columns=["dataset"]).to_numpy(float))
+    with threadpool_limits(limits=1, user_api="blas"):
+        with KM.single_threaded():
+            one = [KM.kmeans_select(X, k, rng=np.random.default_rng(k)) for k in (9, 24)]
+        monkeypatch.setattr(KM, "_threads", lambda: 2)  # two threads even on a one-core machine
+        two = [KM.kmeans_select(X, k, rng=np.random.default_rng(k)) for k in (9, 24)]
+    for a, b in zip(one, two, strict=True):
+        np.testing.assert_array_equal(a, b)

@@ -28,21 +28,47 @@ large n it computes only the distances that can change a label (:func:`_lloyd_bo
 bounds with a margin far above the rounding error, so the labels are those of the whole
 computation) and the cluster sums in the order the BLAS product adds them (blocks of the
 inner dimension, each added one dataset after the other; checked against this BLAS once per
-shape, else the whole products are used).
+shape, else the whole products are used). There the restarts run side by side on two
+threads (each run touches only its own rows; :func:`single_threaded` turns this off, as the
+protocol's batches do), and the final picks compute exact distances only for the datasets
+that can be the nearest (:class:`_BoundedDistances`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack, contextmanager
 
 import numpy as np
 
+from ..blas import one_blas_thread
 from .base import StrategyInfo, register
 
 N_INIT = 10
 MAX_ITER = 100
+_LOCAL = threading.local()
 _GRAM_MAX = 2048  # largest n for which the n × n distance tables are precomputed
 _PICK_BLOCK = 2**22  # elements of one (rows, centres, p) block in _pick (memory bound)
+
+
+def _threads() -> int:
+    """Threads for the restarts of a bounded Lloyd loop: two where the machine has them,
+    one inside :func:`single_threaded` (the protocol's batches, which run in parallel)."""
+    return getattr(_LOCAL, "threads", None) or min(2, os.cpu_count() or 1)
+
+
+@contextmanager
+def single_threaded() -> Iterator[None]:
+    """Run the k-means of this thread on one thread (results do not depend on it)."""
+    before = getattr(_LOCAL, "threads", None)
+    _LOCAL.threads = 1
+    try:
+        yield
+    finally:
+        _LOCAL.threads = before
 
 
 def _gram(X: np.ndarray) -> np.ndarray:
@@ -361,18 +387,31 @@ def _depth_blocks(n: int, q: int = _SUM_Q, u: int = _SUM_U) -> np.ndarray:
 def _member_sums(X: np.ndarray, rowid: np.ndarray, cols: np.ndarray, nrows: int) -> np.ndarray:
     """``S[i] = X[cols[rowid == i]]`` added one after the other in index order (``cols`` ascending;
     ``X`` C-contiguous), from 0: a sparse product, shape (nrows, p)."""
-    from scipy.sparse import csr_matrix
-
     order = np.argsort(rowid, kind="stable")
     indptr = np.zeros(nrows + 1, dtype=np.int64)
     np.cumsum(np.bincount(rowid, minlength=nrows), out=indptr[1:])
-    A = csr_matrix((np.ones(cols.size), cols[order], indptr), shape=(nrows, X.shape[0]))
-    return np.asarray(A @ X)
+    indices = cols[order].astype(np.int64, copy=False)
+    try:  # scipy's kernel without building a sparse matrix (its checks cost more than the sums)
+        from scipy.sparse._sparsetools import csr_matvecs
+    except ImportError:  # pragma: no cover - a scipy that moved it
+        from scipy.sparse import csr_matrix
+
+        return np.asarray(csr_matrix((np.ones(cols.size), indices, indptr), shape=(nrows, X.shape[0])) @ X)
+    out = np.zeros((nrows, X.shape[1]))
+    csr_matvecs(nrows, X.shape[0], X.shape[1], indptr, indices, np.ones(cols.size), X.ravel(), out.ravel())
+    return out
 
 
 def _fold(parts: np.ndarray) -> np.ndarray:
-    """Block partial sums (rows, blocks, p) added block after block, as BLAS adds them."""
-    return np.add.accumulate(parts, axis=1)[:, -1] if parts.shape[1] > 1 else parts[:, 0].copy()
+    """Block partial sums (rows, blocks, p) added block after block, as BLAS adds them.
+
+    With p ≥ 2 numpy's sum over the middle axis adds one block after the other (the
+    pairwise summation applies only along a contiguous reduced axis, as with p = 1), and
+    is several times faster than the cumulative sum.
+    """
+    if parts.shape[1] == 1:
+        return parts[:, 0].copy()
+    return parts.sum(axis=1) if parts.shape[2] >= 2 else np.add.accumulate(parts, axis=1)[:, -1]
 
 
 def _sums_model_ok(n: int, p: int) -> bool:
@@ -437,6 +476,7 @@ def _lloyd_bounded(
     nblk = starts.size
     blk = np.repeat(np.arange(nblk), np.diff(np.append(starts, n)))
     act = np.arange(R)
+    weights = {int(k): _first_weights(int(k)) for k in np.unique(kr)}
     Xc = np.ascontiguousarray(X)
     parts: list[np.ndarray | None] = [None] * R  # per run: (cluster, block) partial sums
 
@@ -445,7 +485,7 @@ def _lloyd_bounded(
         o, k = int(offsets[r]), int(kr[r])
         Cr = C[o:o + k]
         c2 = (Cr * Cr).sum(axis=1)
-        Xs = X if cols is None else X[cols]
+        Xs = X if cols is None else np.take(Xc, cols, axis=0)
         A = Cr if k % 2 == 0 else np.vstack([Cr, np.zeros((1, p))])
         d = (A @ Xs.T)[:k]
         if edge:  # the run's last row was the last row of an odd product
@@ -467,99 +507,112 @@ def _lloyd_bounded(
                 out[-1] = 2 if total == 1 else 1
         return out
 
-    for it in range(max_iter + 1):
-        edges = edge_of(act)
-        touched: dict[int, np.ndarray] = {}
-        moved_pts: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-        moved: list[int] = []
-        for i, r in enumerate(act.tolist()):
-            k = int(kr[r])
-            cmax = float(np.sqrt((C[offsets[r]:offsets[r] + k] ** 2).sum(axis=1).max()))
-            if it == 0:
-                cols = None
-                d = first[offsets[r]:offsets[r] + k].copy() if first is not None else dist(r, None, int(edges[i]))
-            else:
-                e = _TAU * (xn + cmax) ** 2
-                cand = upper[r] ** 2 + e >= lower[r] ** 2 - e
-                cols = None if cand.all() else np.flatnonzero(cand)
-                d = dist(r, cols, int(edges[i])) if cols is None or cols.size else np.zeros((k, 0))
-            idx = np.arange(n) if cols is None else cols
-            lab = np.argmin(d, axis=0) if k > 1 else np.zeros(idx.size, dtype=np.intp)
-            m = d[lab, np.arange(idx.size)]
-            if k > 1:
-                d[lab, np.arange(idx.size)] = np.inf
-                second = d.min(axis=0)
-            else:
-                second = np.full(idx.size, np.inf)
-            e = _TAU * (xn[idx] + cmax) ** 2
-            upper[r, idx] = np.sqrt(np.maximum(m, 0.0) + e)
-            lower[r, idx] = np.sqrt(np.maximum(second - e, 0.0))
-            old = labels[r, idx]
-            ch = lab != old
-            if not ch.any() or it == max_iter:
-                if cols is not None:  # the whole product's minimum
-                    m = dist(r, None, int(edges[i])).min(axis=0)
-                inertia[r] = np.maximum(m[None, :], 0.0).sum(axis=1)[0]
-                continue
-            moved.append(r)
-            was = old[ch]
-            moved_pts[r] = (idx[ch], was, lab[ch])
-            hit = np.zeros(int(sizes[r]), dtype=bool)
-            hit[lab[ch]] = True
-            hit[was[was >= 0]] = True
-            touched[r] = hit
-            labels[r, idx] = lab
-        if it == max_iter or not moved:
-            break
-        act = np.asarray(moved, dtype=np.int64)
-        # cluster sums of the moved runs (the product after the stopped runs left)
-        edges = edge_of(act)
-        for i, r in enumerate(act.tolist()):
-            o, k = int(offsets[r]), int(kr[r])
-            counts = np.bincount(labels[r], minlength=k)
-            need = touched[r][:k] & (counts > 0)
-            want = np.zeros(k, dtype=np.int64)
-            if edges[i]:
-                want[k - 1] = edges[i]
-            need |= (counts > 0) & (kind[o:o + k] != want)
-            todo = np.flatnonzero(need)
-            drift[o:o + k] = 0.0
-            if not todo.size:
-                continue
-            main = todo[want[todo] == 0]
-            sums = np.empty((todo.size, p))
-            if parts[r] is None:  # every (cluster, block) partial sum
-                parts[r] = _member_sums(Xc, labels[r] * nblk + blk, np.arange(n), k * nblk).reshape(k, nblk, p)
-            else:  # the (cluster, block) pairs that gained or lost a dataset
-                j, was, now = moved_pts[r]
-                pair = np.zeros(k * nblk, dtype=bool)
-                pair[now * nblk + blk[j]] = True
-                pair[was * nblk + blk[j]] = True
-                pid = np.flatnonzero(pair)
-                pos = np.full(k * nblk, -1)
-                pos[pid] = np.arange(pid.size)
-                key = pos[labels[r] * nblk + blk]
-                cols = np.flatnonzero(key >= 0)
-                parts[r].reshape(k * nblk, p)[pid] = _member_sums(Xc, key[cols], cols, pid.size)
-            if main.size:
-                sums[want[todo] == 0] = _fold(parts[r][main])
-            for j in np.flatnonzero(want[todo]).tolist():
-                c = int(todo[j])
-                oh = (labels[r] == c).astype(float)
-                sums[j] = _edge_product(oh, X, want[c] == 2)
-            sums /= counts[todo][:, None].astype(float)
-            diff = sums - C[o + todo]
-            drift[o + todo] = np.sqrt((diff * diff).sum(axis=1))
-            C[o + todo] = sums
-            kind[o + todo] = want[todo]
-            # move the bounds by the drift
-            dr = drift[o:o + k]
-            top = int(np.argmax(dr))
-            d1 = dr[top]
-            d2 = np.max(np.delete(dr, top)) if k > 1 else 0.0
-            upper[r] += dr[labels[r]]
-            lower[r] -= np.where(labels[r] == top, d2, d1)
-            np.maximum(lower[r], 0.0, out=lower[r])
+    def labels_of(r: int, it: int, edge: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """Run r's labels at iteration ``it``; None when none changed (or the last iteration,
+        its inertia set), else the moved datasets with their old and new labels."""
+        k = int(kr[r])
+        cmax = float(np.sqrt((C[offsets[r]:offsets[r] + k] ** 2).sum(axis=1).max()))
+        if it == 0:
+            cols = None
+            d = first[offsets[r]:offsets[r] + k].copy() if first is not None else dist(r, None, edge)
+        else:
+            e = _TAU * (xn + cmax) ** 2
+            cand = upper[r] ** 2 + e >= lower[r] ** 2 - e
+            cols = None if cand.all() else np.flatnonzero(cand)
+            d = dist(r, cols, edge) if cols is None or cols.size else np.zeros((k, 0))
+        idx = np.arange(n) if cols is None else cols
+        if k > 1:
+            mm, ll = _min_argmin(d[None], weights[k])
+            m, lab = mm[0], ll[0]
+            d[lab, np.arange(idx.size)] = np.inf
+            second = d.min(axis=0)
+        else:
+            m, lab = d[0].copy(), np.zeros(idx.size, dtype=np.intp)
+            second = np.full(idx.size, np.inf)
+        e = _TAU * (xn[idx] + cmax) ** 2
+        upper[r, idx] = np.sqrt(np.maximum(m, 0.0) + e)
+        lower[r, idx] = np.sqrt(np.maximum(second - e, 0.0))
+        old = labels[r, idx]
+        ch = lab != old
+        if not ch.any() or it == max_iter:
+            if cols is not None:  # the whole product's minimum
+                m = dist(r, None, edge).min(axis=0)
+            inertia[r] = np.maximum(m[None, :], 0.0).sum(axis=1)[0]
+            return None
+        labels[r, idx] = lab
+        return idx[ch], old[ch], lab[ch]
+
+    def update_centres(r: int, edge: int, moved: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+        """Run r's new centres (the clusters whose members changed) and its moved bounds."""
+        o, k = int(offsets[r]), int(kr[r])
+        j, was, now = moved
+        counts = np.bincount(labels[r], minlength=k)
+        need = np.zeros(k, dtype=bool)
+        need[now] = True
+        need[was[was >= 0]] = True
+        need &= counts > 0
+        want = np.zeros(k, dtype=np.int64)
+        if edge:
+            want[k - 1] = edge
+        need |= (counts > 0) & (kind[o:o + k] != want)
+        todo = np.flatnonzero(need)
+        drift[o:o + k] = 0.0
+        if not todo.size:
+            return
+        main = todo[want[todo] == 0]
+        sums = np.empty((todo.size, p))
+        if parts[r] is None:  # every (cluster, block) partial sum
+            parts[r] = _member_sums(Xc, labels[r] * nblk + blk, np.arange(n), k * nblk).reshape(k, nblk, p)
+        else:  # the (cluster, block) pairs that gained or lost a dataset
+            pair = np.zeros(k * nblk, dtype=bool)
+            pair[now * nblk + blk[j]] = True
+            pair[was * nblk + blk[j]] = True
+            pid = np.flatnonzero(pair)
+            pos = np.full(k * nblk, -1)
+            pos[pid] = np.arange(pid.size)
+            key = pos[labels[r] * nblk + blk]
+            cols = np.flatnonzero(key >= 0)
+            parts[r].reshape(k * nblk, p)[pid] = _member_sums(Xc, key[cols], cols, pid.size)
+        if main.size:
+            sums[want[todo] == 0] = _fold(parts[r] if main.size == k else parts[r][main])
+        for i in np.flatnonzero(want[todo]).tolist():
+            c = int(todo[i])
+            oh = (labels[r] == c).astype(float)
+            sums[i] = _edge_product(oh, X, want[c] == 2)
+        sums /= counts[todo][:, None].astype(float)
+        diff = sums - C[o + todo]
+        drift[o + todo] = np.sqrt((diff * diff).sum(axis=1))
+        C[o + todo] = sums
+        kind[o + todo] = want[todo]
+        # move the bounds by the drift
+        dr = drift[o:o + k]
+        top = int(np.argmax(dr))
+        d1 = dr[top]
+        others = dr.copy()
+        others[top] = 0.0
+        d2 = others.max()
+        upper[r] += dr[labels[r]]
+        lower[r] -= np.where(labels[r] == top, d2, d1)
+        np.maximum(lower[r], 0.0, out=lower[r])
+
+    # runs only touch their own rows, so they can go side by side on threads
+    jobs = min(_threads(), R)
+    pool = ThreadPoolExecutor(jobs) if jobs > 1 else None
+    each = pool.map if pool is not None else map
+    with ExitStack() as stack:
+        if pool is not None:
+            stack.enter_context(one_blas_thread())  # two callers, one BLAS thread each
+            stack.callback(pool.shutdown)
+        for it in range(max_iter + 1):
+            runs = act.tolist()
+            edges = edge_of(act).tolist()
+            out = list(each(labels_of, runs, [it] * len(runs), edges))
+            moved = [(r, o) for r, o in zip(runs, out, strict=True) if o is not None]
+            if it == max_iter or not moved:
+                break
+            act = np.asarray([r for r, _ in moved], dtype=np.int64)
+            # cluster sums of the moved runs (the product after the stopped runs left)
+            list(each(update_centres, act.tolist(), edge_of(act).tolist(), [o for _, o in moved]))
     return C, inertia
 
 
@@ -592,14 +645,77 @@ def _sq_dist_blocks(X: np.ndarray, blocks: Sequence[np.ndarray]) -> list[np.ndar
     return out
 
 
+class _BoundedDistances:
+    """The entries of :func:`_sq_dist` that decide the picks, computed only where needed.
+
+    A BLAS product gives every squared distance within ``e`` = 2·:data:`_TAU`·(‖x‖ + ‖c‖)²
+    of :func:`_sq_dist`'s (both rounding errors are many orders of magnitude smaller). The
+    nearest free row of a centre is among the rows whose lower bound reaches the smallest
+    upper bound; only those rows get :func:`_sq_dist`'s values, computed on a copy of
+    them in ``X``'s memory order (row- or column-major) with at least two rows — each
+    row's values then equal the whole computation's (``tests/test_performance_kernels.py``).
+    """
+
+    def __init__(self, X: np.ndarray, centres: np.ndarray) -> None:
+        x2 = (X * X).sum(axis=1)
+        c2 = (centres * centres).sum(axis=1)
+        approx = x2[:, None] - 2.0 * (X @ centres.T) + c2[None, :]
+        e = 2.0 * _TAU * (np.sqrt(x2)[:, None] + np.sqrt(c2)[None, :]) ** 2
+        self.lo, self.hi = approx - e, approx + e
+        self.X, self.centres = X, centres
+        self.fortran = min(X.shape) > 1 and abs(X.strides[0]) < abs(X.strides[1])  # column-major
+        self.rows: dict[int, np.ndarray] = {}
+
+    def _exact(self, rows: np.ndarray) -> np.ndarray:
+        new = [int(i) for i in rows if int(i) not in self.rows]
+        if new:
+            sub = self.X[new if len(new) > 1 else new * 2]
+            sub = np.asfortranarray(sub) if self.fortran else np.ascontiguousarray(sub)
+            for i, dist in zip(new, _sq_dist(sub, self.centres), strict=False):
+                self.rows[i] = dist
+        return np.stack([self.rows[int(i)] for i in rows])
+
+    def row(self, i: int) -> np.ndarray:
+        """Squared distances of dataset ``i`` to every centre."""
+        return self._exact(np.array([i]))[0]
+
+    def nearest(self, j: int, taken: np.ndarray) -> int:
+        """The nearest row to centre ``j`` among those not ``taken`` (ties: the lower row)."""
+        bound = np.where(taken, np.inf, self.hi[:, j]).min()
+        cand = np.flatnonzero((self.lo[:, j] <= bound) & ~taken)
+        return int(cand[np.argmin(self._exact(cand)[:, j])])
+
+
+def _pick_bounded(X: np.ndarray, centres: np.ndarray, include: Sequence[int]) -> np.ndarray:
+    """:func:`_pick` through :class:`_BoundedDistances` (large n: the same rows, far fewer distances)."""
+    k = centres.shape[0]
+    dist = _BoundedDistances(X, centres)
+    covered = np.zeros(k, dtype=bool)
+    taken = np.zeros(X.shape[0], dtype=bool)
+    chosen: list[int] = []
+    for i in include:
+        j = int(np.argmin(np.where(covered, np.inf, dist.row(int(i)))))
+        covered[j] = True
+        taken[i] = True
+        chosen.append(int(i))
+    for j in np.flatnonzero(~covered).tolist():
+        i = dist.nearest(j, taken)
+        taken[i] = True
+        chosen.append(i)
+    return np.asarray(chosen, dtype=np.int64)
+
+
 def _pick(X: np.ndarray, centres: np.ndarray, include: Sequence[int], d: np.ndarray | None = None) -> np.ndarray:
     """Include first (each covering its nearest free centroid), then per centroid the nearest free row.
 
-    ``d`` (n, k) may hold the squared distances already.
+    ``d`` (n, k) may hold the squared distances already; without it, large n
+    (> :data:`_GRAM_MAX`) goes through :func:`_pick_bounded`.
     """
     n = X.shape[0]
     k = centres.shape[0]
     if d is None:
+        if n > _GRAM_MAX and X.shape[1] >= 1:
+            return _pick_bounded(X, centres, include)
         d = _sq_dist(X, centres)  # (n, k)
     covered = np.zeros(k, dtype=bool)
     taken = np.zeros(n, dtype=bool)
@@ -657,7 +773,7 @@ def kmeans_many(
         first = None if table is None else table[np.where(valid, rows, n)]
         C, inertia = _lloyd(X, C0, valid, first=first)
     best = [i * n_init + int(np.argmin(inertia[i * n_init:(i + 1) * n_init])) for i in range(len(ks))]
-    if inc:
+    if inc or n > _GRAM_MAX:
         return [_pick(X, C[b, :k], inc) for b, k in zip(best, ks, strict=True)]
     # the chosen centres of several k against every dataset in one pass (same values as per k)
     centres = [C[b, :k] for b, k in zip(best, ks, strict=True)]
