@@ -41,6 +41,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
+from typing import Any
 
 import numpy as np
 
@@ -387,19 +388,34 @@ def _depth_blocks(n: int, q: int = _SUM_Q, u: int = _SUM_U) -> np.ndarray:
 def _member_sums(X: np.ndarray, rowid: np.ndarray, cols: np.ndarray, nrows: int) -> np.ndarray:
     """``S[i] = X[cols[rowid == i]]`` added one after the other in index order (``cols`` ascending;
     ``X`` C-contiguous), from 0: a sparse product, shape (nrows, p)."""
-    order = np.argsort(rowid, kind="stable")
+    small = rowid.astype(np.uint16) if nrows <= 2**16 else rowid  # radix sort: several times faster
+    order = np.argsort(small, kind="stable")
     indptr = np.zeros(nrows + 1, dtype=np.int64)
     np.cumsum(np.bincount(rowid, minlength=nrows), out=indptr[1:])
     indices = cols[order].astype(np.int64, copy=False)
-    try:  # scipy's kernel without building a sparse matrix (its checks cost more than the sums)
-        from scipy.sparse._sparsetools import csr_matvecs
-    except ImportError:  # pragma: no cover - a scipy that moved it
+    kernel = _csr_kernel()
+    if kernel is None:  # pragma: no cover - a scipy that moved it
         from scipy.sparse import csr_matrix
 
         return np.asarray(csr_matrix((np.ones(cols.size), indices, indptr), shape=(nrows, X.shape[0])) @ X)
     out = np.zeros((nrows, X.shape[1]))
-    csr_matvecs(nrows, X.shape[0], X.shape[1], indptr, indices, np.ones(cols.size), X.ravel(), out.ravel())
+    kernel(nrows, X.shape[0], X.shape[1], indptr, indices, np.ones(cols.size), X.ravel(), out.ravel())
     return out
+
+
+_CSR: list[Any] = []
+
+
+def _csr_kernel() -> Any:
+    """scipy's CSR × dense kernel (``Y += A·X``), called without building a sparse matrix
+    (its checks cost more than the sums); None if this scipy does not have it."""
+    if not _CSR:
+        try:
+            from scipy.sparse._sparsetools import csr_matvecs
+        except ImportError:  # pragma: no cover
+            csr_matvecs = None
+        _CSR.append(csr_matvecs)
+    return _CSR[0]
 
 
 def _fold(parts: np.ndarray) -> np.ndarray:
@@ -595,6 +611,14 @@ def _lloyd_bounded(
         lower[r] -= np.where(labels[r] == top, d2, d1)
         np.maximum(lower[r], 0.0, out=lower[r])
 
+    def whole_run(r: int) -> None:
+        """Run r from start to end (no product is shared with other runs: no edge rows)."""
+        for it in range(max_iter + 1):
+            moved = labels_of(r, it, 0)
+            if moved is None:
+                return
+            update_centres(r, 0, moved)
+
     # runs only touch their own rows, so they can go side by side on threads
     jobs = min(_threads(), R)
     pool = ThreadPoolExecutor(jobs) if jobs > 1 else None
@@ -603,7 +627,10 @@ def _lloyd_bounded(
         if pool is not None:
             stack.enter_context(one_blas_thread())  # two callers, one BLAS thread each
             stack.callback(pool.shutdown)
-        for it in range(max_iter + 1):
+        if not stacked:  # each run on its own, taken by the next free thread
+            list(each(whole_run, range(R)))
+            return C, inertia
+        for it in range(max_iter + 1):  # the padded layout: a run's products depend on the others
             runs = act.tolist()
             edges = edge_of(act).tolist()
             out = list(each(labels_of, runs, [it] * len(runs), edges))
