@@ -403,3 +403,27 @@ def test_restarts_on_threads_equal_one_thread(monkeypatch: pytest.MonkeyPatch) -
         two = [KM.kmeans_select(X, k, rng=np.random.default_rng(k)) for k in (9, 24)]
     for a, b in zip(one, two, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("case", ["lattice", "offset", "wide"])
+def test_single_precision_labels_change_nothing(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bounded loop's single-precision first pass gives the double-precision loop's
+    centres and inertia to the last bit, also with exact ties (points on a lattice, many
+    equidistant from two centres), far from the origin, and with large norms."""
+    rng = np.random.default_rng(12)
+    if case == "lattice":
+        X = rng.integers(0, 4, size=(2300, 3)).astype(float)
+    elif case == "offset":
+        X = _tsc_like(n=2300, p=6, seed=2) + 1e4
+    else:
+        X = _tsc_like(n=2300, p=40, seed=3) * 1e6
+    with threadpool_limits(limits=1, user_api="blas"):
+        C0, rows = KM._seed(X, [6, 12], np.random.default_rng(1).spawn(2), 10)
+        sizes = np.repeat([6, 12], 10)
+        inside = np.arange(C0.shape[1])[None, :] < sizes[:, None]
+        runs = (X, C0[inside], sizes)
+        fast = KM._lloyd_runs(*runs, real=(rows >= 0)[inside], bounded=True)
+        monkeypatch.setattr(KM, "_SINGLE", False)
+        plain = KM._lloyd_runs(*runs, real=(rows >= 0)[inside], bounded=True)
+    np.testing.assert_array_equal(fast[0], plain[0])
+    np.testing.assert_array_equal(fast[1], plain[1])

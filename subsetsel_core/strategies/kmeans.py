@@ -365,6 +365,9 @@ def _lloyd_full(
     return C, inertia
 
 
+_SINGLE = True  # single-precision distances decide the clear labels (tests switch it off)
+_TAU32 = 1e-4  # the same for single precision (about 25 times its error bound for p = 64)
+_TINY32 = 1e-30  # and an absolute floor for underflow
 _TAU = 1e-8  # bound on the rounding error of a computed squared distance, relative to (‖x‖ + ‖c‖)²
 _SUM_Q, _SUM_U = 256, 4  # OpenBLAS (Haswell) dgemm: depth block and row unroll
 _SUMS_OK: dict[tuple[int, int], bool] = {}
@@ -466,9 +469,13 @@ def _lloyd_bounded(
     moved. When ``u² + e < l² − e``, with ``e`` = :data:`_TAU` · (‖x‖ + max ‖c‖)² larger
     than the rounding error of a computed squared distance, the computed distance to its
     centre is strictly the smallest: the label stays, with no tie. Other datasets get
-    their distances to every centre of the run, each computed as in the whole product (a
-    BLAS product of the run's rows, made even, with those datasets' rows; each entry
-    equals the whole product's). A run's inertia (when it stops or at ``max_iter``) comes
+    their distances to every centre of the run in single precision first: where the
+    nearest and second-nearest are farther apart than twice :data:`_TAU32` ·
+    (‖x‖ + max ‖c‖)² (single precision's rounding error is about 25 times smaller), the
+    nearest is the whole computation's, and the two values, widened by that margin, are the
+    bounds. The few others get their distances computed as in the whole product (a BLAS
+    product of the run's rows, made even, with those datasets' rows; each entry equals the
+    whole product's). A run's inertia (when it stops or at ``max_iter``) comes
     from the whole product. A cluster's sums are recomputed only when its members changed
     (or the product that computes its row changed kernel), in the order of the BLAS
     product (:func:`_member_sums` per block, then :func:`_fold`).
@@ -512,6 +519,21 @@ def _lloyd_bounded(
         d += x2 if cols is None else x2[cols]
         return d
 
+    # single precision first: it decides most labels, with a margin far above its rounding
+    # error; the rest get the double-precision distances of the whole computation
+    X32 = Xc.astype(np.float32) if _SINGLE and np.abs(Xc).max() < 1e15 else None
+    x2_32 = None if X32 is None else (X32 * X32).sum(axis=1)
+
+    def dist32(r: int, cols: np.ndarray) -> np.ndarray:
+        """Single-precision squared distances of run r's real centres to X[cols], (k, len)."""
+        o, k = int(offsets[r]), int(kr[r])
+        A = C[o:o + k].astype(np.float32)
+        d = A @ np.take(X32, cols, axis=0).T
+        d *= -2.0
+        d += (A * A).sum(axis=1)[:, None]
+        d += x2_32[cols]
+        return d
+
     def edge_of(runs: np.ndarray) -> np.ndarray:
         """Per run of ``runs`` (stacked in this order): 1 or 2 if its last row is real and
         the last row of an odd product (2: the product has one row), else 0."""
@@ -535,16 +557,40 @@ def _lloyd_bounded(
             e = _TAU * (xn + cmax) ** 2
             cand = upper[r] ** 2 + e >= lower[r] ** 2 - e
             cols = None if cand.all() else np.flatnonzero(cand)
+            if cols is not None and X32 is not None and k > 1 and cols.size:
+                return finish(r, it, edge, cols, cmax, *labels32(r, cols, cmax, edge))
             d = dist(r, cols, edge) if cols is None or cols.size else np.zeros((k, 0))
+        m, lab, second = nearest_two(d, k)
+        return finish(r, it, edge, cols, cmax, m, lab, second)
+
+    def nearest_two(d: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per column of d (k, len): smallest value, its first row, second smallest value."""
+        if k == 1:
+            return d[0].copy(), np.zeros(d.shape[1], dtype=np.intp), np.full(d.shape[1], np.inf)
+        mm, ll = _min_argmin(d[None], weights[k])
+        d[ll[0], np.arange(d.shape[1])] = np.inf
+        return mm[0], ll[0], d.min(axis=0)
+
+    def labels32(r: int, cols: np.ndarray, cmax: float, edge: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Nearest and second-nearest of X[cols]: from single precision where the two are
+        farther apart than twice its error bound (plus the double one), as bounds on the
+        squared distances (smallest + bound, second − bound); else the exact values."""
+        k = int(kr[r])
+        m, lab, second = nearest_two(dist32(r, cols), k)
+        m, second = m.astype(float), second.astype(float)
+        xc = (xn[cols] + cmax) ** 2
+        bound = _TAU32 * xc + _TINY32 + _TAU * xc
+        sure = second - m > 2.0 * bound
+        m += bound
+        second -= bound
+        if not sure.all():
+            unsure = np.flatnonzero(~sure)
+            m[unsure], lab[unsure], second[unsure] = nearest_two(dist(r, cols[unsure], edge), k)
+        return m, lab, second
+
+    def finish(r: int, it: int, edge: int, cols: np.ndarray | None, cmax: float, m: np.ndarray,
+               lab: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         idx = np.arange(n) if cols is None else cols
-        if k > 1:
-            mm, ll = _min_argmin(d[None], weights[k])
-            m, lab = mm[0], ll[0]
-            d[lab, np.arange(idx.size)] = np.inf
-            second = d.min(axis=0)
-        else:
-            m, lab = d[0].copy(), np.zeros(idx.size, dtype=np.intp)
-            second = np.full(idx.size, np.inf)
         e = _TAU * (xn[idx] + cmax) ** 2
         upper[r, idx] = np.sqrt(np.maximum(m, 0.0) + e)
         lower[r, idx] = np.sqrt(np.maximum(second - e, 0.0))
