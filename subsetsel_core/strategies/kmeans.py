@@ -822,6 +822,8 @@ def kmeans_many(
     if p == 0:  # no geometry: every point is the same
         rest = [i for i in range(n) if i not in set(inc)]
         return [np.asarray((inc + rest)[:k], dtype=np.int64) for k in ks]
+    if n > _GRAM_MAX and not _CSR:  # the bounded loop's sums need scipy: import it while seeding
+        threading.Thread(target=_csr_kernel, daemon=True).start()
     gram = _gram(X) if _use_tables(n, p, n_init) else None
     C0, rows = _seed(X, ks, rngs, n_init, gram)
     valid = rows >= 0
