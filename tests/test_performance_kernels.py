@@ -427,3 +427,21 @@ def test_single_precision_labels_change_nothing(case: str, monkeypatch: pytest.M
         plain = KM._lloyd_runs(*runs, real=(rows >= 0)[inside], bounded=True)
     np.testing.assert_array_equal(fast[0], plain[0])
     np.testing.assert_array_equal(fast[1], plain[1])
+
+
+def test_csr_kernel_loads_without_the_sparse_package() -> None:
+    """In a fresh process the CSR kernel is loaded from its file (``scipy.sparse`` itself is
+    not imported) and its sums are the sparse product's."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, numpy as np\n"
+        "import subsetsel_core.strategies.kmeans as K\n"
+        "f = K._csr_kernel()\n"
+        "assert f is not None and 'scipy.sparse' not in sys.modules, sorted(m for m in sys.modules if 'sparse' in m)\n"
+        "X = np.arange(12.0).reshape(6, 2)\n"
+        "print(K._member_sums(X, np.array([1, 0, 1]), np.array([0, 2, 5]), 2).tolist())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[[4.0, 5.0], [10.0, 12.0]]"
