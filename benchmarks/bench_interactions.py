@@ -40,10 +40,10 @@ SELECTED = """(args) => {
   return false;
 }"""
 SIZES_SHOWN = "() => document.body.innerText.includes('134,400')"
-START_DRAWN = ("() => document.querySelectorAll('.js-plotly-plot .scatterlayer, .js-plotly-plot .barlayer').length >= 2"
+START_DRAWN = ("() => document.querySelectorAll('.ss-leaderboard tbody tr').length > 0"
+               " && document.querySelectorAll('.ss-map circle').length > 0"
                " && document.body.innerText.includes('Test against random')")
-UMAP_SHOWN = ("() => [...document.querySelectorAll('.js-plotly-plot')].some(p => p.layout && p.layout.xaxis"
-              " && p.layout.xaxis.title && String(p.layout.xaxis.title.text).startsWith('UMAP'))")
+UMAP_SHOWN = "() => [...document.querySelectorAll('.ss-map text')].some(t => t.textContent === 'UMAP 1')"
 
 
 def _signature(page: Page) -> str:

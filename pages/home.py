@@ -6,7 +6,7 @@ import streamlit as st
 
 from subsetsel_app import data as D
 from subsetsel_app import ui
-from subsetsel_core import figures
+from subsetsel_core import glance
 
 ui.header(
     "Ranking-preserving benchmark subsets",
@@ -19,11 +19,12 @@ if data.description:
     st.caption(ui.md_escape(data.description))
 ui.benchmark_metrics(data)
 
+# plain HTML and SVG here (no chart library to load): the page is complete as soon as it shows
 left, right = st.columns([5, 6], gap="large")
 with left:
     st.markdown("#### Leaderboard on the full benchmark")
     board = D.leaderboard(data)
-    ui.chart(figures.leaderboard_figure(board, top=15), key="home_leaderboard")
+    ui.html(glance.leaderboard_html(board, top=15))
     st.caption(f"Top 15 of {len(board)} models by mean rank over all {data.benchmark.n_datasets} datasets "
                "(average ranks for ties). This is the ranking a subset should preserve.")
 with right:
@@ -33,8 +34,11 @@ with right:
         st.info(f"No map: {ui.md_escape(err)} Load descriptors on the Benchmark page.")
     else:
         ui.map_controls(data, page="home")
-        ui.map_chart(data, cfg, rep, key="home_map", height=520)
-        st.caption(f"Each point is a dataset, placed by its descriptors ({ui.md_escape(cfg.name)}). Hover for details.")
+        ui.map_glance(data, cfg, rep)
+        st.caption(f"Each point is a dataset, placed by its descriptors ({ui.md_escape(cfg.name)}); hover a point "
+                   "for its name and values.")
+        st.page_link("pages/representation.py", label="Zoom, pan and compare projections on the Representation page",
+                     icon=":material/open_in_full:")
 
 st.markdown("#### Next steps")
 c = st.columns(4)

@@ -131,5 +131,15 @@ def serve_stdio() -> None:
             write_frame(out, (job_id, False, f"{type(exc).__name__}: {exc}"))
 
 
+def _yield_cpu() -> None:
+    """Run at a lower priority: the pages and the browser come first (UMAP's first fit,
+    numba compilation included, would otherwise slow the first page views of a new server)."""
+    try:
+        os.nice(10)
+    except (AttributeError, OSError):  # pragma: no cover - not POSIX, or not allowed
+        pass
+
+
 if __name__ == "__main__":
+    _yield_cpu()
     serve_stdio()

@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from subsetsel_core import figures
+from subsetsel_core import figures, glance
 from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import InputError
 from subsetsel_core.validation import ValidationReport
@@ -21,6 +21,7 @@ from subsetsel_core.validation import ValidationReport
 from . import compute_ui, model, state, upload, workspace_ui
 from . import data as D
 from .model import ActiveData, RepConfig
+from .projection import Projection
 from .state import K
 
 ICONS = {"error": ":material/error:", "warning": ":material/warning:", "info": ":material/info:"}
@@ -157,15 +158,19 @@ def show_report(report: ValidationReport, *, facts: bool = True, expanded_info: 
                 st.markdown(f"- {md_escape(f.message)}")
 
 
+def html(markup: str) -> None:
+    """Show markup from :mod:`subsetsel_core.glance` (drawn with the page: no chart library)."""
+    st.markdown(markup, unsafe_allow_html=True)
+
+
 def benchmark_metrics(data: ActiveData) -> None:
-    """Sizes of the benchmark as ``st.metric`` tiles."""
+    """Sizes of the benchmark as a row of tiles."""
     b = data.benchmark
-    c = st.columns(5)
-    c[0].metric("Datasets", b.n_datasets)
-    c[1].metric("Models", b.n_models)
-    c[2].metric("Folds / resamples", b.n_folds)
-    c[3].metric("Descriptor tables", len(data.tables))
-    c[4].metric("Scores", f"{b.scores.size:,}", help="higher is better" if b.higher_is_better else "lower is better")
+    html(glance.size_tiles_html(
+        [("Datasets", f"{b.n_datasets:,}"), ("Models", f"{b.n_models:,}"), ("Folds / resamples", f"{b.n_folds:,}"),
+         ("Descriptor tables", f"{len(data.tables):,}"), ("Scores", f"{b.scores.size:,}")],
+        note=f"Scores: {'higher' if b.higher_is_better else 'lower'} is better.",
+    ))
 
 
 # --------------------------------------------------------------------------- the map
@@ -198,9 +203,7 @@ def map_chart(
     coverage lines (over the plain points, under the numbered ones); ``poorly`` rings the datasets
     not covered well.
     """
-    method = st.session_state[K.MAP_METHOD]
-    seed = int(st.session_state[K.SEED])
-    proj = D.project(data, cfg, rep, method, seed)
+    proj = _map_projection(data, cfg, rep)
     color = model.color_values(data, st.session_state.get(K.MAP_COLOR))
     fig = figures.map_figure(
         proj.coords, data.benchmark.datasets, hover=model.hover_frame(data, cfg), color=color,
@@ -209,10 +212,31 @@ def map_chart(
     if representative is not None:
         figures.add_coverage_lines(fig, proj.coords, data.benchmark.datasets, representative, poorly=poorly)
     chart(fig, key=key)
+    _projection_note(data, cfg, proj)
+
+
+def _map_projection(data: ActiveData, cfg: RepConfig, rep: Representation) -> Projection:
+    """The map's projection with the session's method and seed (PCA while UMAP is pending)."""
+    return D.project(data, cfg, rep, st.session_state[K.MAP_METHOD], int(st.session_state[K.SEED]))
+
+
+def _projection_note(data: ActiveData, cfg: RepConfig, proj: Projection) -> None:
+    """Under a map: wait for a pending projection (then redraw), or say why it is PCA."""
+    method = st.session_state[K.MAP_METHOD]
     if proj.pending:
-        _wait_for_projection(data.token, cfg, method, seed, data)
+        _wait_for_projection(data.token, cfg, method, int(st.session_state[K.SEED]), data)
     elif proj.error:
         st.caption(f":material/info: {method} is not available: {md_escape(proj.error)} The map shows PCA.")
+
+
+def map_glance(data: ActiveData, cfg: RepConfig, rep: Representation, *, height: int = 460) -> None:
+    """The map of :func:`map_chart` as a plain SVG image (drawn with the page; hover shows
+    the dataset and its descriptors, no zoom)."""
+    proj = _map_projection(data, cfg, rep)
+    color = model.color_values(data, st.session_state.get(K.MAP_COLOR))
+    html(glance.map_svg(proj.coords, data.benchmark.datasets, hover=model.hover_frame(data, cfg), color=color,
+                        method=proj.method, height=height))
+    _projection_note(data, cfg, proj)
 
 
 def ensure_map_state(data: ActiveData) -> list[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -20,9 +21,11 @@ from .metrics import HIGHER_IS_BETTER, LABELS
 
 __all__ = [
     "CATEGORY_COLORS",
+    "ColorScale",
     "EXPORT_TEMPLATE",
     "STRATEGY_COLORS",
     "auc_figure",
+    "color_scale",
     "curves_figure",
     "escape",
     "for_export",
@@ -175,6 +178,46 @@ def _hover(datasets: Sequence[str], hover: pd.DataFrame | None) -> tuple[np.ndar
     return custom, template
 
 
+@dataclass(frozen=True)
+class ColorScale:
+    """How the map colours its points by one value per dataset.
+
+    Attributes
+    ----------
+    label : str
+        The value's name (unescaped).
+    numeric : ndarray of float or None
+        The values on a continuous scale (Viridis; NaN for missing), or None.
+    categories : list of str or None
+        Each dataset's category ("missing" for none), or None.
+    palette : dict of str to str
+        Category → colour, in legend order (sorted); empty for a numeric scale.
+    """
+
+    label: str
+    numeric: np.ndarray | None = None
+    categories: list[str] | None = None
+    palette: dict[str, str] = field(default_factory=dict)
+
+
+def color_scale(color: pd.Series | Sequence[object] | None) -> ColorScale | None:
+    """Numbers (at least 80 % numeric, more than two values) get a continuous scale, up to
+    :data:`_MAX_CATEGORIES` categories get discrete colours; anything else: no colour (None)."""
+    if color is None:
+        return None
+    values = pd.Series(np.asarray(color), dtype=object) if not isinstance(color, pd.Series) else color.reset_index(drop=True)
+    label = str(color.name) if isinstance(color, pd.Series) and color.name is not None else "value"
+    num = pd.to_numeric(values, errors="coerce")
+    if num.notna().mean() >= 0.8 and values.nunique() > 2:
+        return ColorScale(label, numeric=num.to_numpy(dtype=float))
+    cats = values.astype(object).where(values.notna(), "missing").astype(str)
+    uniq = sorted(cats.unique())
+    if len(uniq) > _MAX_CATEGORIES:
+        return None
+    palette = {c: CATEGORY_COLORS[i % len(CATEGORY_COLORS)] for i, c in enumerate(uniq)}
+    return ColorScale(label, categories=cats.tolist(), palette=palette)
+
+
 def map_figure(
     coords: np.ndarray,
     datasets: Sequence[str],
@@ -211,43 +254,39 @@ def map_figure(
     fig = go.Figure()
     base_marker = {"size": 9, "line": {"width": 0.5, "color": "white"}, "opacity": 0.85}
     drawn = False
-    if color is not None:
-        values = pd.Series(np.asarray(color), dtype=object) if not isinstance(color, pd.Series) else color.reset_index(drop=True)
-        label = escape(color.name if isinstance(color, pd.Series) and color.name is not None else "value")
-        num = pd.to_numeric(values, errors="coerce")
-        if num.notna().mean() >= 0.8 and values.nunique() > 2:
+    scale = color_scale(color)
+    if scale is not None:
+        label = escape(scale.label)
+        if scale.numeric is not None:
             fig.add_trace(
                 go.Scatter(
                     x=coords[:, 0], y=coords[:, 1], mode="markers", name="datasets",
-                    marker={**base_marker, "color": num.to_numpy(dtype=float), "colorscale": "Viridis",
+                    marker={**base_marker, "color": scale.numeric, "colorscale": "Viridis",
                             "showscale": True, "colorbar": {"title": {"text": label}, "thickness": 14}},
                     customdata=custom, hovertemplate=template, showlegend=False,
                 )
             )
             drawn = True
         else:
-            cats = values.astype(object).where(values.notna(), "missing").astype(str)
-            uniq = sorted(cats.unique())
-            if len(uniq) <= _MAX_CATEGORIES:
-                # One trace for the points (a trace per category costs a redraw ~10 ms each in
-                # the browser), and empty traces that only draw the legend.
-                palette = {c: CATEGORY_COLORS[i % len(CATEGORY_COLORS)] for i, c in enumerate(uniq)}
+            palette = scale.palette
+            # One trace for the points (a trace per category costs a redraw ~10 ms each in
+            # the browser), and empty traces that only draw the legend.
+            fig.add_trace(
+                go.Scatter(
+                    x=coords[:, 0], y=coords[:, 1], mode="markers", name="datasets",
+                    marker={**base_marker, "color": [palette[c] for c in scale.categories or []]},
+                    customdata=custom, hovertemplate=template, showlegend=False,
+                )
+            )
+            for i, c in enumerate(palette):
                 fig.add_trace(
                     go.Scatter(
-                        x=coords[:, 0], y=coords[:, 1], mode="markers", name="datasets",
-                        marker={**base_marker, "color": [palette[c] for c in cats]},
-                        customdata=custom, hovertemplate=template, showlegend=False,
+                        x=[None], y=[None], mode="markers", name=escape(c), hoverinfo="skip",
+                        legendgroup="cat", legendgrouptitle={"text": label} if i == 0 else None,
+                        marker={"size": 9, "color": palette[c]},
                     )
                 )
-                for i, c in enumerate(uniq):
-                    fig.add_trace(
-                        go.Scatter(
-                            x=[None], y=[None], mode="markers", name=escape(c), hoverinfo="skip",
-                            legendgroup="cat", legendgrouptitle={"text": label} if i == 0 else None,
-                            marker={"size": 9, "color": palette[c]},
-                        )
-                    )
-                drawn = True
+            drawn = True
     if not drawn:
         fig.add_trace(
             go.Scatter(

@@ -71,6 +71,21 @@ def plotly_specs(at: Any) -> list[dict[str, Any]]:
     return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
 
 
+def markup(at: Any, css_class: str) -> str:
+    """The HTML of the (first) ``st.markdown`` block whose markup has this class."""
+    return next(m.value for m in at.markdown if f'class="{css_class}"' in m.value)
+
+
+def size_tiles(at: Any) -> dict[str, str]:
+    """Label → value of the benchmark's size tiles."""
+    import html
+    import re
+
+    pairs = re.findall(r'<div style="font-size:0.875rem;[^"]*">([^<]*)</div><div style="font-size:2rem;[^"]*">([^<]*)</div>',
+                       markup(at, "ss-tiles"))
+    return {html.unescape(k): html.unescape(v) for k, v in pairs}
+
+
 def trace_names(spec: dict[str, Any]) -> list[str]:
     """Names of a plotly spec's traces (``""`` for unnamed ones)."""
     return [str(t.get("name", "")) for t in spec.get("data", [])]

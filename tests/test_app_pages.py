@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import html
+import re
+
 import apphelpers as H  # puts the repository root on sys.path (before subsetsel_app imports)
 import pytest
 
@@ -16,16 +19,25 @@ def test_opens_on_tsc_sample_with_sizes_leaderboard_and_map(app):
     at = H.goto(app, "home")
     assert not H.errors(at)
     assert at.session_state["data"].name == "tsc_bakeoff"
-    metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Datasets"] == "112" and metrics["Models"] == "40" and metrics["Folds / resamples"] == "30"
-    specs = H.plotly_specs(at)
-    assert len(specs) == 2
-    board, mp = specs
-    assert board["data"][0]["type"] == "bar" and board["data"][0]["orientation"] == "h"
-    assert all(t["type"] == "scatter" for t in mp["data"])
-    # coloured by the categorical 'type' descriptor by default: one trace per category
+    tiles = H.size_tiles(at)
+    assert tiles["Datasets"] == "112" and tiles["Models"] == "40" and tiles["Folds / resamples"] == "30"
+    assert tiles["Scores"] == "134,400"
+    # plain HTML and SVG (no plotly on the start page): drawn with the page
+    assert H.plotly_specs(at) == []
+    board = H.markup(at, "ss-leaderboard")
+    rows = re.findall(r'<tr title="([^"]*)"', board)
+    assert len(rows) == 15 and html.unescape(rows[0]).startswith("HC2: mean rank")
+    svg = H.markup(at, "ss-map")
+    assert svg.count("<circle") >= 112 + 13  # the datasets and the legend's swatches
+    # coloured by the categorical 'type' descriptor by default: its categories in the legend
     assert at.selectbox(key="map_color__home").value == "type"
-    assert len(mp["data"]) > 3
+    assert ">type<" in svg and ">ecg<" in svg
+    at.selectbox(key="map_color__home").select("series_length")
+    at.run()
+    svg = H.markup(at, "ss-map")
+    assert "ss-viridis" in svg and ">ecg<" not in svg and ">series_length<" in html.unescape(svg)
+    at.selectbox(key="map_color__home").select("type")
+    at.run()
 
 
 @pytest.mark.parametrize("sample", H.SAMPLES)

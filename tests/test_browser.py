@@ -51,7 +51,10 @@ def test_main_job_in_a_real_browser(browser_page, tmp_path):
     first_load = time.time() - t0
     body = page.inner_text("body")
     assert "Time series classification bake-off" in body and "134,400" in body
-    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=90000)
+    # leaderboard and map are plain HTML/SVG: drawn with the page, the map's points have tooltips
+    page.wait_for_function("() => document.querySelectorAll('.ss-leaderboard tbody tr').length === 15"
+                           " && document.querySelectorAll('.ss-map circle > title').length >= 112", timeout=90000)
+    assert page.locator(".ss-leaderboard tbody tr").first.inner_text().split()[:2] == ["1", "HC2"]
     _no_exceptions(page)
     _shot(page, "01-start")
 

@@ -1,0 +1,86 @@
+"""The start page's plain HTML/SVG renderings: content, escaping, colours."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from subsetsel_core import glance
+
+NASTY = "a $x$ *b* _c_ <script>alert(1)</script> & \"q\" 'r' [l](u) `c` ~s~ \\ é\n"
+
+
+def _decoded(markup: str) -> str:
+    import html
+
+    return html.unescape(markup)
+
+
+def test_text_leaves_nothing_html_or_markdown_could_read() -> None:
+    out = glance.text(NASTY)
+    assert re.fullmatch(r"[A-Za-z0-9 ,.\-&#;]*", out), out
+    assert _decoded(out) == NASTY
+    assert glance.text("abcdefgh", limit=5) == "abcd&#8230;"
+
+
+def test_size_tiles_show_labels_values_and_note() -> None:
+    out = glance.size_tiles_html([("Datasets", "112"), ("Scores", "134,400")], note="higher is better")
+    assert "\n" not in out
+    text = re.sub(r"<[^>]+>", " ", _decoded(out))
+    assert text.split() == ["Datasets", "112", "Scores", "134,400", "higher", "is", "better"]
+
+
+def test_leaderboard_rows_in_rank_order_with_escaped_names() -> None:
+    board = pd.DataFrame({"position": [1, 2, 3], "model": ["best", NASTY, "third"],
+                          "mean_rank": [1.5, 2.0, 3.0], "mean_score": [0.9, np.nan, 0.7], "wins": [3, 1, 0]})
+    out = glance.leaderboard_html(board, top=2)
+    assert "<script" not in out and "$x$" not in out and "\n" not in out
+    rows = re.findall(r"<tr title=\"([^\"]*)\">", out)
+    assert len(rows) == 2 and _decoded(rows[0]).startswith("best: mean rank 1.50")
+    assert "mean score —" in _decoded(rows[1])
+    widths = [float(w) for w in re.findall(r"width:([0-9.]+)%;border-radius", out)]
+    assert widths == [75.0, 100.0]  # bars relative to the longest shown
+
+
+def _circles(svg: str) -> list[tuple[float, float, str, str]]:
+    return [(float(x), float(y), fill, _decoded(tip)) for x, y, fill, tip in
+            re.findall(r'<circle cx="([0-9.]+)" cy="([0-9.]+)" r="5" fill="([^"]+)"[^>]*><title>([^<]*)</title>', svg)]
+
+
+def test_map_points_tooltips_and_categories() -> None:
+    coords = np.array([[0.0, 0.0], [1.0, 2.0], [np.nan, 1.0], [2.0, 1.0]])
+    names = ["d0", NASTY, "lost", "d3"]
+    hover = pd.DataFrame({"length": [10, 20, 30, 40], "type": ["ecg", "image", "ecg", None]})
+    color = pd.Series(["ecg", "image", "ecg", None], name="type")
+    out = glance.map_svg(coords, names, hover=hover, color=color, method="PCA")
+    assert "\n" not in out and "<script" not in out
+    pts = _circles(out)
+    assert len(pts) == 3  # the NaN row is left out
+    assert len(NASTY) > 60 and pts[1][3].split("\n") == [NASTY[:59] + "…", "length: 20", "type: image"]
+    assert pts[0][3] == "d0\nlength: 10\ntype: ecg"
+    # higher y value is drawn higher up (smaller SVG y)
+    assert pts[1][1] < pts[0][1] and pts[2][0] > pts[1][0]
+    fills = {p[3].split("\n")[0]: p[2] for p in pts}
+    assert fills["d0"] != fills["d3"]  # ecg vs missing
+    legend = _decoded(out)
+    for label in ("type", "ecg", "image", "missing", "PCA 1", "PCA 2"):
+        assert f">{label}<" in legend
+
+
+def test_map_numeric_colour_scale_and_missing_values() -> None:
+    rng = np.random.default_rng(0)
+    coords = rng.normal(size=(6, 2))
+    color = pd.Series([1.0, 2.0, 3.0, 4.0, 5.0, np.nan], name="length")
+    out = glance.map_svg(coords, [f"d{i}" for i in range(6)], color=color)
+    fills = [p[2] for p in _circles(out)]
+    assert fills[-1] == "#c7c7c7" and len(set(fills[:5])) == 5
+    assert "ss-viridis" in out and ">5<" in out and ">1<" in out and ">length<" in out
+
+
+def test_map_without_colour_or_with_constant_coordinates() -> None:
+    out = glance.map_svg(np.zeros((3, 2)), ["a", "b", "c"], color=None)
+    pts = _circles(out)
+    assert len(pts) == 3 and len({p[2] for p in pts}) == 1
+    assert all(np.isfinite([p[0] for p in pts]))
