@@ -405,7 +405,7 @@ def test_restarts_on_threads_equal_one_thread(monkeypatch: pytest.MonkeyPatch) -
         np.testing.assert_array_equal(a, b)
 
 
-@pytest.mark.parametrize("case", ["lattice", "offset", "wide"])
+@pytest.mark.parametrize("case", ["lattice", "offset", "wide", "many columns"])
 def test_single_precision_labels_change_nothing(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The bounded loop's single-precision first pass gives the double-precision loop's
     centres and inertia to the last bit, also with exact ties (points on a lattice, many
@@ -415,8 +415,10 @@ def test_single_precision_labels_change_nothing(case: str, monkeypatch: pytest.M
         X = rng.integers(0, 4, size=(2300, 3)).astype(float)
     elif case == "offset":
         X = _tsc_like(n=2300, p=6, seed=2) + 1e4
-    else:
+    elif case == "wide":
         X = _tsc_like(n=2300, p=40, seed=3) * 1e6
+    else:
+        X = _tsc_like(n=2300, p=300, seed=5)
     with threadpool_limits(limits=1, user_api="blas"):
         C0, rows = KM._seed(X, [6, 12], np.random.default_rng(1).spawn(2), 10)
         sizes = np.repeat([6, 12], 10)

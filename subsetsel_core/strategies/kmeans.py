@@ -366,7 +366,10 @@ def _lloyd_full(
 
 
 _SINGLE = True  # single-precision distances decide the clear labels (tests switch it off)
-_TAU32 = 1e-4  # the same for single precision (about 25 times its error bound for p = 64)
+# the same for single precision, per term of the product [x, ‖x‖², 1]·[−2c, 1, ‖c‖²]: its
+# rounding error is at most about (p + 6)·2⁻²⁴·(‖x‖ + ‖c‖)² (inputs rounded, p + 2 terms);
+# the margin is 25 times that
+_TAU32 = 25 * 2.0**-24
 _TINY32 = 1e-30  # and an absolute floor for underflow
 _TAU = 1e-8  # bound on the rounding error of a computed squared distance, relative to (‖x‖ + ‖c‖)²
 _SUM_Q, _SUM_U = 256, 4  # OpenBLAS (Haswell) dgemm: depth block and row unroll
@@ -499,7 +502,7 @@ def _lloyd_bounded(
     than the rounding error of a computed squared distance, the computed distance to its
     centre is strictly the smallest: the label stays, with no tie. Other datasets get
     their distances to every centre of the run in single precision first: where the
-    nearest and second-nearest are farther apart than twice :data:`_TAU32` ·
+    nearest and second-nearest are farther apart than twice (p + 6) · :data:`_TAU32` ·
     (‖x‖ + max ‖c‖)² (single precision's rounding error is about 25 times smaller), the
     nearest is the whole computation's, and the two values, widened by that margin, are the
     bounds. The few others get their distances computed as in the whole product (a BLAS
@@ -550,18 +553,23 @@ def _lloyd_bounded(
 
     # single precision first: it decides most labels, with a margin far above its rounding
     # error; the rest get the double-precision distances of the whole computation
-    X32 = Xc.astype(np.float32) if _SINGLE and np.abs(Xc).max() < 1e15 else None
-    x2_32 = None if X32 is None else (X32 * X32).sum(axis=1)
+    # [x, ‖x‖², 1] against [−2c, 1, ‖c‖²]: the whole squared distance from one product
+    X32 = None
+    if _SINGLE and np.abs(Xc).max() < 1e15:
+        X32 = np.empty((n, p + 2), dtype=np.float32)
+        X32[:, :p] = Xc
+        X32[:, p] = x2
+        X32[:, p + 1] = 1.0
 
     def dist32(r: int, cols: np.ndarray) -> np.ndarray:
         """Single-precision squared distances of run r's real centres to X[cols], (k, len)."""
         o, k = int(offsets[r]), int(kr[r])
-        A = C[o:o + k].astype(np.float32)
-        d = A @ np.take(X32, cols, axis=0).T
-        d *= -2.0
-        d += (A * A).sum(axis=1)[:, None]
-        d += x2_32[cols]
-        return d
+        Cr = C[o:o + k]
+        A = np.empty((k, p + 2), dtype=np.float32)
+        A[:, :p] = -2.0 * Cr
+        A[:, p] = 1.0
+        A[:, p + 1] = (Cr * Cr).sum(axis=1)
+        return A @ np.take(X32, cols, axis=0).T
 
     def edge_of(runs: np.ndarray) -> np.ndarray:
         """Per run of ``runs`` (stacked in this order): 1 or 2 if its last row is real and
@@ -608,7 +616,7 @@ def _lloyd_bounded(
         m, lab, second = nearest_two(dist32(r, cols), k)
         m, second = m.astype(float), second.astype(float)
         xc = (xn[cols] + cmax) ** 2
-        bound = _TAU32 * xc + _TINY32 + _TAU * xc
+        bound = (_TAU32 * (p + 6) + _TAU) * xc + _TINY32
         sure = second - m > 2.0 * bound
         m += bound
         second -= bound
@@ -666,7 +674,7 @@ def _lloyd_bounded(
             parts[r].reshape(k * nblk, p)[pid] = _member_sums(Xc, key[cols], cols, pid.size)
         if main.size:
             sums[want[todo] == 0] = _fold(parts[r] if main.size == k else parts[r][main])
-        for i in np.flatnonzero(want[todo]).tolist():
+        for i in np.flatnonzero(want[todo]).tolist() if edge else ():
             c = int(todo[i])
             oh = (labels[r] == c).astype(float)
             sums[i] = _edge_product(oh, X, want[c] == 2)
