@@ -6,6 +6,7 @@ Pages stay layout-only by calling these; everything here reads the session throu
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 
 import pandas as pd
@@ -204,15 +205,31 @@ def map_chart(
     not covered well.
     """
     proj = _map_projection(data, cfg, rep)
-    color = model.color_values(data, st.session_state.get(K.MAP_COLOR))
+    colour_by = st.session_state.get(K.MAP_COLOR)
+    memo = _map_memo(data, (cfg, proj.method, int(st.session_state[K.SEED]), colour_by, title, height))
     fig = figures.map_figure(
-        proj.coords, data.benchmark.datasets, hover=model.hover_frame(data, cfg), color=color,
-        selected=selected, selected_color=selected_color, method=proj.method, title=title, height=height,
+        proj.coords, data.benchmark.datasets, hover=model.hover_frame(data, cfg),
+        color=model.color_values(data, colour_by), selected=selected, selected_color=selected_color,
+        method=proj.method, title=title, height=height, representative=representative, poorly=poorly, memo=memo,
     )
-    if representative is not None:
-        figures.add_coverage_lines(fig, proj.coords, data.benchmark.datasets, representative, poorly=poorly)
     chart(fig, key=key)
     _projection_note(data, cfg, proj)
+
+
+_MAP_MEMOS = 16  # base maps kept per benchmark (projection × colour × size)
+_MAP_LOCK = threading.Lock()
+
+
+def _map_memo(data: ActiveData, key: tuple[object, ...]) -> dict[str, object]:
+    """The :func:`figures.map_figure` memo of one base map of this benchmark (shared by the
+    sessions that use it; a few are kept): changing k or the strategy reuses the map."""
+    with _MAP_LOCK:
+        memos = data.memo.setdefault("map_memos", {})
+        if key not in memos:
+            while len(memos) >= _MAP_MEMOS:
+                memos.pop(next(iter(memos)))
+            memos[key] = {}
+        return memos[key]
 
 
 def _map_projection(data: ActiveData, cfg: RepConfig, rep: Representation) -> Projection:

@@ -9,6 +9,7 @@ values) is HTML-escaped before it goes into hover labels.
 
 from __future__ import annotations
 
+import copy
 import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -229,6 +230,9 @@ def map_figure(
     method: str = "UMAP",
     title: str | None = None,
     height: int = 560,
+    representative: Sequence[int] | None = None,
+    poorly: Sequence[int] = (),
+    memo: dict[str, object] | None = None,
 ) -> go.Figure:
     """The 2-D map of the datasets, optionally coloured and with a numbered selection.
 
@@ -248,66 +252,69 @@ def map_figure(
         Colour of the numbered markers (use the strategy's colour).
     method : str
         Projection name for the axis titles.
+    title : str, optional
+    height : int
+    representative, poorly : optional
+        Coverage lines and rings, as :func:`add_coverage_lines` draws them.
+    memo : dict, optional
+        Kept by the caller between calls that differ only in ``selected``,
+        ``selected_color``, ``representative`` and ``poorly``: the map without them is
+        built once (plotly checks every property it is given, about 60 ms for a map with
+        a legend) and copied afterwards.
     """
     coords = np.asarray(coords, dtype=float)
-    custom, template = _hover(datasets, hover)
-    fig = go.Figure()
-    base_marker = {"size": 9, "line": {"width": 0.5, "color": "white"}, "opacity": 0.85}
-    drawn = False
-    scale = color_scale(color)
-    if scale is not None:
-        label = escape(scale.label)
-        if scale.numeric is not None:
-            fig.add_trace(
-                go.Scatter(
-                    x=coords[:, 0], y=coords[:, 1], mode="markers", name="datasets",
-                    marker={**base_marker, "color": scale.numeric, "colorscale": "Viridis",
-                            "showscale": True, "colorbar": {"title": {"text": label}, "thickness": 14}},
-                    customdata=custom, hovertemplate=template, showlegend=False,
-                )
-            )
-            drawn = True
-        else:
-            palette = scale.palette
-            # One trace for the points (a trace per category costs a redraw ~10 ms each in
-            # the browser), and empty traces that only draw the legend.
-            fig.add_trace(
-                go.Scatter(
-                    x=coords[:, 0], y=coords[:, 1], mode="markers", name="datasets",
-                    marker={**base_marker, "color": [palette[c] for c in scale.categories or []]},
-                    customdata=custom, hovertemplate=template, showlegend=False,
-                )
-            )
-            for i, c in enumerate(palette):
-                fig.add_trace(
-                    go.Scatter(
-                        x=[None], y=[None], mode="markers", name=escape(c), hoverinfo="skip",
-                        legendgroup="cat", legendgrouptitle={"text": label} if i == 0 else None,
-                        marker={"size": 9, "color": palette[c]},
-                    )
-                )
-            drawn = True
-    if not drawn:
-        fig.add_trace(
-            go.Scatter(
-                x=coords[:, 0], y=coords[:, 1], mode="markers", name="datasets",
-                marker={**base_marker, "color": "#4c78a8"},
-                customdata=custom, hovertemplate=template, showlegend=False,
-            )
-        )
+    kept = None if memo is None else memo.get("base")
+    if kept is not None:
+        base, custom, template = kept  # type: ignore[misc]
+        spec = copy.deepcopy(base)
+    else:
+        custom, template = _hover(datasets, hover)
+        spec = _map_base(coords, custom, template, color, method, title, height).to_dict()
+        if memo is not None:  # one assignment: another thread sees all of it or nothing
+            memo["base"] = (copy.deepcopy(spec), custom, template)
+    traces = list(spec["data"])  # type: ignore[index]
+    ring = None
+    if representative is not None:
+        lines, ring = _coverage_traces(coords, datasets, representative, poorly)
+        traces.insert(1, lines)
     sel = np.asarray(list(selected), dtype=int)
     if sel.size:
-        fig.add_trace(
-            go.Scatter(
-                x=coords[sel, 0], y=coords[sel, 1], mode="markers+text", name="selected (in order)",
-                text=[str(i + 1) for i in range(sel.size)], textposition="middle center",
-                textfont={"color": "white", "size": 11},
-                marker={"size": 22, "color": selected_color, "line": {"width": 1.5, "color": "#222"}, "opacity": 0.95},
-                customdata=np.c_[custom[sel], [str(i + 1) for i in range(sel.size)]],
-                hovertemplate=template.replace("<extra></extra>", "")
-                + f"<br><b>selected #%{{customdata[{custom.shape[1]}]}}</b><extra></extra>",
+        traces.append(_selection_trace(coords, custom, template, sel, selected_color))
+    if ring is not None:
+        traces.append(ring)
+    spec["data"] = traces  # type: ignore[index]
+    # every part was checked by plotly when built (the base) or has the fixed shape of
+    # the two builders below (checked in the tests): no second check of the whole
+    return go.Figure(spec, _validate=False)
+
+
+def _map_base(coords: np.ndarray, custom: np.ndarray, template: str, color: pd.Series | None, method: str,
+              title: str | None, height: int) -> go.Figure:
+    """The map's points, colours, legend, axes and layout (no selection, no coverage)."""
+    fig = go.Figure()
+    base_marker = {"size": 9, "line": {"width": 0.5, "color": "white"}, "opacity": 0.85}
+    points = {"x": coords[:, 0], "y": coords[:, 1], "mode": "markers", "name": "datasets",
+              "customdata": custom, "hovertemplate": template, "showlegend": False}
+    scale = color_scale(color)
+    if scale is not None and scale.numeric is not None:
+        fig.add_trace(go.Scatter(**points, marker={
+            **base_marker, "color": scale.numeric, "colorscale": "Viridis", "showscale": True,
+            "colorbar": {"title": {"text": escape(scale.label)}, "thickness": 14}}))
+    elif scale is not None:
+        palette = scale.palette
+        # One trace for the points (a trace per category costs a redraw ~10 ms each in
+        # the browser), and empty traces that only draw the legend.
+        fig.add_trace(go.Scatter(**points, marker={**base_marker, "color": [palette[c] for c in scale.categories or []]}))
+        for i, c in enumerate(palette):
+            fig.add_trace(
+                go.Scatter(
+                    x=[None], y=[None], mode="markers", name=escape(c), hoverinfo="skip",
+                    legendgroup="cat", legendgrouptitle={"text": escape(scale.label)} if i == 0 else None,
+                    marker={"size": 9, "color": palette[c]},
+                )
             )
-        )
+    else:
+        fig.add_trace(go.Scatter(**points, marker={**base_marker, "color": "#4c78a8"}))
     m = escape(method)
     fig.update_xaxes(title=f"{m} 1", showticklabels=False, zeroline=False)
     fig.update_yaxes(title=f"{m} 2", showticklabels=False, zeroline=False)
@@ -315,6 +322,21 @@ def map_figure(
     _layout(fig, title, height)
     fig.update_layout(margin={"l": 36, "b": 40, "r": 8})
     return fig
+
+
+def _selection_trace(coords: np.ndarray, custom: np.ndarray, template: str, sel: np.ndarray,
+                     color: str) -> dict[str, object]:
+    """The numbered markers of the chosen datasets (selection order), as a trace spec."""
+    order = [str(i + 1) for i in range(sel.size)]
+    return {
+        "type": "scatter", "x": coords[sel, 0], "y": coords[sel, 1], "mode": "markers+text",
+        "name": "selected (in order)", "text": order, "textposition": "middle center",
+        "textfont": {"color": "white", "size": 11},
+        "marker": {"size": 22, "color": color, "line": {"width": 1.5, "color": "#222"}, "opacity": 0.95},
+        "customdata": np.c_[custom[sel], order],
+        "hovertemplate": template.replace("<extra></extra>", "")
+        + f"<br><b>selected #%{{customdata[{custom.shape[1]}]}}</b><extra></extra>",
+    }
 
 
 def curves_figure(
@@ -550,7 +572,8 @@ def add_coverage_lines(
 
     The lines come right after the first trace (the datasets' points, which stays
     ``fig.data[0]``): above the plain points, below the numbered chosen markers; the
-    datasets nothing covers well get an open ring on top.
+    datasets nothing covers well get an open ring on top. (:func:`map_figure` draws the
+    same with ``representative=``.)
 
     Parameters
     ----------
@@ -564,31 +587,44 @@ def add_coverage_lines(
     poorly : sequence of int
         Positions of the datasets not covered well.
     """
-    coords = np.asarray(coords, dtype=float)
+    lines, ring = _coverage_traces(np.asarray(coords, dtype=float), datasets, representative, poorly, color)
+    fig.add_trace(lines)
+    fig.data = (fig.data[0], fig.data[-1], *fig.data[1:-1]) if len(fig.data) > 1 else fig.data
+    if ring is not None:
+        fig.add_trace(ring)
+    return fig
+
+
+def _coverage_traces(
+    coords: np.ndarray, datasets: Sequence[str], representative: Sequence[int], poorly: Sequence[int] = (),
+    color: str = "#5b6270",
+) -> tuple[dict[str, object], dict[str, object] | None]:
+    """Trace specs of the coverage lines and of the rings on datasets not covered well (or None)."""
     rep = np.asarray(list(representative), dtype=int)
     free = np.flatnonzero(rep != np.arange(rep.size))
     xs = np.full(3 * free.size, np.nan)
     ys = np.full(3 * free.size, np.nan)
     xs[0::3], xs[1::3] = coords[free, 0], coords[rep[free], 0]
     ys[0::3], ys[1::3] = coords[free, 1], coords[rep[free], 1]
-    fig.add_trace(go.Scatter(
-        x=[None if np.isnan(v) else float(v) for v in xs], y=[None if np.isnan(v) else float(v) for v in ys],
-        mode="lines", name=COVERAGE_TRACE, hoverinfo="skip", connectgaps=False,
-        line={"color": _rgba(color, 0.55), "width": 1},
-    ))
-    fig.data = (fig.data[0], fig.data[-1], *fig.data[1:-1]) if len(fig.data) > 1 else fig.data
+    lines: dict[str, object] = {
+        "type": "scatter",
+        "x": [None if np.isnan(v) else float(v) for v in xs], "y": [None if np.isnan(v) else float(v) for v in ys],
+        "mode": "lines", "name": COVERAGE_TRACE, "hoverinfo": "skip", "connectgaps": False,
+        "line": {"color": _rgba(color, 0.55), "width": 1},
+    }
     bad = np.asarray(list(poorly), dtype=int)
-    if bad.size:
-        names = [escape(datasets[i]) for i in bad]
-        rep_names = [escape(datasets[rep[i]]) for i in bad]
-        fig.add_trace(go.Scatter(
-            x=coords[bad, 0], y=coords[bad, 1], mode="markers", name=POORLY_COVERED_TRACE,
-            marker={"size": 17, "color": "rgba(0,0,0,0)", "line": {"width": 2, "color": "#e45756"}},
-            customdata=np.c_[names, rep_names],
-            hovertemplate="<b>%{customdata[0]}</b><br>not covered well: nearest chosen is %{customdata[1]}"
-                          "<extra></extra>",
-        ))
-    return fig
+    if not bad.size:
+        return lines, None
+    names = [escape(datasets[i]) for i in bad]
+    rep_names = [escape(datasets[rep[i]]) for i in bad]
+    ring: dict[str, object] = {
+        "type": "scatter", "x": coords[bad, 0], "y": coords[bad, 1], "mode": "markers", "name": POORLY_COVERED_TRACE,
+        "marker": {"size": 17, "color": "rgba(0,0,0,0)", "line": {"width": 2, "color": "#e45756"}},
+        "customdata": np.c_[names, rep_names],
+        "hovertemplate": "<b>%{customdata[0]}</b><br>not covered well: nearest chosen is %{customdata[1]}"
+                         "<extra></extra>",
+    }
+    return lines, ring
 
 
 def budget_profile_figure(

@@ -230,3 +230,29 @@ def test_md_escape():
     assert md_escape("$x$ :red[y]") == "\\$x\\$ \\:red\\[y\\]"
     assert md_escape("# title") == "\\# title"
     assert md_escape("plain 0.5 (p)") == "plain 0.5 (p)"
+
+
+def test_map_with_memo_and_coverage_equals_the_plain_figure():
+    """The memo path (base map built once, selection and coverage added as specs) gives the
+    figure of the validated path, and its spec passes plotly's checks."""
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    rng = np.random.default_rng(4)
+    coords = rng.normal(size=(30, 2))
+    names = [f"d<{i}>" for i in range(30)]
+    hover = pd.DataFrame({"size": rng.integers(1, 100, 30), "kind": list("ab" * 15)})
+    rep = rng.integers(0, 5, 30)
+    rep[:5] = np.arange(5)
+    for color in (pd.Series(list("xyz" * 10), name="kind"), pd.Series(rng.normal(size=30), name="size"), None):
+        plain = figures.map_figure(coords, names, hover=hover, color=color, selected=[3, 0, 4], method="PCA")
+        figures.add_coverage_lines(plain, coords, names, rep, poorly=[7])
+        memo: dict[str, object] = {}
+        figures.map_figure(coords, names, hover=hover, color=color, selected=[1], method="PCA", memo=memo)
+        fast = figures.map_figure(coords, names, hover=hover, color=color, selected=[3, 0, 4], method="PCA",
+                                  representative=rep, poorly=[7], memo=memo)
+        spec = json.loads(pio.to_json(fast, validate=False))
+        assert spec == json.loads(pio.to_json(plain, validate=False))
+        go.Figure(spec)  # plotly's checks
+        again = figures.map_figure(coords, names, hover=hover, color=color, method="PCA", memo=memo)
+        assert [t.name for t in again.data].count("selected (in order)") == 0  # the memo is not changed
