@@ -32,12 +32,29 @@ SOURCE_LABEL = {"sample": "embedded sample", "folder": "benchmark folder", "uplo
 
 def header(title: str, caption: str) -> None:
     """Page title, a one-line caption, and any queued message."""
+    _through_entry_point()
     st.title(title)
     st.caption(caption)
     msg = state.pop_flash()
     if msg is not None:
         level, text = msg
         {"success": st.success, "warning": st.warning, "error": st.error}.get(level, st.info)(md_escape(text))
+
+
+def _through_entry_point() -> None:
+    """Make sure the page runs under ``app.py`` (its session state, sidebar and navigation).
+
+    Until ``app.py`` has called ``st.navigation`` once in a new server, Streamlit treats
+    the ``pages/`` folder the old way: a first visit straight to a page's address (a
+    bookmark, or a tab reconnecting after a restart) runs that page alone, without the
+    entry point, and it fails. Switch Streamlit to ``app.py``'s navigation and run again
+    (the same address then goes through ``app.py``).
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
 
 
 def set_active(data: ActiveData, message: str | None = None) -> None:
