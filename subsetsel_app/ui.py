@@ -48,11 +48,12 @@ def _through_entry_point() -> None:
     the ``pages/`` folder the old way: a first visit straight to a page's address (a
     bookmark, or a tab reconnecting after a restart) runs that page alone, without the
     entry point, and it fails. Switch Streamlit to ``app.py``'s navigation and run again
-    (the same address then goes through ``app.py``).
+    (the same address then goes through ``app.py``). A session that has been through
+    ``app.py`` already (its state is set) carries on.
     """
     from streamlit.runtime.pages_manager import PagesManager
 
-    if PagesManager.uses_pages_directory:
+    if PagesManager.uses_pages_directory and K.SEED not in st.session_state:
         PagesManager.uses_pages_directory = False
         st.rerun()
 

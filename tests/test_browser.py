@@ -166,13 +166,11 @@ def test_screenshots_exist():
     assert io.BytesIO((SHOTS / "01-start.png").read_bytes()).read(8) == b"\x89PNG\r\n\x1a\n"
 
 
-def test_a_page_opened_by_its_address_on_a_new_server():
+def test_a_page_opened_by_its_address_on_a_new_server(browser_page):
     """A bookmark of a page (or a tab reconnecting after a restart) as the first visit of a
     new server: the page comes up under app.py's navigation, with no error."""
-    from playwright.sync_api import sync_playwright
-
-    with H.Server() as server, sync_playwright() as p:
-        browser = H.launch_chromium(p)
+    browser = browser_page[1].context.browser  # the module's chromium; a server of its own
+    with H.Server() as server:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(server.url + "/select", timeout=60000)
         H.wait_idle(page, 90)
@@ -181,4 +179,4 @@ def test_a_page_opened_by_its_address_on_a_new_server():
         nav = page.locator("[data-testid=stSidebarNav]").inner_text()
         assert "Start" in nav and "app" not in nav.split()  # app.py's pages, not the folder's file names
         assert H.selected_markers(page) == [str(i) for i in range(1, 11)]
-        browser.close()
+        page.close()
