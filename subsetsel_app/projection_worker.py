@@ -76,6 +76,7 @@ def compute(X: np.ndarray, method: str, seed: int) -> np.ndarray:
     if method == "UMAP":
         import umap
 
+        _cache_compiled("umap")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             model = umap.UMAP(n_neighbors=max(2, min(15, n - 1)), min_dist=0.1, random_state=seed,
@@ -88,6 +89,36 @@ def compute(X: np.ndarray, method: str, seed: int) -> np.ndarray:
         return np.asarray(TSNE(n_components=2, perplexity=perplexity, init="pca", random_state=seed)
                           .fit_transform(Z), dtype=float)
     raise ValueError(f"unknown projection method {method!r}; use UMAP, t-SNE or PCA.")
+
+
+_CACHED: set[str] = set()
+
+
+def _cache_compiled(package: str) -> None:
+    """Let numba keep the machine code of a package's compiled functions on disk.
+
+    UMAP compiles about a hundred numba functions at its first fit in every new process
+    (about 25 s on two cores), and only a few of them are declared cacheable. With caching
+    on, the next server reuses the code: its first UMAP takes well under a second after
+    the import. The code is the same, so are the maps. Where nothing can be written, numba
+    just compiles again.
+    """
+    if package in _CACHED:
+        return
+    _CACHED.add(package)
+    try:
+        from numba.core.registry import CPUDispatcher
+    except ImportError:  # pragma: no cover - numba comes with umap-learn
+        return
+    for name, module in list(sys.modules.items()):
+        if name != package and not name.startswith(package + "."):
+            continue
+        for obj in list(vars(module).values()):
+            if isinstance(obj, CPUDispatcher):
+                try:
+                    obj.enable_caching()
+                except Exception:  # noqa: BLE001 - that function is compiled each time, as before
+                    continue
 
 
 def read_frame(stream: BinaryIO) -> Any:

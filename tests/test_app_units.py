@@ -256,3 +256,15 @@ def test_map_with_memo_and_coverage_equals_the_plain_figure():
         go.Figure(spec)  # plotly's checks
         again = figures.map_figure(coords, names, hover=hover, color=color, method="PCA", memo=memo)
         assert [t.name for t in again.data].count("selected (in order)") == 0  # the memo is not changed
+
+
+def test_umap_compiled_code_is_kept_between_servers():
+    """The projection worker turns numba's disk cache on for UMAP's compiled functions
+    (its first fit in a new server then reuses the code instead of compiling for ~25 s)."""
+    umap_ = pytest.importorskip("umap.umap_")
+    from numba.core.registry import CPUDispatcher
+
+    compiled = [f for f in vars(umap_).values() if isinstance(f, CPUDispatcher)]
+    assert compiled
+    projection_worker._cache_compiled("umap")
+    assert {type(f._cache).__name__ for f in compiled} == {"FunctionCache"}
