@@ -3,12 +3,13 @@
 Starts ``streamlit run app.py`` on a free port, opens the Select page of the TSC sample in
 Debian's chromium (Playwright) and measures, for k and for the strategy, the time from
 the key press / click to the moment the map holds the new subset and its numbered markers
-are drawn in the DOM (Streamlit re-creates a plotly chart whose figure changed, so this
-includes plotly's full redraw). Prints the times; nothing is asserted.
+are drawn in the DOM. By default the page's quick SVG map; with ``--zoomable`` the plotly
+map (Streamlit mounts a new plotly chart whenever its figure changes, so that includes
+plotly's full redraw). Prints the times; nothing is asserted.
 
 usage (from the repository root)::
 
-    python benchmarks/bench_interactions.py [--rounds 8] [--no-wait-umap]
+    python benchmarks/bench_interactions.py [--rounds 8] [--no-wait-umap] [--zoomable]
 """
 
 from __future__ import annotations
@@ -28,6 +29,11 @@ import apphelpers as H  # noqa: E402 - after the path set-up
 from playwright.sync_api import Page  # noqa: E402
 
 SELECTED = """(args) => {
+  const svg = [...document.querySelectorAll('.ss-map .ss-sel circle')];
+  if (svg.length) {  // the quick SVG map: the new subset's k numbered markers are in the page
+    const sig = JSON.stringify([svg.map(c => +c.getAttribute('cx')), svg.map(c => +c.getAttribute('cy'))]);
+    return svg.length === args.k && sig !== args.before;
+  }
   for (const p of document.querySelectorAll('.js-plotly-plot')) {
     const t = (p.data || []).find(t => t.name === 'selected (in order)');
     if (t) {
@@ -70,6 +76,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=8, help="changes per kind of interaction")
     ap.add_argument("--no-wait-umap", action="store_true", help="measure while the map may still be PCA")
+    ap.add_argument("--zoomable", action="store_true", help="measure the Select page's plotly map instead")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -92,11 +99,14 @@ def main() -> None:
             page.wait_for_function(UMAP_SHOWN, timeout=240000)
             print(f"UMAP swapped in on the start page      {time.perf_counter() - t0:6.1f} s after opening it")
         H.goto_page(page, server.url, "select")
+        if args.zoomable:
+            page.get_by_text("Zoomable map").click()
+            H.wait_idle(page)
         page.wait_for_function(SELECTED.replace("sig !== args.before", "true"),
                                arg={"k": 10, "before": ""}, timeout=60000)
-        method = page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')].map(p => "
-                               "String(((p.layout||{}).xaxis||{}).title ? p.layout.xaxis.title.text : ''))")
-        print(f"select page map axes: {method}")
+        method = page.evaluate("() => [...document.querySelectorAll('.ss-map text, .js-plotly-plot .xtitle')]"
+                               ".map(t => t.textContent).filter(t => / 1$/.test(t))")
+        print(f"select page map: {'plotly' if args.zoomable else 'SVG'}, axes {method}")
         thumb = page.get_by_role("slider", name="k — datasets in the subset")
 
         k_new, k_seen = [], []

@@ -182,6 +182,7 @@ K.SEL_BUDGET = "sel_budget"  # float: total budget in the cost's units
 K.SEL_BUDGET_FOR = "sel_budget_for"  # str: the benchmark token and cost source the budget was set for
 K.SEL_BUDGET_STRATEGY = "sel_budget_strategy"  # str: a cost-aware strategy (subsetsel_core.budget)
 K.SEL_COVERAGE = "sel_coverage"  # bool: coverage lines on the map
+K.SEL_ZOOM = "sel_zoom"  # bool: the Select page's map as a plotly chart (zoom, pan) instead of the quick SVG
 K.PL_TEXT = "pl_text"  # str: pasted "dataset,score" lines of a new model
 K.PL_NAME = "pl_name"  # str: the new model's name
 K.PL_NONCE = "pl_nonce"  # int: bumped to clear the score uploader
@@ -196,6 +197,7 @@ DEFAULTS.update({
     K.SEL_BUDGET_FOR: None,
     K.SEL_BUDGET_STRATEGY: "fafi-cosine",
     K.SEL_COVERAGE: True,
+    K.SEL_ZOOM: False,
     K.PL_TEXT: "",
     K.PL_NAME: "new model",
     K.PL_NONCE: 0,

@@ -215,16 +215,29 @@ def map_chart(
     title: str | None = None,
     representative: Sequence[int] | None = None,
     poorly: Sequence[int] = (),
+    quick: bool = False,
 ) -> None:
     """Draw the map of a representation (method and colour from the session).
 
     ``representative`` (each dataset's nearest chosen dataset, by position) adds thin
     coverage lines (over the plain points, under the numbered ones); ``poorly`` rings the datasets
-    not covered well.
+    not covered well. ``quick`` draws it as an SVG image (tooltips, no zoom) when the
+    benchmark has at most :data:`QUICK_MAP_LIMIT` datasets: the browser redraws that in
+    milliseconds, where a new plotly chart takes a few hundred (Streamlit mounts a new
+    chart whenever the figure changes, e.g. for every k).
     """
     proj = _map_projection(data, cfg, rep)
     colour_by = st.session_state.get(K.MAP_COLOR)
-    memo = _map_memo(data, (cfg, proj.method, int(st.session_state[K.SEED]), colour_by, title, height))
+    seed = int(st.session_state[K.SEED])
+    if quick and data.benchmark.n_datasets <= QUICK_MAP_LIMIT:
+        memo = _map_memo(data, (cfg, proj.method, seed, colour_by, "svg", height))
+        html(glance.map_svg(proj.coords, data.benchmark.datasets, hover=model.hover_frame(data, cfg),
+                            color=model.color_values(data, colour_by), method=proj.method,
+                            width=560, height=round(height * 0.96), selected=selected,
+                            selected_color=selected_color, representative=representative, poorly=poorly, memo=memo))
+        _projection_note(data, cfg, proj)
+        return
+    memo = _map_memo(data, (cfg, proj.method, seed, colour_by, title, height))
     fig = figures.map_figure(
         proj.coords, data.benchmark.datasets, hover=model.hover_frame(data, cfg),
         color=model.color_values(data, colour_by), selected=selected, selected_color=selected_color,
@@ -234,6 +247,7 @@ def map_chart(
     _projection_note(data, cfg, proj)
 
 
+QUICK_MAP_LIMIT = 2000  # larger benchmarks always get the plotly map (SVG markup grows with n)
 _MAP_MEMOS = 16  # base maps kept per benchmark (projection × colour × size)
 _MAP_LOCK = threading.Lock()
 

@@ -127,12 +127,20 @@ def map_svg(
     method: str = "UMAP",
     width: int = 540,
     height: int = 460,
+    selected: Sequence[int] = (),
+    selected_color: str = "#d62728",
+    representative: Sequence[int] | None = None,
+    poorly: Sequence[int] = (),
+    memo: dict[str, object] | None = None,
 ) -> str:
     """The 2-D map of the datasets as an SVG image that scales to its column.
 
     Each point's tooltip (the browser's own, on hover) names the dataset and its first
     descriptor values. Colours follow :func:`subsetsel_core.figures.color_scale`, as on
-    the interactive map (Viridis for numbers, a legend for categories).
+    the interactive map (Viridis for numbers, a legend for categories). A selection is
+    drawn as on :func:`subsetsel_core.figures.map_figure`: numbered markers in selection
+    order, optional coverage lines and rings; the browser redraws the whole image in a
+    few milliseconds, where a plotly chart takes a few hundred.
 
     Parameters
     ----------
@@ -147,12 +155,41 @@ def map_svg(
         Projection name for the axis titles.
     width, height : int
         Size in pixels at full scale.
+    selected : sequence of int
+        Chosen dataset positions in selection order: drawn as numbered markers (class
+        ``ss-sel``, attribute ``data-order``) in ``selected_color``.
+    representative : sequence of int, optional
+        For each dataset, the position of the chosen dataset that stands for it: a thin
+        line joins them (class ``ss-cover``).
+    poorly : sequence of int
+        Datasets not covered well: ringed in red (class ``ss-poor``).
+    memo : dict, optional
+        Kept by the caller between calls that differ only in ``selected``,
+        ``selected_color``, ``representative`` and ``poorly``: the map without them
+        (positions, colours, tooltips, legend) is built once.
 
     Returns
     -------
     str
         ``<div><svg>…</svg></div>`` on one line.
     """
+    base = None if memo is None else memo.get("svg")
+    if base is None:
+        base = _svg_base(coords, datasets, hover, color, method, width, height)
+        if memo is not None:
+            memo["svg"] = base
+    px, py, ok, tips, drawn, legend = base  # type: ignore[misc]
+    chosen = _selection_svg(px, py, ok, datasets, tips, selected, selected_color, representative, poorly)
+    label = text(f"Map of {int(ok.sum())} datasets ({method})"
+                 + (f", {len(selected)} chosen, numbered in selection order" if len(selected) else ""))
+    return (f'<div class="ss-map" style="{_FONT}"><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+            f'width="100%" style="max-width:{width}px;height:auto" role="img" aria-label="{label}">'
+            f'<style>{_MAP_CSS}</style>{drawn}{chosen}{legend}</svg></div>')
+
+
+def _svg_base(coords: np.ndarray, datasets: Sequence[str], hover: pd.DataFrame | None, color: pd.Series | None,
+              method: str, width: int, height: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str], str, str]:
+    """Point positions in the image, which are drawable, tooltips, the frame with the points, the legend."""
     from plotly.colors import sample_colorscale
 
     xy = np.asarray(coords, dtype=float).reshape(-1, 2)
@@ -197,12 +234,12 @@ def map_svg(
     else:
         lo2, hi2 = np.zeros(2), np.ones(2)
     span = np.where(hi2 - lo2 > 0, hi2 - lo2, 1.0)
-    px = left + 10 + (xy[:, 0] - lo2[0]) / span[0] * (pw - 20)
-    py = top + ph - 10 - (xy[:, 1] - lo2[1]) / span[1] * (ph - 20)
+    px = left + 14 + (xy[:, 0] - lo2[0]) / span[0] * (pw - 28)
+    py = top + ph - 14 - (xy[:, 1] - lo2[1]) / span[1] * (ph - 28)
     tips = _hover(datasets, hover)
     points = "".join(
-        f'<circle cx="{px[i]:.1f}" cy="{py[i]:.1f}" r="5" fill="{fills[i]}" fill-opacity="0.85" stroke="#fff" '
-        f'stroke-width="0.8"><title>{tips[i]}</title></circle>'
+        f'<circle class="ss-pt" cx="{px[i]:.1f}" cy="{py[i]:.1f}" r="5" fill="{fills[i]}" fill-opacity="0.85" '
+        f'stroke="#fff" stroke-width="0.8"><title>{tips[i]}</title></circle>'
         for i in np.flatnonzero(ok).tolist()
     )
     m = text(method)
@@ -211,7 +248,38 @@ def map_svg(
              f"{m} 1</text>"
              f'<text x="14" y="{top + ph / 2:.0f}" font-size="12" fill="{_MUTED}" text-anchor="middle" '
              f'transform="rotate(-90 14 {top + ph / 2:.0f})">{m} 2</text>')
-    label = text(f"Map of {int(ok.sum())} datasets ({method})")
-    return (f'<div class="ss-map" style="{_FONT}"><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-            f'width="100%" style="max-width:{width}px;height:auto" role="img" aria-label="{label}">'
-            f'{frame}{points}{"".join(legend)}</svg></div>')
+    return px, py, ok, tips, frame + points, "".join(legend)
+
+
+_MAP_CSS = (".ss-pt:hover{stroke:#31333f;stroke-width:2}.ss-sel:hover circle{stroke-width:3}"
+            ".ss-sel text,.ss-cover{pointer-events:none}")
+
+
+def _selection_svg(px: np.ndarray, py: np.ndarray, ok: np.ndarray, datasets: Sequence[str], tips: Sequence[str],
+                   selected: Sequence[int], color: str, representative: Sequence[int] | None,
+                   poorly: Sequence[int]) -> str:
+    """Coverage lines, rings and numbered markers over the map's points (SVG elements)."""
+    out = []
+    if representative is not None:
+        rep = np.asarray(list(representative), dtype=int)
+        free = [i for i in np.flatnonzero(rep != np.arange(rep.size)).tolist() if ok[i] and ok[rep[i]]]
+        if free:
+            d = "".join(f"M{px[i]:.1f} {py[i]:.1f}L{px[rep[i]]:.1f} {py[rep[i]]:.1f}" for i in free)
+            out.append(f'<path class="ss-cover" d="{d}" stroke="#5b6270" stroke-opacity="0.55" stroke-width="1" '
+                       'fill="none"/>')
+        for i in (int(b) for b in poorly):
+            if ok[i]:
+                out.append(f'<circle class="ss-poor" data-dataset="{text(datasets[i])}" cx="{px[i]:.1f}" '
+                           f'cy="{py[i]:.1f}" r="8.5" fill="none" stroke="#e45756" stroke-width="2">'
+                           f'<title>{tips[i]}&#10;not covered well: nearest chosen is '
+                           f'{text(datasets[rep[i]], _HOVER_TEXT)}</title></circle>')
+    fill = text(color) if not re.fullmatch(r"#[0-9A-Fa-f]{3,8}", color) else color
+    for order, i in enumerate((int(v) for v in selected), start=1):
+        if not ok[i]:
+            continue
+        out.append(f'<g class="ss-sel" data-order="{order}" data-dataset="{text(datasets[i])}">'
+                   f'<title>{tips[i]}&#10;selected #{order}</title>'
+                   f'<circle cx="{px[i]:.1f}" cy="{py[i]:.1f}" r="11" fill="{fill}" fill-opacity="0.95" stroke="#222" '
+                   f'stroke-width="1.5"/><text x="{px[i]:.1f}" y="{py[i]:.1f}" dy="0.35em" text-anchor="middle" '
+                   f'font-size="11" fill="#fff">{order}</text></g>')
+    return "".join(out)

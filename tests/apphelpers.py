@@ -76,6 +76,15 @@ def markup(at: Any, css_class: str) -> str:
     return next(m.value for m in at.markdown if f'class="{css_class}"' in m.value)
 
 
+def svg_selection(svg: str) -> list[tuple[int, str]]:
+    """(order, dataset) of the numbered markers of an SVG map (:func:`glance.map_svg`), in drawing order."""
+    import html
+    import re
+
+    return [(int(o), html.unescape(d)) for o, d in
+            re.findall(r'<g class="ss-sel" data-order="(\d+)" data-dataset="([^"]*)">', svg)]
+
+
 def size_tiles(at: Any) -> dict[str, str]:
     """Label → value of the benchmark's size tiles."""
     import html
@@ -256,9 +265,11 @@ def set_slider(page: Any, label: str, value: int) -> None:
 
 
 def selected_markers(page: Any) -> list[str]:
-    """Numbers drawn on the select map's chosen datasets, in DOM order."""
+    """Numbers drawn on the select map's chosen datasets, in DOM order (SVG map or plotly map)."""
     return page.evaluate(
         """() => {
+            const svg = [...document.querySelectorAll('.ss-map .ss-sel text')];
+            if (svg.length) return svg.map(t => t.textContent);
             const plots = [...document.querySelectorAll('.js-plotly-plot')];
             for (const p of plots) {
               const d = p.data || [];
@@ -274,6 +285,8 @@ def selected_positions(page: Any) -> list[list[float]]:
     """x / y of the chosen datasets on the select map (changes when the subset changes)."""
     return page.evaluate(
         """() => {
+            const svg = [...document.querySelectorAll('.ss-map .ss-sel circle')];
+            if (svg.length) return [svg.map(c => +c.getAttribute('cx')), svg.map(c => +c.getAttribute('cy'))];
             for (const p of document.querySelectorAll('.js-plotly-plot')) {
               const d = p.data || [];
               const t = d.find(t => t.name === 'selected (in order)');

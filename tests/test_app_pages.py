@@ -73,15 +73,26 @@ def test_select_map_has_numbered_selection_in_order(app):
     at.selectbox(key="sel_strategy").select("fafi-euclidean")
     at.slider(key="sel_k").set_value(7)
     at.run()
+    table = at.dataframe[0].value
+    assert list(table["order"]) == list(range(1, 8))
+    # the quick SVG map: numbered markers in selection order, on the table's datasets
+    svg = H.markup(at, "ss-map")
+    assert H.svg_selection(svg) == list(enumerate(table["dataset"], start=1))
+    assert svg.count('class="ss-pt"') == 112 and ("UMAP 1" in svg or "PCA 1" in svg)
     specs = H.plotly_specs(at)
-    mp = next(s for s in specs if "selected (in order)" in H.trace_names(s))
+    assert not any("selected (in order)" in H.trace_names(s) for s in specs)
+    prof = next(s for s in specs if "fafi-euclidean" in H.trace_names(s))
+    assert "random subsets (median, 95% band)" in H.trace_names(prof)
+    # the zoomable (plotly) map shows the same selection
+    at.toggle(key="sel_zoom").set_value(True)
+    at.run()
+    assert not H.errors(at) and not any('class="ss-map"' in m.value for m in at.markdown)
+    mp = next(s for s in H.plotly_specs(at) if "selected (in order)" in H.trace_names(s))
     sel = next(t for t in mp["data"] if t["name"] == "selected (in order)")
     assert sel["text"] == [str(i) for i in range(1, 8)]
     assert sel["mode"] == "markers+text"
-    table = at.dataframe[0].value
-    assert list(table["order"]) == list(range(1, 8))
-    prof = next(s for s in specs if "fafi-euclidean" in H.trace_names(s))
-    assert "random subsets (median, 95% band)" in H.trace_names(prof)
+    at.toggle(key="sel_zoom").set_value(False)
+    at.run()
 
 
 def test_select_include_exclude_and_conflict_message(app):
@@ -167,15 +178,14 @@ def test_map_colour_and_method_controls(app):
 
 def test_map_colour_carries_over_to_other_pages():
     at = H.goto(H.new_app(), "select")
-    mp = next(s for s in H.plotly_specs(at) if "selected (in order)" in H.trace_names(s))
-    assert "device" in H.trace_names(mp)  # the default colour set on the start page ('type')
+    assert ">device</text>" in H.markup(at, "ss-map")  # the default colour set on the start page ('type')
     H.goto(at, "representation")
     at.selectbox(key="map_color__representation").select("n_classes")
     at.run()
     H.goto(at, "select")
     assert at.selectbox(key="map_color__select").value == "n_classes"
-    mp = next(s for s in H.plotly_specs(at) if "selected (in order)" in H.trace_names(s))
-    assert mp["data"][0]["marker"]["showscale"] is True
+    svg = H.markup(at, "ss-map")
+    assert "ss-viridis" in svg and ">device</text>" not in svg  # a colour bar, no category legend
 
 
 def test_settings_survive_page_switches(app):

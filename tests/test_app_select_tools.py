@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import html
 import io
 import json
+import re
 
 import apphelpers as H  # puts the repository root on sys.path (before subsetsel_app imports)
 import numpy as np
@@ -244,11 +246,12 @@ def _table(at):
 def test_page_k_mode_has_coverage_lines_radius_and_columns(app):
     at = app
     assert not H.errors(at)
-    mp = next(s for s in H.plotly_specs(at) if "selected (in order)" in H.trace_names(s))
-    assert H.trace_names(mp)[:2] == ["datasets", figures.COVERAGE_TRACE]
-    lines = mp["data"][1]
-    assert lines["mode"] == "lines" and len(lines["x"]) == 3 * (112 - 10)
+    svg = H.markup(at, "ss-map")
+    lines = re.search(r'<path class="ss-cover" d="([^"]*)"', svg)
+    assert lines is not None and lines.group(1).count("M") == 112 - 10  # one line per unchosen dataset
     table = _table(at)
+    assert [d for _, d in H.svg_selection(svg)] == list(table["dataset"])
+    rings = [html.unescape(r) for r in re.findall(r'<circle class="ss-poor" data-dataset="([^"]*)"', svg)]
     assert list(table.columns[:5]) == ["order", "dataset", "n_represented", "represents", "farthest_member_distance"]
     assert table["n_represented"].sum() == 112 - 10
     assert any(m.label == "Covering radius" for m in at.metric)
@@ -265,12 +268,21 @@ def test_page_k_mode_has_coverage_lines_radius_and_columns(app):
     assert list(df.columns[:4]) == ["order", "dataset", "n_represented", "represents"]
     assert list(df["dataset"]) == list(table["dataset"])
     assert json.loads(side)["coverage"]["covering_radius"] > 0
+    assert rings and sorted(rings) == sorted(cov.poorly_covered)  # ringed on the map
     # the toggle removes the lines
     at.toggle(key="sel_coverage").set_value(False)
     at.run()
-    mp = next(s for s in H.plotly_specs(at) if "selected (in order)" in H.trace_names(s))
-    assert figures.COVERAGE_TRACE not in H.trace_names(mp)
+    svg = H.markup(at, "ss-map")
+    assert "ss-cover" not in svg.replace(".ss-cover{", "") and 'class="ss-poor"' not in svg
+    # the zoomable map draws the same lines as a plotly trace
     at.toggle(key="sel_coverage").set_value(True)
+    at.toggle(key="sel_zoom").set_value(True)
+    at.run()
+    mp = next(s for s in H.plotly_specs(at) if "selected (in order)" in H.trace_names(s))
+    assert H.trace_names(mp)[:2] == ["datasets", figures.COVERAGE_TRACE]
+    plotted = mp["data"][1]
+    assert plotted["mode"] == "lines" and len(plotted["x"]) == 3 * (112 - 10)
+    at.toggle(key="sel_zoom").set_value(False)
     at.run()
 
 
@@ -295,9 +307,7 @@ def test_page_budget_mode_changes_table_costs_and_agreement(app):
     n_small = len(table)
     b_agree = {m.label: m.value for m in at.metric}
     assert b_agree["Spearman ρ"] != k_agree["Spearman ρ"] or n_small != 10
-    mp = next(s for s in H.plotly_specs(at) if "selected (in order)" in H.trace_names(s))
-    sel = next(t for t in mp["data"] if t["name"] == "selected (in order)")
-    assert len(sel["text"]) == n_small
+    assert len(H.svg_selection(H.markup(at, "ss-map"))) == n_small
     prof = next(s for s in H.plotly_specs(at) if "this subset" in H.trace_names(s))
     assert "random datasets that fit (median, 95% band)" in H.trace_names(prof)
     assert "budget" in prof["layout"]["xaxis"]["title"]["text"]

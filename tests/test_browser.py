@@ -18,6 +18,9 @@ import pytest
 pytestmark = pytest.mark.browser
 
 SHOTS = H.ROOT / "screenshots"
+# the Select page is drawn: k numbered markers on its (SVG) map and the k-profile chart
+SELECT_DRAWN = ("(k) => document.querySelectorAll('.ss-map .ss-sel').length === k"
+                " && document.querySelectorAll('.js-plotly-plot').length >= 1")
 
 
 @pytest.fixture(scope="module")
@@ -60,21 +63,32 @@ def test_main_job_in_a_real_browser(browser_page, tmp_path):
 
     # 2. select: change strategy and k; the numbered markers follow
     H.goto_page(page, server.url, "select")
-    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=90000)
+    page.wait_for_function(SELECT_DRAWN, arg=10, timeout=90000)
     assert H.selected_markers(page) == [str(i) for i in range(1, 11)]
+    tips = page.evaluate("() => [...document.querySelectorAll('.ss-map .ss-sel > title')].map(t => t.textContent)")
+    assert len(tips) == 10 and tips[0].endswith("selected #1") and tips[9].endswith("selected #10")
     before = H.selected_positions(page)
     H.choose(page, "Strategy", "k-means")
     H.wait_idle(page)
-    page.wait_for_function("(b) => { for (const p of document.querySelectorAll('.js-plotly-plot')) {"
-                           " const t = (p.data||[]).find(t => t.name === 'selected (in order)');"
-                           " if (t) return JSON.stringify([Array.from(t.x), Array.from(t.y)]) !== b; } return false; }",
+    page.wait_for_function("(b) => { const c = [...document.querySelectorAll('.ss-map .ss-sel circle')];"
+                           " return c.length > 0 && JSON.stringify([c.map(e => +e.getAttribute('cx')),"
+                           " c.map(e => +e.getAttribute('cy'))]) !== b; }",
                            arg=__import__("json").dumps(before), timeout=60000)
     H.set_slider(page, "k — datasets in the subset", 6)
     H.wait_idle(page)
+    page.wait_for_function(SELECT_DRAWN, arg=6, timeout=60000)
+    assert H.selected_markers(page) == [str(i) for i in range(1, 7)]
+    # the zoomable map (plotly) shows the same six, in the same order
+    page.get_by_text("Zoomable map").click()
+    H.wait_idle(page)
     page.wait_for_function("() => { for (const p of document.querySelectorAll('.js-plotly-plot')) {"
                            " const t = (p.data||[]).find(t => t.name === 'selected (in order)');"
-                           " if (t) return t.text.length === 6; } return false; }", timeout=60000)
+                           " if (t) return t.text.length === 6 && p.querySelectorAll('g.textpoint').length === 6; }"
+                           " return false; }", timeout=60000)
     assert H.selected_markers(page) == [str(i) for i in range(1, 7)]
+    page.get_by_text("Zoomable map").click()
+    H.wait_idle(page)
+    page.wait_for_function(SELECT_DRAWN, arg=6, timeout=60000)
     _no_exceptions(page)
 
     # 3. download the subset CSV and check its rows
@@ -149,7 +163,7 @@ def test_main_job_in_a_real_browser(browser_page, tmp_path):
     assert "tiny_scores" in sidebar and "10 datasets" in sidebar
     _no_exceptions(page)
     H.goto_page(page, server.url, "select")
-    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=90000)
+    page.wait_for_function(SELECT_DRAWN, arg=6, timeout=90000)
     assert H.selected_markers(page) == [str(i) for i in range(1, 7)]
     _no_exceptions(page)
 
@@ -174,7 +188,7 @@ def test_a_page_opened_by_its_address_on_a_new_server(browser_page):
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(server.url + "/select", timeout=60000)
         H.wait_idle(page, 90)
-        page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=90000)
+        page.wait_for_function(SELECT_DRAWN, arg=10, timeout=90000)
         _no_exceptions(page)
         nav = page.locator("[data-testid=stSidebarNav]").inner_text()
         assert "Start" in nav and "app" not in nav.split()  # app.py's pages, not the folder's file names

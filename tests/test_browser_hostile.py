@@ -209,13 +209,22 @@ def test_hostile_names_in_a_real_browser(browser: Any, tmp_path: Path) -> None:
 
     # Select: the chosen datasets on the map (k = 6 covers the hostile ones), hover labels, CSV download
     H.goto_page(page, server.url, "select")
-    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=90000)
+    page.wait_for_function("() => document.querySelectorAll('.ss-map .ss-sel').length >= 1", timeout=90000)
     H.set_slider(page, "k — datasets in the subset", 8)
+    H.wait_idle(page)
+    page.wait_for_function("() => document.querySelectorAll('.ss-map .ss-sel').length === 8", timeout=60000)
+    _safe(page, dialogs, "select")
+    # the quick SVG map: every chosen name is literal text in its marker's tooltip
+    tips = page.evaluate("() => [...document.querySelectorAll('.ss-map .ss-sel > title')].map(t => t.textContent)")
+    chosen = {t.split("\n")[0] for t in tips}
+    assert {*HOSTILE} <= chosen, chosen
+    # the zoomable (plotly) map: hover labels
+    page.get_by_text("Zoomable map").click()
     H.wait_idle(page)
     page.wait_for_function("() => { for (const p of document.querySelectorAll('.js-plotly-plot')) {"
                            " const t = (p.data||[]).find(t => t.name === 'selected (in order)');"
                            " if (t) return t.text.length === 8; } return false; }", timeout=60000)
-    _safe(page, dialogs, "select")
+    _safe(page, dialogs, "select (zoomable map)")
     custom = _map_custom(page)
     for name in HOSTILE:
         assert html.escape(name, quote=False) in custom, name  # escaped in the plotly data …

@@ -46,7 +46,8 @@ def test_leaderboard_rows_in_rank_order_with_escaped_names() -> None:
 
 def _circles(svg: str) -> list[tuple[float, float, str, str]]:
     return [(float(x), float(y), fill, _decoded(tip)) for x, y, fill, tip in
-            re.findall(r'<circle cx="([0-9.]+)" cy="([0-9.]+)" r="5" fill="([^"]+)"[^>]*><title>([^<]*)</title>', svg)]
+            re.findall(r'<circle class="ss-pt" cx="([0-9.]+)" cy="([0-9.]+)" r="5" fill="([^"]+)"[^>]*><title>([^<]*)</title>',
+                       svg)]
 
 
 def test_map_points_tooltips_and_categories() -> None:
@@ -84,3 +85,32 @@ def test_map_without_colour_or_with_constant_coordinates() -> None:
     pts = _circles(out)
     assert len(pts) == 3 and len({p[2] for p in pts}) == 1
     assert all(np.isfinite([p[0] for p in pts]))
+
+
+def test_map_selection_layer_order_lines_rings_and_memo() -> None:
+    rng = np.random.default_rng(1)
+    coords = rng.normal(size=(8, 2))
+    coords[5] = np.nan  # not drawable: no marker, no line, no ring
+    names = [f"d{i}" for i in range(8)]
+    names[3] = NASTY
+    rep = [0, 0, 2, 2, 0, 2, 6, 6]  # chosen: 0, 2, 6 (each stands for itself)
+    memo: dict[str, object] = {}
+    out = glance.map_svg(coords, names, selected=[2, 0, 6, 5], selected_color="#123456", representative=rep,
+                         poorly=[3, 5], memo=memo)
+    assert "\n" not in out and "<script" not in out and "svg" in memo
+    sel = re.findall(r'<g class="ss-sel" data-order="(\d+)" data-dataset="([^"]*)"><title>([^<]*)</title>'
+                     r'<circle cx="([0-9.]+)" cy="([0-9.]+)" r="11" fill="#123456"', out)
+    assert [(int(o), d) for o, d, *_ in sel] == [(1, "d2"), (2, "d0"), (3, "d6")]  # order kept, NaN row skipped
+    assert _decoded(sel[0][2]).endswith("\nselected #1")
+    pts = {_decoded(tip).split("\n")[0]: (x, y) for x, y, _, tip in _circles(out)}
+    assert (float(sel[1][3]), float(sel[1][4])) == pts["d0"]  # the marker sits on its dataset
+    path = re.search(r'<path class="ss-cover" d="([^"]*)"', out).group(1)
+    assert path.count("M") == 4  # d1, d3, d4 -> their chosen one, d7 -> d6; d5 (NaN) left out
+    ring = re.findall(r'<circle class="ss-poor" data-dataset="([^"]*)"[^>]*><title>([^<]*)</title>', out)
+    assert [_decoded(d) for d, _ in ring] == [NASTY]
+    assert _decoded(ring[0][1]).endswith("not covered well: nearest chosen is d2")
+    # the memo gives the same map for another selection, without rebuilding the points
+    memo["svg"] = (*memo["svg"][:4], memo["svg"][4] + "<!--kept-->", memo["svg"][5])  # type: ignore[index]
+    again = glance.map_svg(coords, names, selected=[1], memo=memo)
+    assert "<!--kept-->" in again and [o for o, *_ in re.findall(r'data-order="(\d+)"', again)] == ["1"]
+    assert "ss-cover" not in again.replace(".ss-cover{", "") and 'class="ss-poor"' not in again
