@@ -24,8 +24,9 @@ left, right = st.columns([5, 6], gap="large")
 with left:
     st.markdown("#### Leaderboard on the full benchmark")
     board = D.leaderboard(data)
-    ui.html(glance.leaderboard_html(board, top=15))
-    st.caption(f"Top 15 of {len(board)} models by mean rank over all {data.benchmark.n_datasets} datasets "
+    ui.html(glance.leaderboard_html(board, top=ui.TOP_MODELS))
+    shown = f"Top {ui.TOP_MODELS} of {len(board)} models" if len(board) > ui.TOP_MODELS else f"All {len(board)} models"
+    st.caption(f"{shown} by mean rank over all {data.benchmark.n_datasets} datasets "
                "(average ranks for ties). This is the ranking a subset should preserve.")
 with right:
     st.markdown("#### Map of the datasets")

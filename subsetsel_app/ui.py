@@ -247,6 +247,7 @@ def map_chart(
     _projection_note(data, cfg, proj)
 
 
+TOP_MODELS = 15  # rows of the start page's leaderboard
 QUICK_MAP_LIMIT = 2000  # larger benchmarks always get the plotly map (SVG markup grows with n)
 _MAP_MEMOS = 16  # base maps kept per benchmark (projection × colour × size)
 _MAP_LOCK = threading.Lock()

@@ -27,6 +27,7 @@ def test_opens_on_tsc_sample_with_sizes_leaderboard_and_map(app):
     board = H.markup(at, "ss-leaderboard")
     rows = re.findall(r'<tr title="([^"]*)"', board)
     assert len(rows) == 15 and html.unescape(rows[0]).startswith("HC2: mean rank")
+    assert any(c.value.startswith("Top 15 of 40 models by mean rank") for c in at.caption)
     svg = H.markup(at, "ss-map")
     assert svg.count("<circle") >= 112 + 13  # the datasets and the legend's swatches
     # coloured by the categorical 'type' descriptor by default: its categories in the legend

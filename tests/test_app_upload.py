@@ -129,6 +129,9 @@ def test_upload_through_the_benchmark_page():
         assert not H.errors(at), (page, H.errors(at))
     H.goto(at, "select")
     assert len(at.dataframe[0].value) == 8  # k clamped to the 8 datasets
+    H.goto(at, "home")  # fewer models than the leaderboard's 15 rows: all of them, said so
+    assert H.markup(at, "ss-leaderboard").count("<tr title=") == 4
+    assert any(c.value.startswith("All 4 models by mean rank over all 8 datasets") for c in at.caption)
 
 
 def test_failed_upload_keeps_the_previous_benchmark():
