@@ -299,7 +299,9 @@ def _map_base(coords: np.ndarray, custom: np.ndarray, template: str, color: pd.S
     if scale is not None and scale.numeric is not None:
         fig.add_trace(go.Scatter(**points, marker={
             **base_marker, "color": scale.numeric, "colorscale": "Viridis", "showscale": True,
-            "colorbar": {"title": {"text": escape(scale.label)}, "thickness": 14}}))
+            "colorbar": {"title": {"text": escape(scale.label)}, "thickness": 14,
+                         # the lower 70 %: the legend (selection, rings) keeps the top right
+                         "len": 0.7, "y": 0, "yanchor": "bottom"}}))
     elif scale is not None:
         palette = scale.palette
         # One trace for the points (a trace per category costs a redraw ~10 ms each in
