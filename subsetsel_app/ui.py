@@ -221,10 +221,10 @@ def map_chart(
 
     ``representative`` (each dataset's nearest chosen dataset, by position) adds thin
     coverage lines (over the plain points, under the numbered ones); ``poorly`` rings the datasets
-    not covered well. ``quick`` draws it as an SVG image (tooltips, no zoom) when the
-    benchmark has at most :data:`QUICK_MAP_LIMIT` datasets: the browser redraws that in
-    milliseconds, where a new plotly chart takes a few hundred (Streamlit mounts a new
-    chart whenever the figure changes, e.g. for every k).
+    not covered well. ``quick`` draws it as an SVG image (tooltips, no zoom, no ``title``)
+    when the benchmark has at most :data:`QUICK_MAP_LIMIT` datasets: the browser redraws
+    that in milliseconds, where a new plotly chart takes a few hundred (Streamlit mounts a
+    new chart whenever the figure changes, e.g. for every k).
     """
     proj = _map_projection(data, cfg, rep)
     colour_by = st.session_state.get(K.MAP_COLOR)
@@ -249,7 +249,7 @@ def map_chart(
 
 TOP_MODELS = 15  # rows of the start page's leaderboard
 QUICK_MAP_LIMIT = 2000  # larger benchmarks always get the plotly map (SVG markup grows with n)
-_MAP_MEMOS = 16  # base maps kept per benchmark (projection × colour × size)
+_MAP_MEMOS = 16  # base maps kept per benchmark (projection × colour × size; plotly and SVG ones together)
 _MAP_LOCK = threading.Lock()
 
 

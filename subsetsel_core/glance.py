@@ -162,7 +162,9 @@ def map_svg(
         For each dataset, the position of the chosen dataset that stands for it: a thin
         line joins them (class ``ss-cover``).
     poorly : sequence of int
-        Datasets not covered well: ringed in red (class ``ss-poor``).
+        Datasets not covered well: ringed in red (class ``ss-poor``), with the chosen dataset
+        nearest to them in the tooltip; drawn only with ``representative``, as on the
+        plotly map.
     memo : dict, optional
         Kept by the caller between calls that differ only in ``selected``,
         ``selected_color``, ``representative`` and ``poorly``: the map without them
@@ -180,8 +182,9 @@ def map_svg(
             memo["svg"] = base
     px, py, ok, tips, drawn, legend = base  # type: ignore[misc]
     chosen = _selection_svg(px, py, ok, datasets, tips, selected, selected_color, representative, poorly)
+    shown = sum(1 for i in selected if ok[int(i)])
     label = text(f"Map of {int(ok.sum())} datasets ({method})"
-                 + (f", {len(selected)} chosen, numbered in selection order" if len(selected) else ""))
+                 + (f", {shown} chosen, numbered in selection order" if shown else ""))
     return (f'<div class="ss-map" style="{_FONT}"><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
             f'width="100%" style="max-width:{width}px;height:auto" role="img" aria-label="{label}">'
             f'<style>{_MAP_CSS}</style>{drawn}{chosen}{legend}</svg></div>')
@@ -233,9 +236,11 @@ def _svg_base(coords: np.ndarray, datasets: Sequence[str], hover: pd.DataFrame |
         lo2, hi2 = xy[ok].min(axis=0), xy[ok].max(axis=0)
     else:
         lo2, hi2 = np.zeros(2), np.ones(2)
-    span = np.where(hi2 - lo2 > 0, hi2 - lo2, 1.0)
-    px = left + 14 + (xy[:, 0] - lo2[0]) / span[0] * (pw - 28)
-    py = top + ph - 14 - (xy[:, 1] - lo2[1]) / span[1] * (ph - 28)
+    flat = ~(hi2 - lo2 > 0)  # a constant axis (or one dataset): its points in the middle
+    span = np.where(flat, 1.0, hi2 - lo2)
+    frac = np.where(flat, 0.5, (xy - lo2) / span)
+    px = left + 14 + frac[:, 0] * (pw - 28)
+    py = top + ph - 14 - frac[:, 1] * (ph - 28)
     tips = _hover(datasets, hover)
     points = "".join(
         f'<circle class="ss-pt" cx="{px[i]:.1f}" cy="{py[i]:.1f}" r="5" fill="{fills[i]}" fill-opacity="0.85" '

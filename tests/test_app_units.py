@@ -189,6 +189,8 @@ def test_map_figure_colours_and_escapes():
     assert list(cat.data[0].marker.color) == [figures.CATEGORY_COLORS[i] for i in (0, 0, 1, 1, 2, 2)]
     num = figures.map_figure(coords, names, color=pd.Series(np.arange(6.0), name="size"), selected=[2, 0])
     assert num.data[0].marker.showscale and num.data[-1].name == "selected (in order)"
+    bar = num.data[0].marker.colorbar  # the lower 70 %: the legend of the selection keeps the top right
+    assert (bar.y, bar.yanchor, bar.len) == (0, "bottom", 0.7)
     assert list(num.data[-1].text) == ["1", "2"]
     assert "&lt;b&gt;b&lt;/b&gt;" in list(num.data[0].customdata[:, 0])
 

@@ -98,6 +98,8 @@ def test_map_selection_layer_order_lines_rings_and_memo() -> None:
     out = glance.map_svg(coords, names, selected=[2, 0, 6, 5], selected_color="#123456", representative=rep,
                          poorly=[3, 5], memo=memo)
     assert "\n" not in out and "<script" not in out and "svg" in memo
+    assert out.count('class="ss-sel"') == 3 and "nan" not in out  # the NaN row gets no marker
+    assert "3 chosen, numbered" in _decoded(out)
     sel = re.findall(r'<g class="ss-sel" data-order="(\d+)" data-dataset="([^"]*)"><title>([^<]*)</title>'
                      r'<circle cx="([0-9.]+)" cy="([0-9.]+)" r="11" fill="#123456"', out)
     assert [(int(o), d) for o, d, *_ in sel] == [(1, "d2"), (2, "d0"), (3, "d6")]  # order kept, NaN row skipped
@@ -114,3 +116,23 @@ def test_map_selection_layer_order_lines_rings_and_memo() -> None:
     again = glance.map_svg(coords, names, selected=[1], memo=memo)
     assert "<!--kept-->" in again and [o for o, *_ in re.findall(r'data-order="(\d+)"', again)] == ["1"]
     assert "ss-cover" not in again.replace(".ss-cover{", "") and 'class="ss-poor"' not in again
+
+
+def test_map_selection_markup_escapes_names_and_colours() -> None:
+    names = ["d0", NASTY, 'x" onmouseover="alert(1)']
+    out = glance.map_svg(np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 0.5]]), names, selected=[1, 2],
+                         selected_color='red" onload="alert(2)')
+    assert ' onload="' not in out and ' onmouseover="' not in out and "<script" not in out
+    marked = re.findall(r'<g class="ss-sel" data-order="\d+" data-dataset="([^"]*)">', out)
+    assert [_decoded(d) for d in marked] == names[1:]  # the attribute holds the whole name, as text
+    fills = re.findall(r'<g class="ss-sel"[^>]*><title>[^<]*</title><circle [^>]*fill="([^"]*)"', out)
+    assert fills and all(_decoded(f) == 'red" onload="alert(2)' for f in fills)  # inert text in one attribute
+
+
+def test_map_constant_axis_is_drawn_in_the_middle() -> None:
+    out = glance.map_svg(np.array([[1.0, 5.0], [2.0, 5.0], [3.0, 5.0]]), ["a", "b", "c"], height=460)
+    ys = {p[1] for p in _circles(out)}
+    assert len(ys) == 1 and abs(ys.pop() - (10 + (460 - 40) / 2)) < 1  # the frame's vertical middle
+    one = glance.map_svg(np.array([[4.0, 4.0]]), ["only"], width=540, height=460)
+    (x, y, _, _), = _circles(one)
+    assert abs(x - (28 + (540 - 38) / 2)) < 1 and abs(y - (10 + 420 / 2)) < 1
