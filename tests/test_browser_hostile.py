@@ -218,6 +218,8 @@ def test_hostile_names_in_a_real_browser(browser: Any, tmp_path: Path) -> None:
     tips = page.evaluate("() => [...document.querySelectorAll('.ss-map .ss-sel > title')].map(t => t.textContent)")
     chosen = {t.split("\n")[0] for t in tips}
     assert {*HOSTILE} <= chosen, chosen
+    marked = page.evaluate("() => [...document.querySelectorAll('.ss-map .ss-sel')].map(g => g.getAttribute('data-dataset'))")
+    assert set(marked) == chosen  # each whole name in its one attribute: no attribute broken out of
     # the zoomable (plotly) map: hover labels
     page.get_by_text("Zoomable map").click()
     H.wait_idle(page)
