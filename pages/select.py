@@ -132,11 +132,11 @@ def select_panel(data: ActiveData) -> None:
         if rep is not None and cfg is not None:
             ui.map_controls(data, page="select")
             show_lines = bool(st.session_state[K.SEL_COVERAGE])
-            zoom = bool(st.session_state[K.SEL_ZOOM]) or n > ui.QUICK_MAP_LIMIT
             ui.map_chart(data, cfg, rep, key="select_map", selected=sel.indices,
                          selected_color=figures.strategy_color(strategy), height=540,
                          representative=T.representative_positions(cov) if (cov is not None and show_lines) else None,
-                         poorly=T.poorly_positions(cov) if (cov is not None and show_lines) else (), quick=not zoom)
+                         poorly=T.poorly_positions(cov) if (cov is not None and show_lines) else (),
+                         quick=not st.session_state[K.SEL_ZOOM])  # plotly anyway above the SVG limit
             if n <= ui.QUICK_MAP_LIMIT:
                 st.toggle("Zoomable map", key=K.SEL_ZOOM, persist_state=state.PERSIST,
                           help="Draw the map with plotly: zoom, pan, hover labels, PNG download. It redraws more "

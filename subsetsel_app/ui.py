@@ -228,22 +228,18 @@ def map_chart(
     """
     proj = _map_projection(data, cfg, rep)
     colour_by = st.session_state.get(K.MAP_COLOR)
-    seed = int(st.session_state[K.SEED])
-    if quick and data.benchmark.n_datasets <= QUICK_MAP_LIMIT:
-        memo = _map_memo(data, (cfg, proj.method, seed, colour_by, "svg", height))
-        html(glance.map_svg(proj.coords, data.benchmark.datasets, hover=model.hover_frame(data, cfg),
-                            color=model.color_values(data, colour_by), method=proj.method,
+    hover, color = model.hover_frame(data, cfg), model.color_values(data, colour_by)
+    svg = quick and data.benchmark.n_datasets <= QUICK_MAP_LIMIT
+    memo = _map_memo(data, (cfg, proj.method, int(st.session_state[K.SEED]), colour_by,
+                            ("svg",) if svg else ("plotly", title), height))
+    if svg:
+        html(glance.map_svg(proj.coords, data.benchmark.datasets, hover=hover, color=color, method=proj.method,
                             width=560, height=round(height * 0.96), selected=selected,
                             selected_color=selected_color, representative=representative, poorly=poorly, memo=memo))
-        _projection_note(data, cfg, proj)
-        return
-    memo = _map_memo(data, (cfg, proj.method, seed, colour_by, title, height))
-    fig = figures.map_figure(
-        proj.coords, data.benchmark.datasets, hover=model.hover_frame(data, cfg),
-        color=model.color_values(data, colour_by), selected=selected, selected_color=selected_color,
-        method=proj.method, title=title, height=height, representative=representative, poorly=poorly, memo=memo,
-    )
-    chart(fig, key=key)
+    else:
+        chart(figures.map_figure(proj.coords, data.benchmark.datasets, hover=hover, color=color, selected=selected,
+                                 selected_color=selected_color, method=proj.method, title=title, height=height,
+                                 representative=representative, poorly=poorly, memo=memo), key=key)
     _projection_note(data, cfg, proj)
 
 
