@@ -41,10 +41,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from naive_protocol import METRICS, naive_evaluate  # noqa: E402
 
-from subsetsel_core.catalog import load_benchmark_folder  # noqa: E402
-from subsetsel_core.parallel import process_mapper  # noqa: E402
-from subsetsel_core.protocol import EvaluationConfig, _key_hash, evaluate, trial_rng  # noqa: E402
-from subsetsel_core.stats import auc_per_trial  # noqa: E402
+from subsetsel_core.evaluation.parallel import process_mapper  # noqa: E402
+from subsetsel_core.evaluation.protocol import EvaluationConfig, evaluate, stream_key, trial_rng  # noqa: E402
+from subsetsel_core.evaluation.stats import auc_per_trial  # noqa: E402
+from subsetsel_core.io.folder import load_benchmark_folder  # noqa: E402
 from subsetsel_core.strategies import REGISTRY, STRATEGIES, standardize  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,7 +67,7 @@ def timed(fn: Callable[[], Any], repeats: int) -> tuple[float, list[float]]:
 
 def per_strategy_ms(bench: Any, rep: Any, trials: int) -> dict[str, float]:
     """Milliseconds per trial of each strategy's kernel, the metrics and the rest, in one serial run."""
-    import subsetsel_core.protocol as proto
+    import subsetsel_core.evaluation.protocol as proto
 
     acc: dict[str, float] = {}
 
@@ -107,7 +107,7 @@ def protocol_subsets(X: np.ndarray, pool: np.ndarray, strategy: str, ks: list[in
     if info.nested:
         order = info.kernel(Z, max(ks), rng=None, include=np.empty(0, np.int64))
         return [sorted(int(i) for i in order[:k]) for k in ks]
-    rng = trial_rng(seed, 1, _key_hash(strategy), _key_hash("ucr_info"), t) if info.uses_rng else None
+    rng = trial_rng(seed, 1, stream_key(strategy), stream_key("ucr_info"), t) if info.uses_rng else None
     rngs = rng.spawn(len(ks)) if rng is not None else [None] * len(ks)
     assert info.many is not None
     return [sorted(int(i) for i in c) for c in info.many(Z, ks, rngs)]

@@ -6,7 +6,7 @@ scikit-learn ``KMeans(n_clusters=k, n_init=10, init="k-means++")`` per k; farthe
 written out plainly and recomputed for every k; the A/D-optimal design through the
 single-k kernel of :mod:`subsetsel_core.strategies.optimal` (no batching over k).
 
-It draws the **same pools** as :mod:`subsetsel_core.protocol` (``trial_rng(seed, 0, t)``,
+It draws the **same pools** as :mod:`subsetsel_core.evaluation.protocol` (``trial_rng(seed, 0, t)``,
 as ``_pool`` does) and applies the same preprocessing (drop constant columns, z-score), so
 that for the deterministic strategies (FAFI, A/D-optimal) it chooses the same subsets and
 must give the same metric values. ``random`` and ``kmeans`` draw from their own generators
@@ -27,7 +27,7 @@ from scipy.stats import kendalltau, rankdata, spearmanr
 from sklearn.cluster import KMeans
 from sklearn.metrics import ndcg_score
 
-from subsetsel_core.protocol import trial_rng
+from subsetsel_core.evaluation.protocol import trial_rng
 from subsetsel_core.strategies.optimal import optimal_design
 
 METRICS = ("mae", "spearman", "kendall", "ndcg5", "mrr")
@@ -144,7 +144,7 @@ def naive_evaluate(
         Descriptors (raw; standardised per pool here).
     strategies : sequence of str
     trials, alpha, k_min, k_max, seed
-        As :class:`subsetsel_core.protocol.EvaluationConfig`.
+        As :class:`subsetsel_core.evaluation.protocol.EvaluationConfig`.
     rank_sums : bool
         Compare integer rank sums (exact ties) instead of float mean ranks; the metric
         values then equal the library's to the last digits.

@@ -25,11 +25,12 @@ import pandas as pd
 
 from subsetsel_core import EvaluationConfig, evaluate, load_descriptors, load_scores
 from subsetsel_core.benchmark import Benchmark
-from subsetsel_core.catalog import load_benchmark_folder
 from subsetsel_core.descriptors import Representation, build_representation
-from subsetsel_core.diagnostics import check_representation
-from subsetsel_core.parallel import process_mapper
-from subsetsel_core.protocol import EvaluationResult
+from subsetsel_core.evaluation.check import check_representation
+from subsetsel_core.evaluation.parallel import process_mapper
+from subsetsel_core.evaluation.protocol import EvaluationResult
+from subsetsel_core.io.folder import load_benchmark_folder
+from subsetsel_core.metrics import METRICS as METRICS_REG
 from subsetsel_core.synthetic import make_synthetic
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -155,7 +156,7 @@ def auc_table(res: EvaluationResult) -> str:
     best = {}
     for m in METRICS:
         vals = {k: st[k].auc[m].mean for k in res.keys}
-        best[m] = (min if m == "mae" else max)(vals.values())
+        best[m] = (max if METRICS_REG[m].higher_is_better else min)(vals.values())
     lines = ["| strategy [representation] | " + " | ".join(HEADERS[m] for m in METRICS) + " | p Spearman | p MAE |",
              "|---|" + "---|" * (len(METRICS) + 2)]
     for e in res.entries:

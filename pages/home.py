@@ -6,7 +6,7 @@ import streamlit as st
 
 from subsetsel_app import data as D
 from subsetsel_app import ui
-from subsetsel_core import glance
+from subsetsel_core.viz import svg
 
 ui.header(
     "Ranking-preserving benchmark subsets",
@@ -24,7 +24,7 @@ left, right = st.columns([5, 6], gap="large")
 with left:
     st.markdown("#### Leaderboard on the full benchmark")
     board = D.leaderboard(data)
-    ui.html(glance.leaderboard_html(board, top=ui.TOP_MODELS))
+    ui.html(svg.leaderboard_html(board, top=ui.TOP_MODELS))
     shown = f"Top {ui.TOP_MODELS} of {len(board)} models" if len(board) > ui.TOP_MODELS else f"All {len(board)} models"
     st.caption(f"{shown} by mean rank over all {data.benchmark.n_datasets} datasets "
                "(average ranks for ties). This is the ranking a subset should preserve.")

@@ -6,8 +6,8 @@ import streamlit as st
 
 from subsetsel_app import reportview, selectview, state, ui
 from subsetsel_app.state import K
-from subsetsel_core.metrics import LABELS, METRICS
-from subsetsel_core.report_html import build_html
+from subsetsel_core.metrics import METRICS
+from subsetsel_core.viz.report import build_html
 
 ui.header("Report", "Everything on one screen for a meeting, and files to take away.")
 data = ui.active_or_stop()
@@ -48,7 +48,7 @@ with tab_show:
                     unsafe_allow_html=False)
         m = st.columns(len(METRICS))
         for col, metric in zip(m, METRICS, strict=True):
-            col.metric(LABELS[metric], f"{sel.agreement[metric]:.3f}")
+            col.metric(METRICS[metric].label, f"{sel.agreement[metric]:.3f}")
     elif content.selection_error:
         st.error(ui.md_escape(content.selection_error), icon=ui.ICONS["error"])
 

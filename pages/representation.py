@@ -7,7 +7,7 @@ import streamlit as st
 from subsetsel_app import data as D
 from subsetsel_app import eval_tools, model, state, ui
 from subsetsel_app.state import K
-from subsetsel_core import figures
+from subsetsel_core.viz import figures
 
 ui.header("Representation",
           "The a-priori descriptors a strategy sees (never the scores), how they are encoded, and what they look like.")

@@ -10,10 +10,10 @@ from subsetsel_app import select_tools as T
 from subsetsel_app import selectview, state, ui
 from subsetsel_app.model import ActiveData
 from subsetsel_app.state import K
-from subsetsel_core import figures
 from subsetsel_core.errors import InputError
-from subsetsel_core.metrics import LABELS, METRICS
+from subsetsel_core.metrics import METRICS
 from subsetsel_core.strategies import REGISTRY
+from subsetsel_core.viz import figures
 
 ui.header("Select", "Choose k datasets — or as many as a budget allows — with a strategy. The subset's ranking is "
                     "compared with the full benchmark's.")
@@ -29,9 +29,9 @@ def _metrics_row(values: dict[str, float], k: int, seed: int) -> None:
     m = st.columns(len(METRICS))
     for col, metric in zip(m, METRICS, strict=True):
         med = float(rand[metric][0][k - 1])
-        col.metric(LABELS[metric], f"{values[metric]:.3f}", delta=f"{values[metric] - med:+.3f} vs random",
-                   delta_color="inverse" if metric == "mae" else "normal",
-                   help=f"{LABELS[metric]} of the subset's model ranking against the full ranking; the delta compares "
+        col.metric(METRICS[metric].label, f"{values[metric]:.3f}", delta=f"{values[metric] - med:+.3f} vs random",
+                   delta_color="normal" if METRICS[metric].higher_is_better else "inverse",
+                   help=f"{METRICS[metric].label} of the subset's model ranking against the full ranking; the delta compares "
                         f"with the median of 200 random {k}-subsets ({med:.3f}).")
 
 
@@ -191,7 +191,7 @@ def select_panel(data: ActiveData) -> None:
         st.markdown("#### This strategy for every budget")
         p = st.columns([1, 4])
         p[0].selectbox("Metric", list(METRICS), key=K.SEL_METRIC, persist_state=state.PERSIST,
-                       format_func=lambda x: LABELS[x])
+                       format_func=lambda x: METRICS[x].label)
         prof = T.budget_profile(data, rcfg, rep, strategy, bs.source, seed, bs.budget / bs.total,
                                 tuple(st.session_state[K.SEL_EXCLUDE]))
         ui.chart(T.budget_profile_chart(prof, bs, st.session_state[K.SEL_METRIC]), key="select_budget_profile",
@@ -202,7 +202,7 @@ def select_panel(data: ActiveData) -> None:
         st.markdown("#### This strategy for every k")
         p = st.columns([1, 4])
         p[0].selectbox("Metric", list(METRICS), key=K.SEL_METRIC, persist_state=state.PERSIST,
-                       format_func=lambda x: LABELS[x])
+                       format_func=lambda x: METRICS[x].label)
         fig = D.k_profile_chart(data, rcfg, rep, strategy, min(n, max(30, k)), seed,
                                 selectview.positions(data, st.session_state[K.SEL_INCLUDE]),
                                 selectview.positions(data, st.session_state[K.SEL_EXCLUDE]),

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 import streamlit as st
 
 from subsetsel_core.errors import InputError
-from subsetsel_core.protocol import EvaluationConfig
+from subsetsel_core.evaluation.protocol import EvaluationConfig
 
 from . import compute_ui, runner, state, upload
 from . import data as D

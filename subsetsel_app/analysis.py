@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 
 from subsetsel_core.benchmark import Benchmark
-from subsetsel_core.metrics import HIGHER_IS_BETTER, LABELS, METRICS, agreement
-from subsetsel_core.protocol import EvaluationResult
+from subsetsel_core.evaluation.protocol import EvaluationResult
+from subsetsel_core.metrics import METRICS, agreement
 from subsetsel_core.strategies import get_strategy, select, standardize
 
 
@@ -132,7 +132,7 @@ def _scales(benchmark: Benchmark, ks: np.ndarray) -> tuple[float, np.ndarray]:
 
 def k_profile(
     benchmark: Benchmark, X: np.ndarray | None, strategy: str, ks: Sequence[int], *, seed: int = 0,
-    include: Sequence[int] = (), exclude: Sequence[int] = (), metrics: Sequence[str] = METRICS,
+    include: Sequence[int] = (), exclude: Sequence[int] = (), metrics: Sequence[str] = tuple(METRICS),
 ) -> dict[str, np.ndarray]:
     """Agreement of the strategy's k-subset with the full ranking, for every k.
 
@@ -159,7 +159,7 @@ def k_profile(
 
 
 def random_profile(
-    benchmark: Benchmark, ks: Sequence[int], *, draws: int = 200, seed: int = 0, metrics: Sequence[str] = METRICS,
+    benchmark: Benchmark, ks: Sequence[int], *, draws: int = 200, seed: int = 0, metrics: Sequence[str] = tuple(METRICS),
 ) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Median and 2.5 / 97.5 % percentiles of random subsets' agreement, for every k.
 
@@ -205,8 +205,8 @@ def verdict(result: EvaluationResult, metric: str, *, k_target: int = 5, alpha: 
     str
         Markdown-free sentences.
     """
-    label = LABELS.get(metric, metric)
-    higher = HIGHER_IS_BETTER.get(metric, True)
+    label = METRICS[metric].label
+    higher = METRICS[metric].higher_is_better
     df = result.to_frame()
     df = df[df["metric"] == metric]
     ks = np.asarray(result.ks)

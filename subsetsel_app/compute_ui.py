@@ -3,7 +3,7 @@
 The setting sits in the sidebar (it applies to every evaluation the session starts). The
 results do not depend on it: every mapper returns the batches in order and each trial's
 randomness depends only on the seed and the trial index (see
-:mod:`subsetsel_core.parallel`).
+:mod:`subsetsel_core.evaluation.parallel`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import os
 import streamlit as st
 
 from subsetsel_core.errors import InputError
-from subsetsel_core.parallel import Mapper, dask_mapper, process_mapper
+from subsetsel_core.evaluation.parallel import Mapper, dask_mapper, process_mapper
 
 from . import state
 from .state import COMPUTE_MODES, K

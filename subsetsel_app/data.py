@@ -15,11 +15,11 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from subsetsel_core import figures
-from subsetsel_core.catalog import Catalog, scan_benchmarks
 from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.folder import Catalog, scan_benchmarks
 from subsetsel_core.selection import Selection, select_datasets
+from subsetsel_core.viz import figures
 
 from . import analysis, model, projection, upload
 from .model import ActiveData, RepConfig

@@ -1,14 +1,14 @@
 """Decision tools on the Evaluate and Representation pages.
 
 - *How many datasets?* (:func:`advice_frame`, :func:`advice_marks`, :func:`advice_sentence`):
-  the smallest k whose 95 % band reaches a target (:func:`subsetsel_core.advice.advise`),
+  the smallest k whose 95 % band reaches a target (:func:`subsetsel_core.evaluation.advice.advise`),
   as a table, as starred points on the curves and as one plain sentence.
 - *Generalisation to new models* (:func:`generalisation_job`): the protocol on the models
   used to judge and on held-out ones (a random share, or the newest by release date).
 - *Representation check* (:func:`check_job`): Mantel test and CKA
-  (:func:`subsetsel_core.diagnostics.check_representation`) plus a quick protocol run giving
+  (:func:`subsetsel_core.evaluation.check.check_representation`) plus a quick protocol run giving
   the gain over random that can be expected, and the plain verdict
-  (:func:`subsetsel_core.diagnostics.overall_verdict`).
+  (:func:`subsetsel_core.evaluation.check.overall_verdict`).
 
 The last two take seconds, so they run in a background thread (a :class:`Job`) kept in a
 module-level registry keyed by every setting that changes the answer: the registry is the
@@ -31,15 +31,23 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from subsetsel_core import figures
-from subsetsel_core.advice import advise
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.descriptors import Representation
-from subsetsel_core.diagnostics import RepresentationCheck, check_representation, overall_verdict
 from subsetsel_core.errors import Cancelled, SubsetselError
-from subsetsel_core.generalisation import GeneralisationResult, read_release_dates, split_models
-from subsetsel_core.metrics import HIGHER_IS_BETTER, LABELS
-from subsetsel_core.protocol import EvaluationConfig, EvaluationResult, iter_evaluate
+from subsetsel_core.evaluation.advice import advise
+from subsetsel_core.evaluation.check import (
+    RepresentationCheck,
+    check_representation,
+    overall_verdict,
+)
+from subsetsel_core.evaluation.generalisation import (
+    GeneralisationResult,
+    read_release_dates,
+    split_models,
+)
+from subsetsel_core.evaluation.protocol import EvaluationConfig, EvaluationResult, iter_evaluate
+from subsetsel_core.metrics import METRICS
+from subsetsel_core.viz import figures
 
 from . import runner, state, ui
 from .model import ActiveData, RepConfig
@@ -52,7 +60,6 @@ _MAX_JOBS = 24
 #: Seconds of one Mantel permutation test (999 permutations) on 112 datasets, for estimates.
 MANTEL_SECONDS_112 = 1.2
 #: Default targets per metric (MAE: see :func:`default_target`).
-DEFAULT_TARGETS: dict[str, float] = {"spearman": 0.9, "kendall": 0.75, "ndcg5": 0.9, "mrr": 0.9}
 
 
 # =========================================================================== background jobs
@@ -190,16 +197,13 @@ def _progress_bar(job: Job, what: str) -> None:
 def default_target(metric: str, n_models: int | None = None) -> float:
     """A sensible default target: 0.9 for Spearman / NDCG / MRR, 0.75 for Kendall; for rank MAE
     (an upper bound, in rank positions) 5 % of the models, at least 1."""
-    if metric == "mae":
-        return float(max(1.0, round(0.05 * (n_models or 20), 1)))
-    return DEFAULT_TARGETS.get(metric, 0.9)
+    return METRICS[metric].default_target(n_models)
 
 
 def target_bounds(metric: str, n_models: int | None = None) -> tuple[float, float, float]:
     """``(min, max, step)`` of the target input for a metric."""
-    if metric == "mae":
-        return 0.0, float(max(2, n_models or 100)), 0.1
-    return -1.0, 1.0, 0.01
+    lo, hi = METRICS[metric].bounds(n_models)
+    return lo, hi, (0.01 if hi <= 1 else 0.1)
 
 
 def _who(entry_strategy: str, entry_rep: str | None) -> str:
@@ -223,7 +227,7 @@ def advice_frame(result: EvaluationResult, metric: str, target: float) -> pd.Dat
                      "mean": a.mean, "lo": a.lo, "hi": a.hi, "reached": a.k is not None})
     df = pd.DataFrame(rows, columns=["key", "strategy", "representation", "k", "mean", "lo", "hi", "reached"])
     df["k"] = pd.array(df["k"], dtype="Int64")
-    sign = -1.0 if HIGHER_IS_BETTER.get(metric, True) else 1.0
+    sign = -1.0 if METRICS[metric].higher_is_better else 1.0
     order = df.assign(_k=df["k"].astype("Float64").fillna(np.inf), _v=sign * df["mean"].astype(float).fillna(0.0))
     order = order.sort_values(["_k", "_v"], kind="stable")
     return df.loc[order.index].reset_index(drop=True)
@@ -237,7 +241,7 @@ def best_advice(frame: pd.DataFrame) -> tuple[pd.Series | None, pd.Series | None
 
 
 def advice_marks(frame: pd.DataFrame) -> pd.DataFrame:
-    """The reached rows as points for :func:`subsetsel_core.figures.mark_points`; the best
+    """The reached rows as points for :func:`subsetsel_core.viz.figures.mark_points`; the best
     strategy and random are labelled."""
     best, rand = best_advice(frame)
     marks = frame[frame["reached"]].copy()
@@ -261,9 +265,9 @@ def advice_sentence(result: EvaluationResult, frame: pd.DataFrame, metric: str, 
 
     E.g. "With fafi-cosine on ucr_info, 8 datasets give Spearman ρ 0.94 [0.91, 0.96]; random needs 17."
     """
-    label = LABELS.get(metric, metric)
+    label = METRICS[metric].label
     k_max = int(result.ks[-1])
-    cmp = "≤" if not HIGHER_IS_BETTER.get(metric, True) else "≥"
+    cmp = "≤" if not METRICS[metric].higher_is_better else "≥"
     prefix = "" if result.complete else f"So far ({result.trials_done} of {result.config.trials} trials): "
     best, rand = best_advice(frame)
     if rand is None:
@@ -288,7 +292,7 @@ def advice_sentence(result: EvaluationResult, frame: pd.DataFrame, metric: str, 
 
 def advice_display(frame: pd.DataFrame, metric: str, k_max: int) -> pd.DataFrame:
     """The advice table as shown: readable columns, "not reached up to k = …" where it is not."""
-    label = LABELS.get(metric, metric)
+    label = METRICS[metric].label
     out = pd.DataFrame({
         "strategy": frame["strategy"],
         "representation": frame["representation"].fillna("—"),
@@ -342,15 +346,15 @@ def advice_section(result: EvaluationResult, curve_metric: str) -> None:
     st.markdown("#### How many datasets do I need?")
     c = st.columns([1.2, 1, 3])
     c[0].selectbox("Advice metric", list(result.config.metrics), key=K.EV_ADV_METRIC, persist_state=state.PERSIST,
-                   format_func=lambda x: LABELS.get(x, x), on_change=_on_advice_metric, args=(n_models,))
+                   format_func=lambda x: METRICS[x].label, on_change=_on_advice_metric, args=(n_models,))
     lo, hi, step = target_bounds(metric, n_models)
-    higher = HIGHER_IS_BETTER.get(metric, True)
+    higher = METRICS[metric].higher_is_better
     c[1].number_input("Target" + (" (at least)" if higher else " (at most)"), min_value=lo, max_value=hi, step=step,
                       key=K.EV_ADV_TARGET, persist_state=state.PERSIST, format="%.2f",
                       help=("The whole 95 % band must be at or above the target: the lower 2.5 % end counts."
                             if higher else "Rank MAE is an error in rank positions, lower is better: the whole 95 % "
                             "band must be at or below the target, so the upper 97.5 % end counts."))
-    label = LABELS.get(metric, metric)
+    label = METRICS[metric].label
     c[2].caption(
         f"The smallest k at which the {'lower' if higher else 'upper'} end of the 95 % band of {label} "
         f"{'reaches' if higher else 'stays below'} the target, per strategy and representation"
@@ -434,7 +438,7 @@ def generalisation_work(
     seed: int,
     dates: Mapping[str, Any] | None,
 ) -> GeneralisationResult:
-    """:func:`subsetsel_core.generalisation.evaluate_generalisation`, reporting progress to ``job``
+    """:func:`subsetsel_core.evaluation.generalisation.evaluate_generalisation`, reporting progress to ``job``
     (the same split and the same numbers)."""
     judge, new, how = split_models(benchmark, release_dates=dates, fraction=fraction, seed=seed)
     parts: list[EvaluationResult] = []
@@ -453,7 +457,7 @@ def generalisation_frame(gen: GeneralisationResult, metric: str) -> pd.DataFrame
     """Per entry: AUC and p vs random on both groups, the gain over random on the held-out models and
     whether it holds there (AUC as in the verdict: trapezoid over k with unit spacing)."""
     df = gen.to_frame(metric)
-    higher = HIGHER_IS_BETTER.get(metric, True)
+    higher = METRICS[metric].higher_is_better
     base = df.set_index("key").loc["random"] if (df["key"] == "random").any() else None
 
     def gain(v: float, b: float) -> float:
@@ -520,7 +524,7 @@ def _gen_result(job: Job, data: ActiveData) -> None:
     state.ensure_choice(K.EV_GEN_METRIC, metrics, fallback="spearman")
     c = st.columns([1.2, 4])
     c[0].selectbox("Metric", metrics, key=K.EV_GEN_METRIC, persist_state=state.PERSIST,
-                   format_func=lambda x: LABELS.get(x, x))
+                   format_func=lambda x: METRICS[x].label)
     metric = st.session_state[K.EV_GEN_METRIC]
     c[1].caption(f"Judging models ({len(gen.judge_models)}) and held-out models ({len(gen.new_models)}, "
                  f"{ui.md_escape(gen.how)}), each run through the same {gen.judged.config.trials} random pools. "
@@ -534,7 +538,7 @@ def _gen_result(job: Job, data: ActiveData) -> None:
     fig = figures.generalisation_figure(
         gen.judged.curves_frame(), gen.held_out.curves_frame(), metric,
         titles=(f"models used to judge ({len(gen.judge_models)})", f"held-out models ({len(gen.new_models)})"),
-        title=f"{LABELS.get(metric, metric)} vs k — seen vs held-out models")
+        title=f"{METRICS[metric].label} vs k — seen vs held-out models")
     ui.chart(fig, key="ev_gen_curves")
     st.dataframe(generalisation_frame(gen, metric), hide_index=True, width="stretch",
                  column_config={
@@ -672,7 +676,7 @@ class QuickCheck:
 
     @property
     def verdict(self) -> str:
-        """:func:`subsetsel_core.diagnostics.overall_verdict`."""
+        """:func:`subsetsel_core.evaluation.check.overall_verdict`."""
         return overall_verdict(self.check, self.best, self.gain, self.p)
 
     @property

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from subsetsel_core import figures
-from subsetsel_core.metrics import HIGHER_IS_BETTER, LABELS
-from subsetsel_core.protocol import EvaluationConfig, EvaluationResult
+from subsetsel_core.evaluation.protocol import EvaluationConfig, EvaluationResult
+from subsetsel_core.metrics import METRICS
+from subsetsel_core.viz import figures
 
 from . import analysis, eval_tools, runner, state, ui
 from .model import ActiveData
@@ -53,7 +53,7 @@ def auc_table(result: EvaluationResult, metric: str) -> pd.DataFrame:
     df = result.to_frame()
     df = df[df["metric"] == metric].copy()
     width = max(1, len(result.ks) - 1)
-    df = df.sort_values("auc_mean", ascending=not HIGHER_IS_BETTER.get(metric, True))
+    df = df.sort_values("auc_mean", ascending=not METRICS[metric].higher_is_better)
     out = pd.DataFrame({
         "strategy": df["strategy"],
         "representation": df["representation"].fillna("—"),
@@ -106,12 +106,12 @@ def _panel(polling: bool) -> None:
     m = st.columns([1.2, 1, 3])
     state.ensure_choice(K.EV_METRIC, list(res.config.metrics), fallback="spearman")
     m[0].selectbox("Metric", list(res.config.metrics), key=K.EV_METRIC, persist_state=state.PERSIST,
-                   format_func=lambda x: LABELS.get(x, x))
+                   format_func=lambda x: METRICS[x].label)
     m[1].toggle("95% bands", key=K.EV_BANDS, persist_state=state.PERSIST)
     metric = st.session_state[K.EV_METRIC]
     marks, target = eval_tools.curve_marks(res, metric)
     fig = figures.curves_figure(res.curves_frame(), metric, bands=bool(st.session_state[K.EV_BANDS]), height=500,
-                                title=f"{LABELS.get(metric, metric)} vs k — {res.trials_done} trials"
+                                title=f"{METRICS[metric].label} vs k — {res.trials_done} trials"
                                       f"{'' if res.complete else ' so far'}", marks=marks, target=target)
     ui.chart(fig, key="ev_curves")
     st.caption("Lines: mean over trials; shaded: 2.5–97.5 % of trials. Each trial draws a pool of "
@@ -127,7 +127,7 @@ def _panel(polling: bool) -> None:
 def _final(run: runner.EvalRun, res: EvaluationResult, metric: str) -> None:
     text = analysis.verdict(res, metric)
     (st.success if "beats random" in text else st.info)(ui.md_escape(text), icon=":material/gavel:")
-    st.markdown(f"#### Area under the curve — {LABELS.get(metric, metric)}")
+    st.markdown(f"#### Area under the curve — {METRICS[metric].label}")
     st.dataframe(
         auc_table(res, metric), hide_index=True, width="stretch",
         column_config={

@@ -19,11 +19,11 @@ import numpy as np
 import pandas as pd
 
 from subsetsel_core.benchmark import Benchmark
-from subsetsel_core.catalog import Manifest, RepresentationSpec, load_benchmark_folder
 from subsetsel_core.descriptors import Representation, build_representation
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.folder import Manifest, RepresentationSpec, load_benchmark_folder
+from subsetsel_core.io.validation import ValidationReport
 from subsetsel_core.representations.tabular import column_kind
-from subsetsel_core.validation import ValidationReport
 
 #: Folder of the embedded samples (``sample_data/`` at the repository root).
 SAMPLE_DIR: Path = Path(__file__).resolve().parent.parent / "sample_data"

@@ -10,13 +10,14 @@ from dataclasses import dataclass, field
 import plotly.graph_objects as go
 import streamlit as st
 
-from subsetsel_core import __version__, figures
+from subsetsel_core import __version__
 from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import InputError
-from subsetsel_core.metrics import LABELS, METRICS
-from subsetsel_core.protocol import EvaluationResult
-from subsetsel_core.report_html import Report, Section, build_html, figure_images
+from subsetsel_core.evaluation.protocol import EvaluationResult
+from subsetsel_core.metrics import METRICS
 from subsetsel_core.selection import Selection
+from subsetsel_core.viz import figures
+from subsetsel_core.viz.report import Report, Section, build_html, figure_images
 
 from . import analysis, evalview, model, selectview, ui
 from . import data as D
@@ -72,7 +73,7 @@ def collect(data: ActiveData) -> Content:
         )
     if result is not None and result.trials_done > 0:
         c.figures["curves"] = figures.curves_figure(
-            result.curves_frame(), metric, title=f"{LABELS.get(metric, metric)} vs k ({result.trials_done} trials)")
+            result.curves_frame(), metric, title=f"{METRICS[metric].label} vs k ({result.trials_done} trials)")
         c.figures["auc"] = figures.auc_figure(result.to_frame(), metric, title="Normalised AUC with 95% intervals")
         c.verdict = analysis.verdict(result, metric)
     return c
@@ -85,7 +86,7 @@ def facts(c: Content) -> list[tuple[str, str]]:
     if c.selection is not None:
         out.append(("Subset size k", str(c.selection.k)))
         out.append(("Strategy", c.selection.strategy))
-        out.append((f"Subset {LABELS['spearman']}", f"{c.selection.agreement['spearman']:.3f}"))
+        out.append((f"Subset {METRICS['spearman'].label}", f"{c.selection.agreement['spearman']:.3f}"))
     return out
 
 
@@ -105,7 +106,7 @@ def build_report(c: Content, title: str) -> Report:
     if c.selection is not None:
         sel = c.selection
         rep_txt = f" from the representation {sel.representation}" if sel.representation != "none" else ""
-        agree = ", ".join(f"{LABELS[m]} {sel.agreement[m]:.3f}" for m in METRICS)
+        agree = ", ".join(f"{METRICS[m].label} {sel.agreement[m]:.3f}" for m in METRICS)
         r.sections.append(Section(
             f"The chosen subset (k = {sel.k}, {sel.strategy})",
             f"{sel.strategy} chose these {sel.k} datasets{rep_txt} without looking at the scores. "

@@ -1,7 +1,7 @@
 """Background evaluation runs that survive page switches.
 
-An evaluation (:func:`subsetsel_core.protocol.iter_evaluate`) runs in a daemon thread;
-its latest partial :class:`~subsetsel_core.protocol.EvaluationResult` is kept in a
+An evaluation (:func:`subsetsel_core.evaluation.protocol.iter_evaluate`) runs in a daemon thread;
+its latest partial :class:`~subsetsel_core.evaluation.protocol.EvaluationResult` is kept in a
 module-level registry keyed by run id. A session stores only the id
 (``st.session_state[K.EV_RUN]``), so leaving the Evaluate page and coming back — or a
 rerun of any page — finds the run as it is, running or finished. The stop button sets an
@@ -22,8 +22,13 @@ from dataclasses import dataclass, field
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import SubsetselError
-from subsetsel_core.parallel import Mapper
-from subsetsel_core.protocol import EvaluationConfig, EvaluationResult, iter_evaluate, prepare
+from subsetsel_core.evaluation.parallel import Mapper
+from subsetsel_core.evaluation.protocol import (
+    EvaluationConfig,
+    EvaluationResult,
+    iter_evaluate,
+    prepare,
+)
 
 log = logging.getLogger(__name__)
 
@@ -151,7 +156,7 @@ def start_run(
     """Validate an evaluation and start it in a background thread.
 
     ``mapper`` runs the batches elsewhere (local processes, a Dask cluster; see
-    :mod:`subsetsel_core.parallel`); None runs them in the thread itself.
+    :mod:`subsetsel_core.evaluation.parallel`); None runs them in the thread itself.
 
     Raises
     ------

@@ -1,6 +1,6 @@
 """The Select page's budget mode, coverage and new-model placement: cached wrappers and view helpers.
 
-The core does the work (:mod:`subsetsel_core.budget`, :mod:`subsetsel_core.coverage`,
+The core does the work (:mod:`subsetsel_core.evaluation.budget`, :mod:`subsetsel_core.coverage`,
 :mod:`subsetsel_core.placement`); this module turns the page's widget values into
 hashable arguments, caches the calls (``st.cache_data`` keyed by the benchmark token, the
 :class:`~subsetsel_app.model.RepConfig` and plain values) and builds the tables, files and
@@ -21,17 +21,18 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from subsetsel_core import __version__, figures
-from subsetsel_core.budget import BUDGET_STRATEGIES, estimate_costs, select_under_budget
+from subsetsel_core import __version__
 from subsetsel_core.coverage import Coverage, coverage
 from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import InputError
+from subsetsel_core.evaluation.budget import BUDGET_STRATEGIES, estimate_costs, select_under_budget
 from subsetsel_core.export import subset_csv
+from subsetsel_core.io.names import describe_mismatch, normalise_name, short
 from subsetsel_core.metrics import METRICS, agreement
-from subsetsel_core.names import describe_mismatch, normalise_name, short
 from subsetsel_core.placement import Placement, place_model, read_model_scores
 from subsetsel_core.representations.tabular import column_kind
 from subsetsel_core.selection import Selection, subset_agreement
+from subsetsel_core.viz import figures
 
 from . import model, selectview
 from .model import ActiveData, RepConfig
@@ -260,8 +261,8 @@ def _budget_profile(token: str, cfg: RepConfig | None, strategy: str, source: st
             subs[bi] = sums[idx].sum(axis=0)
     f = bench.n_folds
     vals = agreement(sums.sum(axis=0), subs, ref_scale=1.0 / (2.0 * f * bench.n_datasets),
-                     sub_scale=1.0 / (2.0 * f * np.maximum(ks, 1.0)), metrics=METRICS)
-    band, _ = _random_budget_band(sums, c.values, budgets, seed, f, METRICS)
+                     sub_scale=1.0 / (2.0 * f * np.maximum(ks, 1.0)), metrics=tuple(METRICS))
+    band, _ = _random_budget_band(sums, c.values, budgets, seed, f, tuple(METRICS))
     return BudgetProfile(budgets, vals, ks, spent, band, c.unit)
 
 

@@ -14,10 +14,10 @@ import plotly.graph_objects as go
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from subsetsel_core import figures, glance
 from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import InputError
-from subsetsel_core.validation import ValidationReport
+from subsetsel_core.io.validation import ValidationReport
+from subsetsel_core.viz import figures, svg
 
 from . import compute_ui, model, state, upload, workspace_ui
 from . import data as D
@@ -82,7 +82,7 @@ def active_or_stop() -> ActiveData:
 
 
 def chart(fig: go.Figure, *, key: str, container: DeltaGenerator | None = None) -> None:
-    """Draw a plotly figure as styled by :mod:`subsetsel_core.figures`.
+    """Draw a plotly figure as styled by :mod:`subsetsel_core.viz.figures`.
 
     Streamlit's chart theme is off: it roughly doubles plotly's drawing time in the
     browser, and the figures carry their own style.
@@ -178,14 +178,14 @@ def show_report(report: ValidationReport, *, facts: bool = True, expanded_info: 
 
 
 def html(markup: str) -> None:
-    """Show markup from :mod:`subsetsel_core.glance` (drawn with the page: no chart library)."""
+    """Show markup from :mod:`subsetsel_core.viz.svg` (drawn with the page: no chart library)."""
     st.markdown(markup, unsafe_allow_html=True)
 
 
 def benchmark_metrics(data: ActiveData) -> None:
     """Sizes of the benchmark as a row of tiles."""
     b = data.benchmark
-    html(glance.size_tiles_html(
+    html(svg.size_tiles_html(
         [("Datasets", f"{b.n_datasets:,}"), ("Models", f"{b.n_models:,}"), ("Folds / resamples", f"{b.n_folds:,}"),
          ("Descriptor tables", f"{len(data.tables):,}"), ("Scores", f"{b.scores.size:,}")],
         note=f"Scores: {'higher' if b.higher_is_better else 'lower'} is better.",
@@ -229,11 +229,11 @@ def map_chart(
     proj = _map_projection(data, cfg, rep)
     colour_by = st.session_state.get(K.MAP_COLOR)
     hover, color = model.hover_frame(data, cfg), model.color_values(data, colour_by)
-    svg = quick and data.benchmark.n_datasets <= QUICK_MAP_LIMIT
+    as_svg = quick and data.benchmark.n_datasets <= QUICK_MAP_LIMIT
     memo = _map_memo(data, (cfg, proj.method, int(st.session_state[K.SEED]), colour_by,
-                            ("svg",) if svg else ("plotly", title), height))
-    if svg:
-        html(glance.map_svg(proj.coords, data.benchmark.datasets, hover=hover, color=color, method=proj.method,
+                            ("svg",) if as_svg else ("plotly", title), height))
+    if as_svg:
+        html(svg.map_svg(proj.coords, data.benchmark.datasets, hover=hover, color=color, method=proj.method,
                             width=560, height=round(height * 0.96), selected=selected,
                             selected_color=selected_color, representative=representative, poorly=poorly, memo=memo))
     else:
@@ -280,7 +280,7 @@ def map_glance(data: ActiveData, cfg: RepConfig, rep: Representation, *, height:
     the dataset and its descriptors, no zoom)."""
     proj = _map_projection(data, cfg, rep)
     color = model.color_values(data, st.session_state.get(K.MAP_COLOR))
-    html(glance.map_svg(proj.coords, data.benchmark.datasets, hover=model.hover_frame(data, cfg), color=color,
+    html(svg.map_svg(proj.coords, data.benchmark.datasets, hover=model.hover_frame(data, cfg), color=color,
                         method=proj.method, height=height))
     _projection_note(data, cfg, proj)
 

@@ -21,13 +21,13 @@ from pathlib import Path
 import pandas as pd
 
 from subsetsel_core.benchmark import load_scores
-from subsetsel_core.catalog import RepresentationSpec
 from subsetsel_core.descriptors import load_descriptors
 from subsetsel_core.errors import InputError
-from subsetsel_core.names import suggest
+from subsetsel_core.io.folder import RepresentationSpec
+from subsetsel_core.io.names import suggest
+from subsetsel_core.io.tables import read_table
+from subsetsel_core.io.validation import Finding, ReportBuilder, ValidationReport
 from subsetsel_core.representations.tabular import column_kind
-from subsetsel_core.tables import read_table
-from subsetsel_core.validation import Finding, ReportBuilder, ValidationReport
 
 from .model import ActiveData
 

@@ -16,9 +16,9 @@ from typing import Any
 
 import streamlit as st
 
-from subsetsel_core.catalog import RepresentationSpec
 from subsetsel_core.descriptors import load_descriptors
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.folder import RepresentationSpec
 from subsetsel_core.workspace import Workspace, load_workspace, save_workspace
 
 from . import data as D

@@ -6,18 +6,23 @@ The public API: load a benchmark (:func:`load_scores`), descriptors
 (:func:`evaluate`, :func:`iter_evaluate`). This package never imports streamlit.
 """
 
-from .benchmark import Benchmark, load_scores
-from .descriptors import (
+from subsetsel_core.benchmark import Benchmark, load_scores
+from subsetsel_core.descriptors import (
     Representation,
     build_representation,
     load_descriptors,
     representation_from_matrix,
 )
-from .errors import Cancelled, InputError, SubsetselError
-from .metrics import METRICS, agreement
-from .protocol import EvaluationConfig, EvaluationResult, evaluate, iter_evaluate
-from .selection import Selection, select_datasets, subset_agreement
-from .strategies import REGISTRY, STRATEGIES, select
+from subsetsel_core.errors import Cancelled, InputError, SubsetselError
+from subsetsel_core.evaluation.protocol import (
+    EvaluationConfig,
+    EvaluationResult,
+    evaluate,
+    iter_evaluate,
+)
+from subsetsel_core.metrics import METRICS, agreement
+from subsetsel_core.selection import Selection, select_datasets, subset_agreement
+from subsetsel_core.strategies import REGISTRY, STRATEGIES, select
 
 __version__ = "0.1.0"
 

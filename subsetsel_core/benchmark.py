@@ -13,12 +13,12 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from .errors import InputError
-from .names import normalise_name, short
-from .numbers import MIXED_PERCENT, finite, parse_numbers
-from .ranking import mean_ranks, rank_sums
-from .tables import TableSource, read_table, row_numbers, source_label
-from .validation import ReportBuilder, ValidationReport
+from subsetsel_core.errors import InputError
+from subsetsel_core.io.names import normalise_name, short
+from subsetsel_core.io.numbers import MIXED_PERCENT, finite, parse_numbers
+from subsetsel_core.io.tables import TableSource, read_table, row_numbers, source_label
+from subsetsel_core.io.validation import ReportBuilder, ValidationReport
+from subsetsel_core.ranking import mean_ranks, rank_sums
 
 MissingPolicy = Literal["error", "drop-models", "drop-datasets"]
 MISSING_POLICIES: tuple[str, ...] = ("error", "drop-models", "drop-datasets")
@@ -150,7 +150,7 @@ def _sort_labels(values: pd.Series) -> list[str]:
 
 
 def _column_error(label: str, role: str, wanted: str, columns: list[str], option: str) -> InputError:
-    from .names import suggest
+    from subsetsel_core.io.names import suggest
 
     hint = suggest(wanted, columns)
     did = f" Did you mean {', '.join(repr(h) for h in hint)}?" if hint else ""

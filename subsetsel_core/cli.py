@@ -13,15 +13,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .benchmark import MISSING_POLICIES, Benchmark, load_scores
-from .descriptors import Representation, build_representation, load_descriptors
-from .errors import InputError, SubsetselError
-from .export import safe_frame
-from .metrics import HIGHER_IS_BETTER, LABELS, METRICS
-from .parallel import dask_mapper, process_mapper
-from .protocol import EvaluationConfig, EvaluationResult, evaluate
-from .selection import select_datasets
-from .strategies import STRATEGIES
+from subsetsel_core.benchmark import MISSING_POLICIES, Benchmark, load_scores
+from subsetsel_core.descriptors import Representation, build_representation, load_descriptors
+from subsetsel_core.errors import InputError, SubsetselError
+from subsetsel_core.evaluation.parallel import dask_mapper, process_mapper
+from subsetsel_core.evaluation.protocol import EvaluationConfig, EvaluationResult, evaluate
+from subsetsel_core.export import safe_frame
+from subsetsel_core.metrics import METRICS
+from subsetsel_core.selection import select_datasets
+from subsetsel_core.strategies import STRATEGIES
 
 
 class _Parser(argparse.ArgumentParser):
@@ -109,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     a = sub.add_parser("advise", help="how many datasets are needed to reach a target agreement")
     _data_args(a)
-    a.add_argument("--metric", default="spearman", choices=METRICS)
+    a.add_argument("--metric", default="spearman", choices=list(METRICS))
     a.add_argument("--target", type=float, default=0.9)
     a.add_argument("--strategies", type=_names, default=list(STRATEGIES), metavar="S1,S2")
     a.add_argument("--trials", type=int, default=200)
@@ -130,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--alpha", type=float, default=0.8)
     g.add_argument("--k-min", type=int, default=2)
     g.add_argument("--k-max", type=int, default=20)
-    g.add_argument("--metric", default="spearman", choices=METRICS)
+    g.add_argument("--metric", default="spearman", choices=list(METRICS))
     g.add_argument("--seed", type=int, default=0)
 
     pl = sub.add_parser("place", help="estimate a new model's full-benchmark rank from its subset scores")
@@ -144,7 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _load_folder(args: argparse.Namespace) -> tuple[Benchmark, Any, list[Representation]]:
-    from .catalog import load_benchmark_folder
+    from subsetsel_core.io.folder import load_benchmark_folder
 
     lb = load_benchmark_folder(args.benchmark)
     names = args.representation or list(lb.manifest.representation_names[:1])
@@ -216,7 +216,7 @@ def cmd_select(args: argparse.Namespace) -> int:
 
 
 def _with_coverage(df: Any, rep: Representation, chosen: list[str]) -> Any:
-    from .coverage import coverage
+    from subsetsel_core.coverage import coverage
 
     cov = coverage(rep, chosen)
     members = cov.members()
@@ -228,7 +228,7 @@ def _with_coverage(df: Any, rep: Representation, chosen: list[str]) -> Any:
 
 
 def _costs(args: argparse.Namespace, bench: Benchmark, desc: Any) -> tuple[Any, str]:
-    from .budget import estimate_costs
+    from subsetsel_core.evaluation.budget import estimate_costs
 
     if desc is None:
         raise InputError("a budget needs descriptors with a cost or size column (--features or --benchmark).")
@@ -238,8 +238,8 @@ def _costs(args: argparse.Namespace, bench: Benchmark, desc: Any) -> tuple[Any, 
 def _select_budget(args: argparse.Namespace, bench: Benchmark, desc: Any, rep: Representation | None) -> int:
     import numpy as np
 
-    from .budget import select_under_budget
-    from .selection import subset_agreement
+    from subsetsel_core.evaluation.budget import select_under_budget
+    from subsetsel_core.selection import subset_agreement
 
     if not 0 < args.budget <= 1:
         raise InputError(f"--budget is a share of the total cost in (0, 1]; got {args.budget}.")
@@ -273,10 +273,10 @@ def format_table(res: EvaluationResult) -> str:
     width = max(len(k) for k in res.keys) + 2
     fr = res.friedman()
     for m in res.config.metrics:
-        better = "higher" if HIGHER_IS_BETTER[m] else "lower"
+        better = "higher" if METRICS[m].higher_is_better else "lower"
         fp = fr.get(m)
         lines.append("")
-        lines.append(f"{LABELS[m]} ({better} is better)" + (f"; Friedman p = {fp:.3g}" if fp is not None else ""))
+        lines.append(f"{METRICS[m].label} ({better} is better)" + (f"; Friedman p = {fp:.3g}" if fp is not None else ""))
         for e in res.entries:
             st = res.stats[e.key]
             a = st.auc[m]
@@ -317,7 +317,7 @@ def _evaluate_budget(args: argparse.Namespace, bench: Benchmark, reps: list[Repr
                      cfg: EvaluationConfig) -> int:
     import numpy as np
 
-    from .budget import BUDGET_STRATEGIES, evaluate_budget
+    from subsetsel_core.evaluation.budget import BUDGET_STRATEGIES, evaluate_budget
 
     if not 0 < args.budget <= 1:
         raise InputError(f"--budget is the largest share of the total cost in (0, 1]; got {args.budget}.")
@@ -335,7 +335,7 @@ def _evaluate_budget(args: argparse.Namespace, bench: Benchmark, reps: list[Repr
     else:
         sys.stdout.write(f"costs {how}\n")
         piv = frame[frame["metric"] == cfg.metrics[0]].pivot(index="budget", columns="key", values="mean")
-        sys.stdout.write(f"{LABELS[cfg.metrics[0]]} (mean over trials) by budget share:\n{piv.to_string(float_format=lambda v: f'{v:.3f}')}\n")
+        sys.stdout.write(f"{METRICS[cfg.metrics[0]].label} (mean over trials) by budget share:\n{piv.to_string(float_format=lambda v: f'{v:.3f}')}\n")
         for e in res.entries:
             p = res.stats[e.key].p_vs_random.get(cfg.metrics[0])
             sys.stdout.write(f"  {e.key}: AUC {res.stats[e.key].auc[cfg.metrics[0]].mean:.3f}"
@@ -345,7 +345,7 @@ def _evaluate_budget(args: argparse.Namespace, bench: Benchmark, reps: list[Repr
 
 def cmd_check(args: argparse.Namespace) -> int:
     """``subsetsel check``: Mantel test, CKA and a quick protocol run per representation."""
-    from .diagnostics import check_representation, overall_verdict
+    from subsetsel_core.evaluation.check import check_representation, overall_verdict
 
     bench, _, reps = _load(args)
     if not reps:
@@ -367,7 +367,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_advise(args: argparse.Namespace) -> int:
     """``subsetsel advise``: smallest k whose 95 % band meets the target."""
-    from .advice import advise
+    from subsetsel_core.evaluation.advice import advise
 
     bench, _, reps = _load(args)
     cfg = EvaluationConfig(strategies=tuple(args.strategies), trials=args.trials, alpha=args.alpha,
@@ -380,8 +380,8 @@ def cmd_advise(args: argparse.Namespace) -> int:
 
 def cmd_place(args: argparse.Namespace) -> int:
     """``subsetsel place``: a new model's estimated position from its subset scores."""
-    from .placement import place_model, read_model_scores
-    from .tables import read_table
+    from subsetsel_core.io.tables import read_table
+    from subsetsel_core.placement import place_model, read_model_scores
 
     bench, _, _ = _load(args)
     sub = read_table(args.subset)
@@ -399,7 +399,7 @@ def cmd_place(args: argparse.Namespace) -> int:
 
 def cmd_generalise(args: argparse.Namespace) -> int:
     """``subsetsel generalise``: the protocol on judging vs held-out models."""
-    from .generalisation import evaluate_generalisation, read_release_dates
+    from subsetsel_core.evaluation.generalisation import evaluate_generalisation, read_release_dates
 
     bench, _, reps = _load(args)
     dates = None

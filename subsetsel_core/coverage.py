@@ -8,9 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .descriptors import Representation
-from .errors import InputError
-from .strategies import standardize
+from subsetsel_core.descriptors import Representation
+from subsetsel_core.errors import InputError
+from subsetsel_core.strategies import standardize
 
 
 @dataclass(frozen=True, eq=False)

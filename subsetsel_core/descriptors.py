@@ -15,11 +15,11 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from .errors import InputError
-from .names import describe_mismatch, suggest
-from .representations.tabular import encode_tabular
-from .tables import TableSource, read_table, row_numbers, source_label
-from .validation import ReportBuilder, ValidationReport
+from subsetsel_core.errors import InputError
+from subsetsel_core.io.names import describe_mismatch, suggest
+from subsetsel_core.io.tables import TableSource, read_table, row_numbers, source_label
+from subsetsel_core.io.validation import ReportBuilder, ValidationReport
+from subsetsel_core.representations.tabular import encode_tabular
 
 
 @dataclass(frozen=True, eq=False)

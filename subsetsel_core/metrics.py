@@ -12,25 +12,14 @@ ranks and keep the default scales of 1.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
-METRICS: tuple[str, ...] = ("mae", "spearman", "kendall", "ndcg5", "mrr")
-HIGHER_IS_BETTER: dict[str, bool] = {
-    "mae": False,
-    "spearman": True,
-    "kendall": True,
-    "ndcg5": True,
-    "mrr": True,
-}
-LABELS: dict[str, str] = {
-    "mae": "rank MAE",
-    "spearman": "Spearman ρ",
-    "kendall": "Kendall τ-b",
-    "ndcg5": "NDCG@5",
-    "mrr": "MRR",
-}
+from subsetsel_core.errors import InputError
+
 _PAIR_BLOCK = 2**24  # memory bound for Kendall: its temporaries hold _PAIR_BLOCK / 16 elements
 
 
@@ -291,13 +280,127 @@ def mrr(ref: np.ndarray, sub: np.ndarray) -> np.ndarray:
     return 1.0 / (less + (equal + 1) / 2.0)
 
 
+class _Pair:
+    """The inputs of one :func:`agreement` call, with the shared subset ranks computed once."""
+
+    def __init__(self, ref: np.ndarray, sub: np.ndarray, ref_scale: np.ndarray,
+                 sub_scale: float | np.ndarray) -> None:
+        self.ref, self.sub, self.ref_scale, self.sub_scale = ref, sub, ref_scale, sub_scale
+        self.ref3 = ref[:, None, :]
+
+    @cached_property
+    def sub_ranks(self) -> _Ranks:
+        """One sort of the subset rankings (Spearman, Kendall and NDCG share it)."""
+        return _Ranks(self.sub)
+
+
+def _mae_of(p: _Pair) -> np.ndarray:
+    return mae(p.ref3, p.sub, p.ref_scale[:, None], p.sub_scale)
+
+
+def _spearman_of(p: _Pair) -> np.ndarray:
+    return _pearson(_Ranks(p.ref3).average, p.sub_ranks.average)
+
+
+def _kendall_of(p: _Pair) -> np.ndarray:
+    if p.ref.shape[-1] < 2:
+        return np.zeros(p.sub.shape[:2])
+    return np.clip(_tau_b(p.ref, p.sub, p.sub_ranks), -1.0, 1.0)
+
+
+def _ndcg5_of(p: _Pair) -> np.ndarray:
+    r = p.sub_ranks
+    return _ndcg(_relevance(p.ref3, p.ref_scale[:, None]), r.lo, r.hi)
+
+
+def _mrr_of(p: _Pair) -> np.ndarray:
+    return mrr(p.ref3, p.sub)
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A registered agreement metric.
+
+    Attributes
+    ----------
+    name : str
+        Registry key, e.g. ``"spearman"``.
+    label : str
+        Display name.
+    higher_is_better : bool
+        Direction: False for rank MAE.
+    compute : callable
+        ``compute(pair) -> ndarray (T, K)`` on the inputs of :func:`agreement`.
+    unit : str
+        Unit of its values ("rank positions" for MAE, "" for the unit-free ones).
+    target : float or None
+        Default target of the "how many datasets" advice; None: 5 % of the models
+        (in rank positions, at least 1).
+    lower, upper : float or None
+        Bounds of the values (None: the number of models).
+    """
+
+    name: str
+    label: str
+    higher_is_better: bool
+    compute: Callable[[_Pair], np.ndarray]
+    unit: str = ""
+    target: float | None = 0.9
+    lower: float = -1.0
+    upper: float | None = 1.0
+
+    @property
+    def sign(self) -> int:
+        """+1 if higher is better, −1 if lower is better."""
+        return 1 if self.higher_is_better else -1
+
+    def default_target(self, n_models: int | None = None) -> float:
+        """The advice's default target for a benchmark of ``n_models`` models."""
+        if self.target is not None:
+            return self.target
+        return float(max(1.0, round(0.05 * (n_models or 20), 1)))
+
+    def bounds(self, n_models: int | None = None) -> tuple[float, float]:
+        """``(lowest, highest)`` value the metric can take."""
+        upper = self.upper if self.upper is not None else float(max(2, n_models or 100))
+        return self.lower, upper
+
+    def better(self, a: float, b: float) -> bool:
+        """Whether value ``a`` is strictly better than ``b``."""
+        return a < b if not self.higher_is_better else a > b
+
+
+METRICS: dict[str, Metric] = {m.name: m for m in (
+    Metric("mae", "rank MAE", False, _mae_of, unit="rank positions", target=None, lower=0.0, upper=None),
+    Metric("spearman", "Spearman ρ", True, _spearman_of),
+    Metric("kendall", "Kendall τ-b", True, _kendall_of, target=0.75),
+    Metric("ndcg5", "NDCG@5", True, _ndcg5_of, lower=0.0),
+    Metric("mrr", "MRR", True, _mrr_of, lower=0.0),
+)}
+"""The metric registry, in display order (PROTOCOL.md, "Metrics")."""
+
+
+def get_metric(name: str) -> Metric:
+    """Look a metric up by name.
+
+    Raises
+    ------
+    InputError
+        For an unknown name, listing the valid ones.
+    """
+    try:
+        return METRICS[name]
+    except KeyError:
+        raise InputError(f"unknown metric '{name}'; valid metrics: {', '.join(METRICS)}.") from None
+
+
 def agreement(
     ref: np.ndarray,
     sub: np.ndarray,
     *,
     ref_scale: float | np.ndarray = 1.0,
     sub_scale: float | np.ndarray = 1.0,
-    metrics: Sequence[str] = METRICS,
+    metrics: Sequence[str] = tuple(METRICS),
 ) -> dict[str, np.ndarray]:
     """Every requested metric for paired reference and subset rankings.
 
@@ -312,7 +415,7 @@ def agreement(
     sub_scale : float or ndarray of shape (K,) or (T, K)
         Factor turning ``sub`` into mean ranks.
     metrics : sequence of str
-        Subset of :data:`METRICS`.
+        Keys of :data:`METRICS`.
 
     Returns
     -------
@@ -326,25 +429,9 @@ def agreement(
     sub = _as_float(sub)
     if sub.ndim == 2:
         sub = sub[None]
-    rs = np.broadcast_to(_as_float(ref_scale), ref.shape[:1])
-    ref3 = ref[:, None, :]
-    m = ref.shape[-1]
-    # one sort of the subset rankings serves Spearman, Kendall and NDCG
-    sr = _Ranks(sub) if {"spearman", "kendall", "ndcg5"} & set(metrics) else None
+    pair = _Pair(ref, sub, np.broadcast_to(_as_float(ref_scale), ref.shape[:1]), sub_scale)
     out: dict[str, np.ndarray] = {}
     for name in metrics:
-        if name == "mae":
-            v = mae(ref3, sub, rs[:, None], sub_scale)
-        elif name == "spearman":
-            assert sr is not None
-            v = _pearson(_Ranks(ref3).average, sr.average)
-        elif name == "kendall":
-            assert sr is not None
-            v = np.clip(_tau_b(ref, sub, sr), -1.0, 1.0) if m >= 2 else np.zeros(sub.shape[:2])
-        elif name == "ndcg5":
-            assert sr is not None
-            v = _ndcg(_relevance(ref3, rs[:, None]), sr.lo, sr.hi)
-        else:
-            v = mrr(ref3, sub)
+        v = METRICS[name].compute(pair)
         out[name] = v[0] if squeeze else v
     return out

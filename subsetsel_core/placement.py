@@ -8,11 +8,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .benchmark import Benchmark
-from .errors import InputError
-from .names import describe_mismatch
-from .ranking import rank_sums
-from .tables import TableSource, read_table, source_label
+from subsetsel_core.benchmark import Benchmark
+from subsetsel_core.errors import InputError
+from subsetsel_core.io.names import describe_mismatch
+from subsetsel_core.io.tables import TableSource, read_table, source_label
+from subsetsel_core.ranking import rank_sums
 
 
 @dataclass(frozen=True)

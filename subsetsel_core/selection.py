@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .benchmark import Benchmark
-from .descriptors import Representation
-from .errors import InputError
-from .metrics import METRICS, agreement
-from .names import describe_mismatch
-from .strategies import get_strategy, select
+from subsetsel_core.benchmark import Benchmark
+from subsetsel_core.descriptors import Representation
+from subsetsel_core.errors import InputError
+from subsetsel_core.io.names import describe_mismatch
+from subsetsel_core.metrics import METRICS, agreement
+from subsetsel_core.strategies import get_strategy, select
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ def _positions(names: Sequence[str], datasets: Sequence[str], what: str) -> list
     return [index[n] for n in names]
 
 
-def subset_agreement(benchmark: Benchmark, indices: Sequence[int], metrics: Sequence[str] = METRICS) -> dict[str, float]:
+def subset_agreement(benchmark: Benchmark, indices: Sequence[int], metrics: Sequence[str] = tuple(METRICS)) -> dict[str, float]:
     """Metrics of the ranking on ``indices`` against the ranking on all datasets."""
     sums = benchmark.rank_sums
     ref = sums.sum(axis=0)

@@ -44,7 +44,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import pandas as pd
 
-from .errors import InputError
+from subsetsel_core.errors import InputError
 
 __all__ = ["SyntheticBenchmark", "SyntheticParams", "make_synthetic"]
 

@@ -19,11 +19,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .benchmark import Benchmark
-from .errors import InputError
-from .metrics import METRICS
-from .protocol import Entry, EvaluationConfig, EvaluationResult
-from .tables import max_bytes
+from subsetsel_core.benchmark import Benchmark
+from subsetsel_core.errors import InputError
+from subsetsel_core.evaluation.protocol import Entry, EvaluationConfig, EvaluationResult
+from subsetsel_core.io.tables import max_bytes
+from subsetsel_core.metrics import METRICS
 
 FORMAT = "subsetsel-workspace"
 VERSION = 1

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 from subsetsel_app import eval_tools, model, runner
-from subsetsel_core.figures import MARKS_NAME
-from subsetsel_core.generalisation import evaluate_generalisation
-from subsetsel_core.protocol import EvaluationConfig, evaluate
+from subsetsel_core.evaluation.generalisation import evaluate_generalisation
+from subsetsel_core.evaluation.protocol import EvaluationConfig, evaluate
+from subsetsel_core.viz.figures import MARKS_NAME
 
 STRATS = ["random", "kmeans", "fafi-cosine"]
 

@@ -9,7 +9,7 @@ import pytest
 
 from subsetsel_app import runner
 from subsetsel_core.errors import InputError
-from subsetsel_core.protocol import EvaluationConfig
+from subsetsel_core.evaluation.protocol import EvaluationConfig
 
 
 def _start(at, trials: int, strategies=None):

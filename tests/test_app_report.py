@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from subsetsel_core import figures
-from subsetsel_core.report_html import (
+from subsetsel_core.viz import figures
+from subsetsel_core.viz.report import (
     Report,
     Section,
     build_html,

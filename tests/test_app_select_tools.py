@@ -15,10 +15,10 @@ import pytest
 from subsetsel_app import model
 from subsetsel_app import select_tools as T
 from subsetsel_app.state import COST_ESTIMATE
-from subsetsel_core import figures
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.errors import InputError
 from subsetsel_core.selection import select_datasets
+from subsetsel_core.viz import figures
 
 HOSTILE = ["=cmd|' /C calc'!A0", "<img src=x onerror=alert(1)>", "+1+2", "@SUM(A1)", "-x", "plain", "b", "c"]
 

@@ -12,10 +12,10 @@ import pytest
 
 from subsetsel_app import analysis, model, projection, projection_worker, selectview
 from subsetsel_app.ui import md_escape
-from subsetsel_core import figures
 from subsetsel_core.benchmark import Benchmark
-from subsetsel_core.protocol import Entry, EvaluationConfig, EvaluationResult
+from subsetsel_core.evaluation.protocol import Entry, EvaluationConfig, EvaluationResult
 from subsetsel_core.selection import select_datasets
+from subsetsel_core.viz import figures
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import apphelpers as H  # puts the repository root on sys.path (before subsetsel
 import numpy as np
 
 from subsetsel_app import runner, workspace_ui
-from subsetsel_core.protocol import EvaluationConfig, evaluate
+from subsetsel_core.evaluation.protocol import EvaluationConfig, evaluate
 
 SETTINGS = ("sel_strategy", "sel_k", "sel_include", "sel_exclude", "seed", "rep_tables", "rep_columns", "rep_text",
             "rep_log", "rep_pca", "ev_trials", "ev_krange", "ev_strategies")

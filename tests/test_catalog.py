@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from subsetsel_core.catalog import (
+from subsetsel_core.errors import InputError
+from subsetsel_core.io.folder import (
     BenchmarkFolderWarning,
     LoadedBenchmark,
     Manifest,
@@ -19,7 +20,6 @@ from subsetsel_core.catalog import (
     read_manifest,
     scan_benchmarks,
 )
-from subsetsel_core.errors import InputError
 
 DATASETS = ["alpha", "beta", "delta", "gamma", "omega"]
 MODELS = ["m1", "m2", "m3"]

@@ -9,12 +9,17 @@ import pandas as pd
 import pytest
 
 from subsetsel_core import EvaluationConfig, evaluate, load_scores, select_datasets
-from subsetsel_core.advice import advise
 from subsetsel_core.cli import main
 from subsetsel_core.coverage import coverage
 from subsetsel_core.descriptors import build_representation, representation_from_matrix
-from subsetsel_core.diagnostics import check_representation, linear_cka, mantel, overall_verdict
 from subsetsel_core.errors import InputError
+from subsetsel_core.evaluation.advice import advise
+from subsetsel_core.evaluation.check import (
+    check_representation,
+    linear_cka,
+    mantel,
+    overall_verdict,
+)
 from subsetsel_core.placement import place_model
 from subsetsel_core.synthetic import make_synthetic
 
@@ -118,7 +123,7 @@ def test_cli_check_advise_place(synth, tmp_path: Path, capsys: pytest.CaptureFix
 
 
 def test_generalisation_split_and_cli(synth, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
-    from subsetsel_core.generalisation import evaluate_generalisation, split_models
+    from subsetsel_core.evaluation.generalisation import evaluate_generalisation, split_models
 
     s, bench, oracle, _ = synth
     dates = {m: f"2020-01-{i + 1:02d}" for i, m in enumerate(bench.models)}
@@ -140,7 +145,7 @@ def test_generalisation_split_and_cli(synth, tmp_path: Path, capsys: pytest.Capt
 
 
 def test_budget_selection_respects_budget_and_cost(synth) -> None:  # type: ignore[no-untyped-def]
-    from subsetsel_core.budget import (
+    from subsetsel_core.evaluation.budget import (
         BUDGET_STRATEGIES,
         estimate_costs,
         evaluate_budget,
@@ -190,7 +195,7 @@ def test_cli_budget_and_coverage(synth, tmp_path: Path, capsys: pytest.CaptureFi
 
 
 def test_read_release_dates_messages():
-    from subsetsel_core.generalisation import read_release_dates
+    from subsetsel_core.evaluation.generalisation import read_release_dates
 
     models = ["a", "b", "c"]
     got = read_release_dates(b"Model,Released\na,2020-01-01\nb,2021-06-30\nc,2019-12-31\n", models, label="d.csv")

@@ -8,7 +8,7 @@ import pytest
 
 from subsetsel_core import EvaluationConfig, evaluate, load_scores
 from subsetsel_core.descriptors import build_representation
-from subsetsel_core.parallel import dask_mapper, process_mapper
+from subsetsel_core.evaluation.parallel import dask_mapper, process_mapper
 from subsetsel_core.synthetic import make_synthetic
 
 

@@ -22,7 +22,7 @@ from scipy.stats import kendalltau, rankdata
 from threadpoolctl import threadpool_limits
 
 from subsetsel_core import metrics as M
-from subsetsel_core import protocol as P
+from subsetsel_core.evaluation import protocol as P
 from subsetsel_core.strategies import kmeans as KM
 from subsetsel_core.strategies import standardize
 from subsetsel_core.strategies.fafi import farthest_first
@@ -317,7 +317,7 @@ def test_farthest_first_plain_loop(metric: str) -> None:
 def test_process_pool_identical_to_serial() -> None:
     from subsetsel_core import EvaluationConfig, evaluate, load_scores
     from subsetsel_core.descriptors import build_representation
-    from subsetsel_core.parallel import process_mapper
+    from subsetsel_core.evaluation.parallel import process_mapper
     from subsetsel_core.synthetic import make_synthetic
 
     s = make_synthetic(n_datasets=30, n_models=50, n_folds=2, seed=3)

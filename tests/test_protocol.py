@@ -12,7 +12,7 @@ from scipy.stats import kendalltau, rankdata, spearmanr
 from subsetsel_core import EvaluationConfig, evaluate, iter_evaluate, load_scores
 from subsetsel_core.descriptors import build_representation, representation_from_matrix
 from subsetsel_core.errors import InputError
-from subsetsel_core.protocol import trial_rng
+from subsetsel_core.evaluation.protocol import trial_rng
 from subsetsel_core.strategies import select
 from subsetsel_core.synthetic import make_synthetic
 

@@ -11,14 +11,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from subsetsel_core.catalog import (
+from subsetsel_core.descriptors import Representation
+from subsetsel_core.io.folder import (
     SAMPLE_DATA_DIR,
     LoadedBenchmark,
     list_benchmarks,
     load_benchmark_folder,
     scan_benchmarks,
 )
-from subsetsel_core.descriptors import Representation
 from subsetsel_core.synthetic import make_synthetic
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"

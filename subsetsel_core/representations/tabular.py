@@ -8,10 +8,10 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
-from ..numbers import is_numeric_column, parse_numbers
-from ..validation import ReportBuilder
-from .text import tfidf_svd
+from subsetsel_core.errors import InputError
+from subsetsel_core.io.numbers import is_numeric_column, parse_numbers
+from subsetsel_core.io.validation import ReportBuilder
+from subsetsel_core.representations.text import tfidf_svd
 
 ColumnKind = Literal["numeric", "categorical", "text"]
 MAX_CATEGORIES = 50

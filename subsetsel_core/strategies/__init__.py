@@ -5,8 +5,8 @@ returning k distinct row indices in selection order; :func:`select` validates in
 applies the include / exclude lists and the shared preprocessing.
 """
 
-from . import fafi, kmeans, optimal, random_choice  # noqa: F401  (registration)
-from .base import REGISTRY, StrategyInfo, get_strategy, select, standardize
+from subsetsel_core.strategies import fafi, kmeans, optimal, random_choice  # noqa: F401  (registration)
+from subsetsel_core.strategies.base import REGISTRY, StrategyInfo, get_strategy, select, standardize
 
 STRATEGIES: tuple[str, ...] = ("random", "kmeans", "fafi-euclidean", "fafi-cosine", "a-optimal", "d-optimal")
 """Registry names in display order."""

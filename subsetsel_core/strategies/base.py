@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError
+from subsetsel_core.errors import InputError
 
 Kernel = Callable[..., np.ndarray]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import StrategyInfo, argmax_first, register
+from subsetsel_core.strategies.base import StrategyInfo, argmax_first, register
 
 
 def _euclidean_to(X: np.ndarray, i: int) -> np.ndarray:

@@ -45,8 +45,8 @@ from typing import Any
 
 import numpy as np
 
-from ..blas import one_blas_thread
-from .base import StrategyInfo, register
+from subsetsel_core.evaluation.parallel import one_blas_thread
+from subsetsel_core.strategies.base import StrategyInfo, register
 
 N_INIT = 10
 MAX_ITER = 100
@@ -915,3 +915,10 @@ register(StrategyInfo(
     description="k-means++ clustering into k groups; the dataset nearest each centroid represents it.",
     many=_many,
 ))
+
+
+def kmeans_centres(X: np.ndarray, k: int, *, rng: np.random.Generator, n_init: int = N_INIT) -> np.ndarray:
+    """Temporary bridge (being rewritten)."""
+    C0 = _seed_centres(X, [k], [rng], n_init)
+    C, inertia = _lloyd(X, C0, np.ones((n_init, k), dtype=bool))
+    return C[int(np.argmin(inertia))]

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .base import StrategyInfo, argmax_first, register
+from subsetsel_core.strategies.base import StrategyInfo, argmax_first, register
 
 LAMBDA = 1e-3
 _REL_TOL = 1e-10
@@ -182,7 +182,7 @@ def optimal_design_many(
         rest = [i for i in range(n) if i not in set(inc)]
         return [np.asarray((inc + rest)[:k], dtype=np.int64) for k in ks]
     if p > n:  # wide representation: the k × k dual form is far cheaper than p × p inverses
-        from .optimal_dual import optimal_design_dual_many
+        from subsetsel_core.strategies.optimal_dual import optimal_design_dual_many
 
         return optimal_design_dual_many(X, ks, include=inc, criterion=criterion, lam=lam, max_swaps=max_swaps)
     order = greedy_forward(X, max(ks), inc, criterion, lam)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .base import StrategyInfo, register
+from subsetsel_core.strategies.base import StrategyInfo, register
 
 
 def random_select(X: np.ndarray, k: int, *, rng: np.random.Generator, include: np.ndarray = ()) -> np.ndarray:  # type: ignore[assignment]

@@ -20,15 +20,14 @@ from typing import Any
 
 import numpy as np
 
-from .benchmark import Benchmark
-from .blas import one_blas_thread
-from .descriptors import Representation
-from .errors import Cancelled, InputError
-from .metrics import METRICS, agreement
-from .ranking import rank_sums
-from .stats import EntryStats, compute_stats
-from .strategies import REGISTRY, get_strategy, standardize
-from .strategies.kmeans import single_threaded
+from subsetsel_core.benchmark import Benchmark
+from subsetsel_core.descriptors import Representation
+from subsetsel_core.errors import Cancelled, InputError
+from subsetsel_core.evaluation.parallel import one_blas_thread
+from subsetsel_core.evaluation.stats import EntryStats, compute_stats
+from subsetsel_core.metrics import METRICS, agreement
+from subsetsel_core.ranking import rank_sums
+from subsetsel_core.strategies import REGISTRY, get_strategy, standardize
 
 BASELINE = "random"
 _METRIC_BLOCK = 2**22  # subset rank sums scored in one metrics call (memory bound, elements)
@@ -64,7 +63,7 @@ class EvaluationConfig:
     k_min: int = 2
     k_max: int = 20
     seed: int = 0
-    metrics: tuple[str, ...] = METRICS
+    metrics: tuple[str, ...] = tuple(METRICS)
     batch_size: int = 20
 
     def to_dict(self) -> dict[str, Any]:
@@ -175,7 +174,7 @@ class EvaluationResult:
 
     def friedman(self) -> dict[str, float | None]:
         """Friedman test p-value across all entries per metric (None with < 3 entries)."""
-        from .stats import friedman_p
+        from subsetsel_core.evaluation.stats import friedman_p
 
         return {m: friedman_p([self.values[e.key][m] for e in self.entries]) for m in self.config.metrics}
 
@@ -188,139 +187,18 @@ def _fl(a: np.ndarray) -> list[float | None]:
     return [_f(float(x)) for x in a]
 
 
-def _key_hash(s: str) -> int:
-    return zlib.crc32(s.encode("utf-8"))
+def stream_key(name: str) -> int:
+    """A stable integer for a name in a stream's spawn key (CRC-32 of its UTF-8 bytes)."""
+    return zlib.crc32(name.encode("utf-8"))
 
 
 def trial_rng(seed: int, *key: int) -> np.random.Generator:
     """Generator of an independent stream spawned from ``seed`` with a fixed key.
 
-    ``Generator(PCG64(SeedSequence(seed, spawn_key=key)))``; it can spawn child streams.
+    ``Generator(PCG64(SeedSequence(seed, spawn_key=key)))``; ``trial_rng(seed, *key).spawn(n)``
+    gives the streams of ``key + (i,)`` for i < n.
     """
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=tuple(key))))
-
-
-# Random streams. numpy's SeedSequence hash (NEP 19) computed with plain integers: the
-# protocol needs one generator per (trial, strategy, k), and creating 19 of them through
-# SeedSequence objects (``Generator.spawn``) takes about 0.5 ms, a large part of a cheap
-# trial. The generators are bit-identical to numpy's (checked against numpy once per
-# process; on any mismatch, or for unusual seeds, numpy builds them).
-_M32 = 0xFFFFFFFF
-_MULT_A, _MULT_B = 0x931E8875, 0x58F38DED
-_MIX_L, _MIX_R = 0xCA01F9DD, 0x4973F715
-_HASH_A = [0x43B0D7E5]  # hash constant before the i-th hashmix: INIT_A · MULT_A^i
-_HASH_B = [0x8B51F9DD]
-for _ in range(256):
-    _HASH_A.append((_HASH_A[-1] * _MULT_A) & _M32)
-for _ in range(8):
-    _HASH_B.append((_HASH_B[-1] * _MULT_B) & _M32)
-_FAST_STREAMS: list[bool] = []  # [ok] once checked
-
-
-class _FixedSeed:
-    """A seed sequence that hands PCG64 a precomputed state."""
-
-    __slots__ = ("_state",)
-
-    def __init__(self, state: np.ndarray) -> None:
-        self._state = state
-
-    def generate_state(self, n_words: int, dtype: Any = np.uint32) -> np.ndarray:
-        return self._state
-
-
-np.random.bit_generator.ISeedSequence.register(_FixedSeed)
-
-
-def _words(x: int) -> list[int]:
-    """numpy's split of a non-negative integer into 32-bit words (lowest first)."""
-    out = [x & _M32]
-    x >>= 32
-    while x:
-        out.append(x & _M32)
-        x >>= 32
-    return out
-
-
-def _pcg_states(seed: int, prefix: Sequence[int], lasts: Sequence[int]) -> np.ndarray:
-    """``SeedSequence(seed, spawn_key=(*prefix, i)).generate_state(4, uint64)`` for i in ``lasts``."""
-    run = _words(seed)
-    ent = run + [0] * (4 - len(run)) + [w for k in prefix for w in _words(k)]
-    ha = _HASH_A
-    c = 0
-    pool = [0, 0, 0, 0]
-    for i in range(4):
-        v = ((ent[i] ^ ha[c]) * ha[c + 1]) & _M32
-        pool[i] = v ^ (v >> 16)
-        c += 1
-
-    # mix(x, hashmix(w)) with the c-th hash constant:
-    #   v = ((w ^ A_c) · A_{c+1}) ^ shift;  x ← (L·x − R·v) ^ shift   (all mod 2³²)
-    for src in range(4):
-        for dst in range(4):
-            if src != dst:
-                v = ((pool[src] ^ ha[c]) * ha[c + 1]) & _M32
-                v ^= v >> 16
-                r = (_MIX_L * pool[dst] - _MIX_R * v) & _M32
-                pool[dst] = r ^ (r >> 16)
-                c += 1
-    for w in ent[4:]:
-        for dst in range(4):
-            v = ((w ^ ha[c]) * ha[c + 1]) & _M32
-            v ^= v >> 16
-            r = (_MIX_L * pool[dst] - _MIX_R * v) & _M32
-            pool[dst] = r ^ (r >> 16)
-            c += 1
-    hb = _HASH_B
-    out = []
-    for last in lasts:
-        q = list(pool)
-        cc = c
-        for w in _words(last):
-            for dst in range(4):
-                v = ((w ^ ha[cc]) * ha[cc + 1]) & _M32
-                v ^= v >> 16
-                r = (_MIX_L * q[dst] - _MIX_R * v) & _M32
-                q[dst] = r ^ (r >> 16)
-                cc += 1
-        st = []
-        for j in range(8):
-            v = ((q[j & 3] ^ hb[j]) * hb[j + 1]) & _M32
-            st.append(v ^ (v >> 16))
-        out.append((st[0] | st[1] << 32, st[2] | st[3] << 32, st[4] | st[5] << 32, st[6] | st[7] << 32))
-    return np.array(out, dtype=np.uint64).reshape(len(out), 4)
-
-
-def _numpy_streams(seed: int, prefix: Sequence[int], lasts: Sequence[int]) -> list[np.random.Generator]:
-    return [np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(*prefix, i))))
-            for i in lasts]
-
-
-def _fast_streams_ok() -> bool:
-    if not _FAST_STREAMS:
-        try:
-            probe = (7, 2**32 + 3, 0)
-            a = [g.bit_generator.state for g in
-                 [np.random.Generator(np.random.PCG64(_FixedSeed(s))) for s in _pcg_states(2**33 + 1, probe, [0, 18])]]
-            b = [g.bit_generator.state for g in _numpy_streams(2**33 + 1, probe, [0, 18])]
-            _FAST_STREAMS.append(a == b)
-        except Exception:  # pragma: no cover - depends on numpy internals
-            _FAST_STREAMS.append(False)
-    return _FAST_STREAMS[0]
-
-
-def _streams(seed: int, prefix: Sequence[int], lasts: Sequence[int]) -> list[np.random.Generator]:
-    """Generators of ``SeedSequence(seed, spawn_key=(*prefix, i))`` for i in ``lasts``.
-
-    ``_streams(seed, key, range(n))`` equals ``trial_rng(seed, *key).spawn(n)`` and
-    ``_streams(seed, key[:-1], [key[-1]])[0]`` equals ``trial_rng(seed, *key)``, except that
-    these generators cannot spawn further.
-    """
-    plain = all(isinstance(x, int | np.integer) and x >= 0 for x in (seed, *prefix, *lasts))
-    if not (plain and _fast_streams_ok()):
-        return _numpy_streams(seed, prefix, lasts)
-    states = _pcg_states(int(seed), [int(k) for k in prefix], [int(i) for i in lasts])
-    return [np.random.Generator(np.random.PCG64(_FixedSeed(s))) for s in states]
 
 
 def _entries(strategies: Sequence[str], reps: Sequence[str]) -> tuple[Entry, ...]:
@@ -351,7 +229,7 @@ class _Context:
 
 def _pool(ctx: _Context, t: int) -> tuple[np.ndarray, np.ndarray]:
     n, _, m = ctx.scores.shape
-    rng = _streams(ctx.config.seed, (0,), [t])[0]  # = trial_rng(seed, 0, t)
+    rng = trial_rng(ctx.config.seed, 0, t)
     pool = np.sort(rng.choice(n, ctx.n_pool, replace=False)) if ctx.n_pool < n else np.arange(n)
     models = np.sort(rng.choice(m, ctx.m_pool, replace=False)) if ctx.m_pool < m else np.arange(m)
     return pool, models
@@ -360,14 +238,14 @@ def _pool(ctx: _Context, t: int) -> tuple[np.ndarray, np.ndarray]:
 def run_batch(ctx: _Context, trials: Sequence[int]) -> dict[str, dict[str, np.ndarray]]:
     """Metric values of every entry for the given trial indices.
 
-    BLAS runs single-threaded here, and so does k-means: the matrices are small, threads
-    only contend (measured: 2× slower on two cores), and batches run in parallel anyway.
+    BLAS runs single-threaded here (:func:`~subsetsel_core.evaluation.parallel.one_blas_thread`):
+    the matrices are small, threads only contend, and batches run in parallel anyway.
 
     Returns
     -------
     dict key → dict metric → ndarray (len(trials), K)
     """
-    with one_blas_thread(), single_threaded():
+    with one_blas_thread():
         return _run_batch(ctx, trials)
 
 
@@ -392,7 +270,7 @@ def _run_batch(ctx: _Context, trials: Sequence[int]) -> dict[str, dict[str, np.n
         for ei, e in enumerate(ctx.entries):
             info = get_strategy(e.strategy)
             dest = subs[ti, ei * nk:(ei + 1) * nk]
-            key = (1, _key_hash(e.strategy), _key_hash(e.representation or ""), t)
+            key = (1, stream_key(e.strategy), stream_key(e.representation or ""), t)
             rng = trial_rng(ctx.config.seed, *key) if info.uses_rng and info.nested else None
             if info.uses_features:
                 assert e.representation is not None
@@ -407,7 +285,7 @@ def _run_batch(ctx: _Context, trials: Sequence[int]) -> dict[str, dict[str, np.n
                 continue
             # one independent stream per k, spawned from the entry's stream (none for
             # deterministic strategies)
-            rngs: list[Any] = _streams(ctx.config.seed, key, range(nk)) if info.uses_rng else [None] * nk
+            rngs: list[Any] = trial_rng(ctx.config.seed, *key).spawn(nk) if info.uses_rng else [None] * nk
             if info.many is not None:
                 chosen = info.many(X, [int(k) for k in ks], rngs)
             else:
@@ -512,7 +390,7 @@ def iter_evaluate(
     representations : Representation, sequence or mapping name → Representation
     config : EvaluationConfig, optional
     mapper : callable, optional
-        Runs batches (serially by default; see :mod:`subsetsel_core.parallel`).
+        Runs batches (serially by default; see :mod:`subsetsel_core.evaluation.parallel`).
     should_stop : callable, optional
         Polled between batches; when it returns True the last yielded result (marked
         incomplete) is final.

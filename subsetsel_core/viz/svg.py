@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .figures import color_scale
+from subsetsel_core.viz.figures import color_scale
 
 __all__ = ["leaderboard_html", "map_svg", "size_tiles_html", "text"]
 
@@ -136,9 +136,9 @@ def map_svg(
     """The 2-D map of the datasets as an SVG image that scales to its column.
 
     Each point's tooltip (the browser's own, on hover) names the dataset and its first
-    descriptor values. Colours follow :func:`subsetsel_core.figures.color_scale`, as on
+    descriptor values. Colours follow :func:`subsetsel_core.viz.figures.color_scale`, as on
     the interactive map (Viridis for numbers, a legend for categories). A selection is
-    drawn as on :func:`subsetsel_core.figures.map_figure`: numbered markers in selection
+    drawn as on :func:`subsetsel_core.viz.figures.map_figure`: numbered markers in selection
     order, optional coverage lines and rings; the browser redraws the whole image in a
     few milliseconds, where a plotly chart takes a few hundred.
 

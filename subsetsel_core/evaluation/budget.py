@@ -23,14 +23,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .benchmark import Benchmark
-from .descriptors import Representation, align_descriptors
-from .errors import InputError
-from .metrics import METRICS, agreement
-from .protocol import BASELINE, Entry, _key_hash, trial_rng
-from .stats import EntryStats, compute_stats
-from .strategies import standardize
-from .strategies.kmeans import _lloyd, _seed_centres
+from subsetsel_core.benchmark import Benchmark
+from subsetsel_core.descriptors import Representation, align_descriptors
+from subsetsel_core.errors import InputError
+from subsetsel_core.evaluation.protocol import BASELINE, Entry, stream_key, trial_rng
+from subsetsel_core.evaluation.stats import EntryStats, compute_stats
+from subsetsel_core.metrics import METRICS, agreement
+from subsetsel_core.strategies import standardize
+from subsetsel_core.strategies.kmeans import kmeans_centres
 
 BUDGET_STRATEGIES: tuple[str, ...] = ("random", "kmeans", "fafi-euclidean", "fafi-cosine")
 SIZE_WORDS = ("size", "length", "samples", "instances", "rows", "interactions", "documents", "queries",
@@ -131,9 +131,7 @@ def _random_budget(costs: np.ndarray, budget: float, rng: np.random.Generator) -
 
 
 def _kmeans_k(Z: np.ndarray, costs: np.ndarray, k: int, rng: np.random.Generator) -> list[int]:
-    C0 = _seed_centres(Z, [k], [rng], 10)
-    C, inertia = _lloyd(Z, C0, np.ones((10, k), dtype=bool))
-    centres = C[int(np.argmin(inertia))]
+    centres = kmeans_centres(Z, k, rng=rng)
     d = ((Z[:, None, :] - centres[None]) ** 2).sum(axis=2)
     taken = np.zeros(Z.shape[0], dtype=bool)
     chosen = []
@@ -261,10 +259,10 @@ def evaluate_budget(
     trials: int = 100,
     alpha: float = 0.8,
     seed: int = 0,
-    metrics: Sequence[str] = METRICS,
+    metrics: Sequence[str] = tuple(METRICS),
     how: str = "",
 ) -> BudgetResult:
-    """The protocol with budgets instead of k: same pools as :func:`~subsetsel_core.protocol.evaluate`.
+    """The protocol with budgets instead of k: same pools as :func:`~subsetsel_core.evaluation.protocol.evaluate`.
 
     A subset that is empty (nothing fits) counts with the metrics of an all-tied ranking
     (correlations 0).
@@ -294,7 +292,7 @@ def evaluate_budget(
         pc = costs[pool]
         total = pc.sum()
         for e in entries:
-            g = trial_rng(seed, 2, _key_hash(e.strategy), _key_hash(e.representation or ""), t)
+            g = trial_rng(seed, 2, stream_key(e.strategy), stream_key(e.representation or ""), t)
             for bi, (b, gb) in enumerate(zip(budgets, g.spawn(B), strict=True)):
                 idx = select_under_budget(representation.X[pool], pc, b * total, e.strategy, rng=gb)
                 counts[e.key][t, bi] = len(idx)

@@ -15,11 +15,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .benchmark import Benchmark
-from .descriptors import Representation
-from .errors import InputError
-from .names import describe_mismatch
-from .protocol import EvaluationConfig, EvaluationResult, evaluate
+from subsetsel_core.benchmark import Benchmark
+from subsetsel_core.descriptors import Representation
+from subsetsel_core.errors import InputError
+from subsetsel_core.evaluation.protocol import EvaluationConfig, EvaluationResult, evaluate
+from subsetsel_core.io.names import describe_mismatch
+from subsetsel_core.metrics import METRICS
 
 
 @dataclass(frozen=True, eq=False)
@@ -58,7 +59,7 @@ class GeneralisationResult:
         cand = df[df["key"] != "random"]
         if cand.empty:
             return "Only random was evaluated."
-        lower = metric == "mae"
+        lower = not METRICS[metric].higher_is_better
         best = cand.sort_values("auc_judged", ascending=lower).iloc[0]
         base_new = float(df.loc[df["key"] == "random", "auc_new"].iloc[0])
         gain = (base_new - best["auc_new"]) if lower else (best["auc_new"] - base_new)
@@ -82,7 +83,7 @@ def read_release_dates(
     Parameters
     ----------
     source : path, bytes, file-like or DataFrame
-        The table (anything :func:`subsetsel_core.tables.read_table` reads).
+        The table (anything :func:`subsetsel_core.io.tables.read_table` reads).
     models : sequence of str
         The benchmark's models; every one needs a date.
     date_column : str, optional
@@ -101,7 +102,7 @@ def read_release_dates(
         No model or date column, unreadable dates (rows named), models of the benchmark
         without a date, or rows naming no model of the benchmark (with close-name suggestions).
     """
-    from .tables import read_table, source_label
+    from subsetsel_core.io.tables import read_table, source_label
 
     name = source_label(source, label)
     t = read_table(source, label=label)

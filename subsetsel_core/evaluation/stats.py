@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .metrics import HIGHER_IS_BETTER
+from subsetsel_core.metrics import METRICS
 
 
 @dataclass(frozen=True)
@@ -128,7 +128,7 @@ def compute_stats(
         for e in entries:
             if base is None or e.key == base:
                 continue
-            ps[e.key] = wilcoxon_greater(aucs[e.key][m].per_trial, aucs[base][m].per_trial, HIGHER_IS_BETTER[m])
+            ps[e.key] = wilcoxon_greater(aucs[e.key][m].per_trial, aucs[base][m].per_trial, METRICS[m].higher_is_better)
         for k, p in ps.items():
             raw[k][m] = p
         for k, p in holm(ps).items():

@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from subsetsel_core import glance
+from subsetsel_core.viz import svg
 
 NASTY = "a $x$ *b* _c_ <script>alert(1)</script> & \"q\" 'r' [l](u) `c` ~s~ \\ é\n"
 
@@ -19,14 +19,14 @@ def _decoded(markup: str) -> str:
 
 
 def test_text_leaves_nothing_html_or_markdown_could_read() -> None:
-    out = glance.text(NASTY)
+    out = svg.text(NASTY)
     assert re.fullmatch(r"[A-Za-z0-9 ,.\-&#;]*", out), out
     assert _decoded(out) == NASTY
-    assert glance.text("abcdefgh", limit=5) == "abcd&#8230;"
+    assert svg.text("abcdefgh", limit=5) == "abcd&#8230;"
 
 
 def test_size_tiles_show_labels_values_and_note() -> None:
-    out = glance.size_tiles_html([("Datasets", "112"), ("Scores", "134,400")], note="higher is better")
+    out = svg.size_tiles_html([("Datasets", "112"), ("Scores", "134,400")], note="higher is better")
     assert "\n" not in out
     text = re.sub(r"<[^>]+>", " ", _decoded(out))
     assert text.split() == ["Datasets", "112", "Scores", "134,400", "higher", "is", "better"]
@@ -35,7 +35,7 @@ def test_size_tiles_show_labels_values_and_note() -> None:
 def test_leaderboard_rows_in_rank_order_with_escaped_names() -> None:
     board = pd.DataFrame({"position": [1, 2, 3], "model": ["best", NASTY, "third"],
                           "mean_rank": [1.5, 2.0, 3.0], "mean_score": [0.9, np.nan, 0.7], "wins": [3, 1, 0]})
-    out = glance.leaderboard_html(board, top=2)
+    out = svg.leaderboard_html(board, top=2)
     assert "<script" not in out and "$x$" not in out and "\n" not in out
     rows = re.findall(r"<tr title=\"([^\"]*)\">", out)
     assert len(rows) == 2 and _decoded(rows[0]).startswith("best: mean rank 1.50")
@@ -55,7 +55,7 @@ def test_map_points_tooltips_and_categories() -> None:
     names = ["d0", NASTY, "lost", "d3"]
     hover = pd.DataFrame({"length": [10, 20, 30, 40], "type": ["ecg", "image", "ecg", None]})
     color = pd.Series(["ecg", "image", "ecg", None], name="type")
-    out = glance.map_svg(coords, names, hover=hover, color=color, method="PCA")
+    out = svg.map_svg(coords, names, hover=hover, color=color, method="PCA")
     assert "\n" not in out and "<script" not in out
     pts = _circles(out)
     assert len(pts) == 3  # the NaN row is left out
@@ -74,14 +74,14 @@ def test_map_numeric_colour_scale_and_missing_values() -> None:
     rng = np.random.default_rng(0)
     coords = rng.normal(size=(6, 2))
     color = pd.Series([1.0, 2.0, 3.0, 4.0, 5.0, np.nan], name="length")
-    out = glance.map_svg(coords, [f"d{i}" for i in range(6)], color=color)
+    out = svg.map_svg(coords, [f"d{i}" for i in range(6)], color=color)
     fills = [p[2] for p in _circles(out)]
     assert fills[-1] == "#c7c7c7" and len(set(fills[:5])) == 5
     assert "ss-viridis" in out and ">5<" in out and ">1<" in out and ">length<" in out
 
 
 def test_map_without_colour_or_with_constant_coordinates() -> None:
-    out = glance.map_svg(np.zeros((3, 2)), ["a", "b", "c"], color=None)
+    out = svg.map_svg(np.zeros((3, 2)), ["a", "b", "c"], color=None)
     pts = _circles(out)
     assert len(pts) == 3 and len({p[2] for p in pts}) == 1
     assert all(np.isfinite([p[0] for p in pts]))
@@ -95,7 +95,7 @@ def test_map_selection_layer_order_lines_rings_and_memo() -> None:
     names[3] = NASTY
     rep = [0, 0, 2, 2, 0, 2, 6, 6]  # chosen: 0, 2, 6 (each stands for itself)
     memo: dict[str, object] = {}
-    out = glance.map_svg(coords, names, selected=[2, 0, 6, 5], selected_color="#123456", representative=rep,
+    out = svg.map_svg(coords, names, selected=[2, 0, 6, 5], selected_color="#123456", representative=rep,
                          poorly=[3, 5], memo=memo)
     assert "\n" not in out and "<script" not in out and "svg" in memo
     assert out.count('class="ss-sel"') == 3 and "nan" not in out  # the NaN row gets no marker
@@ -113,14 +113,14 @@ def test_map_selection_layer_order_lines_rings_and_memo() -> None:
     assert _decoded(ring[0][1]).endswith("not covered well: nearest chosen is d2")
     # the memo gives the same map for another selection, without rebuilding the points
     memo["svg"] = (*memo["svg"][:4], memo["svg"][4] + "<!--kept-->", memo["svg"][5])  # type: ignore[index]
-    again = glance.map_svg(coords, names, selected=[1], memo=memo)
+    again = svg.map_svg(coords, names, selected=[1], memo=memo)
     assert "<!--kept-->" in again and [o for o, *_ in re.findall(r'data-order="(\d+)"', again)] == ["1"]
     assert "ss-cover" not in again.replace(".ss-cover{", "") and 'class="ss-poor"' not in again
 
 
 def test_map_selection_markup_escapes_names_and_colours() -> None:
     names = ["d0", NASTY, 'x" onmouseover="alert(1)']
-    out = glance.map_svg(np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 0.5]]), names, selected=[1, 2],
+    out = svg.map_svg(np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 0.5]]), names, selected=[1, 2],
                          selected_color='red" onload="alert(2)')
     assert ' onload="' not in out and ' onmouseover="' not in out and "<script" not in out
     marked = re.findall(r'<g class="ss-sel" data-order="\d+" data-dataset="([^"]*)">', out)
@@ -130,9 +130,9 @@ def test_map_selection_markup_escapes_names_and_colours() -> None:
 
 
 def test_map_constant_axis_is_drawn_in_the_middle() -> None:
-    out = glance.map_svg(np.array([[1.0, 5.0], [2.0, 5.0], [3.0, 5.0]]), ["a", "b", "c"], height=460)
+    out = svg.map_svg(np.array([[1.0, 5.0], [2.0, 5.0], [3.0, 5.0]]), ["a", "b", "c"], height=460)
     ys = {p[1] for p in _circles(out)}
     assert len(ys) == 1 and abs(ys.pop() - (10 + (460 - 40) / 2)) < 1  # the frame's vertical middle
-    one = glance.map_svg(np.array([[4.0, 4.0]]), ["only"], width=540, height=460)
+    one = svg.map_svg(np.array([[4.0, 4.0]]), ["only"], width=540, height=460)
     (x, y, _, _), = _circles(one)
     assert abs(x - (28 + (540 - 38) / 2)) < 1 and abs(y - (10 + 420 / 2)) < 1

@@ -16,9 +16,12 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from typing import Any
 
-from .errors import InputError
+from threadpoolctl import threadpool_limits
+
+from subsetsel_core.errors import InputError
 
 Mapper = Callable[[Callable[..., Any], Any, list[list[int]]], Iterator[Any]]
 
@@ -43,7 +46,7 @@ def _context() -> mp.context.BaseContext:
     if threading.active_count() == 1 and "fork" in mp.get_all_start_methods():
         return mp.get_context("fork")
     ctx = mp.get_context("forkserver")
-    ctx.set_forkserver_preload(["subsetsel_core.protocol"])
+    ctx.set_forkserver_preload(["subsetsel_core.evaluation.protocol"])
     return ctx
 
 
@@ -107,3 +110,28 @@ def dask_mapper(scheduler: Any, *, timeout: float = 20.0) -> Mapper:
                 client.close()
 
     return run
+
+
+_BLAS_LOCK = threading.Lock()
+_BLAS_USERS: list[Any] = []  # the active limit while any thread is inside one_blas_thread
+
+
+@contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """BLAS on one thread while any thread of this process is inside this block.
+
+    The protocol's matrices are small: threaded BLAS only contends (and batches run in
+    parallel anyway). The limit is process-wide, so threads share it: the first one in
+    sets it, the last one out restores the previous setting.
+    """
+    with _BLAS_LOCK:
+        if not _BLAS_USERS:
+            _BLAS_USERS.append(threadpool_limits(limits=1, user_api="blas"))
+        _BLAS_USERS.append(None)
+    try:
+        yield
+    finally:
+        with _BLAS_LOCK:
+            _BLAS_USERS.pop()
+            if len(_BLAS_USERS) == 1:
+                _BLAS_USERS.pop().restore_original_limits()

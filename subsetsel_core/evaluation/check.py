@@ -14,10 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import rankdata
 
-from .benchmark import Benchmark
-from .descriptors import Representation
-from .errors import InputError
-from .strategies import standardize
+from subsetsel_core.benchmark import Benchmark
+from subsetsel_core.descriptors import Representation
+from subsetsel_core.errors import InputError
+from subsetsel_core.strategies import standardize
 
 
 def rank_profile_distances(benchmark: Benchmark) -> np.ndarray:

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .metrics import HIGHER_IS_BETTER, LABELS
+from subsetsel_core.metrics import METRICS
 
 __all__ = [
     "CATEGORY_COLORS",
@@ -95,7 +95,7 @@ def _rgba(hex_color: str, alpha: float) -> str:
 def _layout(fig: go.Figure, title: str | None, height: int) -> go.Figure:
     # The empty "none" template plus a few colours: a named template such as plotly_white
     # costs ~35 ms per figure to validate and copy, and Streamlit's chart theme doubles the
-    # browser's drawing time; exports apply EXPORT_TEMPLATE (see subsetsel_core.report_html).
+    # browser's drawing time; exports apply EXPORT_TEMPLATE (see subsetsel_core.viz.report).
     fig.update_layout(
         template="none",
         title={"text": escape(title) if title else None, "x": 0.01, "xanchor": "left"},
@@ -401,9 +401,9 @@ def curves_figure(
                 + "<br>95% band [%{customdata[0]:.3f}, %{customdata[1]:.3f}]<extra></extra>",
             )
         )
-    better = "higher" if HIGHER_IS_BETTER.get(metric, True) else "lower"
+    better = "higher" if METRICS[metric].higher_is_better else "lower"
     fig.update_xaxes(title="k (datasets in the subset)", dtick=1 if df["k"].nunique() <= 25 else None)
-    fig.update_yaxes(title=f"{LABELS.get(metric, metric)} vs full ranking ({better} is better)")
+    fig.update_yaxes(title=f"{METRICS[metric].label} vs full ranking ({better} is better)")
     fig.update_layout(legend={"orientation": "h", "y": -0.18, "x": 0}, hovermode="closest")
     if marks is not None or target is not None:
         mark_points(fig, marks, metric, target=target)
@@ -424,7 +424,7 @@ def auc_figure(auc: pd.DataFrame, metric: str, *, title: str | None = None, heig
     width = float(span.dropna().iloc[0]) if span.notna().any() else 1.0
     for c in ("auc_mean", "auc_lo", "auc_hi"):
         df[c + "_n"] = df[c] / width
-    df = df.sort_values("auc_mean_n", ascending=not HIGHER_IS_BETTER.get(metric, True))
+    df = df.sort_values("auc_mean_n", ascending=not METRICS[metric].higher_is_better)
     fig = go.Figure()
     for _, r in df.iloc[::-1].iterrows():
         col = strategy_color(str(r["strategy"]))
@@ -546,9 +546,9 @@ def k_profile_figure(
         fig.add_trace(go.Scatter(x=[current_k], y=[y[i]], mode="markers", name=f"k = {current_k}",
                                  marker={"size": 16, "color": "rgba(0,0,0,0)", "line": {"width": 3, "color": col}},
                                  hovertemplate=f"k = {current_k}: %{{y:.3f}}<extra></extra>"))
-    better = "higher" if HIGHER_IS_BETTER.get(metric, True) else "lower"
+    better = "higher" if METRICS[metric].higher_is_better else "lower"
     fig.update_xaxes(title="k")
-    fig.update_yaxes(title=f"{LABELS.get(metric, metric)} ({better} is better)")
+    fig.update_yaxes(title=f"{METRICS[metric].label} ({better} is better)")
     fig.update_layout(legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0})
     return _layout(fig, title, height)
 
@@ -681,10 +681,10 @@ def budget_profile_figure(
         fig.add_trace(go.Scatter(x=[current[0]], y=[current[1]], mode="markers", name="this subset",
                                  marker={"size": 16, "color": "rgba(0,0,0,0)", "line": {"width": 3, "color": col}},
                                  hovertemplate="this subset, budget %{x:.4g}: %{y:.3f}<extra></extra>"))
-    better = "higher" if HIGHER_IS_BETTER.get(metric, True) else "lower"
+    better = "higher" if METRICS[metric].higher_is_better else "lower"
     fig.update_xaxes(title=f"budget — total cost of the subset{f' ({escape(unit)})' if unit else ''}",
                      rangemode="tozero")
-    fig.update_yaxes(title=f"{LABELS.get(metric, metric)} ({better} is better)")
+    fig.update_yaxes(title=f"{METRICS[metric].label} ({better} is better)")
     fig.update_layout(legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0})
     return _layout(fig, title, height)
 
@@ -779,7 +779,7 @@ def mark_points(
     if target is not None and np.isfinite(target):
         fig.add_hline(y=float(target), line={"color": "#31333f", "width": 1, "dash": "dot"},
                       annotation={"text": f"target {target:g}", "font": {"size": 11, "color": "#31333f"}},
-                      annotation_position="top left" if HIGHER_IS_BETTER.get(metric, True) else "bottom left")
+                      annotation_position="top left" if METRICS[metric].higher_is_better else "bottom left")
     if marks is None or len(marks) == 0:
         return fig
     keys = [escape(k) for k in marks["key"]]
@@ -794,7 +794,7 @@ def mark_points(
         )
     )
     labels = marks["label"] if "label" in marks.columns else pd.Series([""] * len(marks), index=marks.index)
-    higher = HIGHER_IS_BETTER.get(metric, True)
+    higher = METRICS[metric].higher_is_better
     labelled = marks.assign(_label=labels)
     labelled = labelled[[isinstance(t, str) and bool(t) for t in labelled["_label"]]].sort_values("k", kind="stable")
     for shown, (_, r) in enumerate(labelled.iterrows()):
@@ -862,9 +862,9 @@ def generalisation_figure(
                 ),
                 row=1, col=col,
             )
-    better = "higher" if HIGHER_IS_BETTER.get(metric, True) else "lower"
+    better = "higher" if METRICS[metric].higher_is_better else "lower"
     fig.update_xaxes(title="k (datasets in the subset)")
-    fig.update_yaxes(title=f"{LABELS.get(metric, metric)} ({better} is better)", row=1, col=1)
+    fig.update_yaxes(title=f"{METRICS[metric].label} ({better} is better)", row=1, col=1)
     fig.update_layout(legend={"orientation": "h", "y": -0.2, "x": 0}, hovermode="closest")
     out = _layout(fig, title, height)
     out.update_annotations(font={"size": 13, "color": "#31333f"})

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from .errors import InputError
-from .metrics import HIGHER_IS_BETTER, LABELS, METRICS
-from .protocol import EvaluationResult
+from subsetsel_core.errors import InputError
+from subsetsel_core.evaluation.protocol import EvaluationResult
+from subsetsel_core.metrics import METRICS
 
 
 @dataclass(frozen=True)
@@ -39,8 +39,8 @@ class Advice:
     def sentence(self, k_max: int) -> str:
         """Plain-language advice."""
         if self.k is None:
-            return f"{self.key}: {LABELS[self.metric]} ≥ {self.target:g} is not reached with 95 % confidence up to k = {k_max}."
-        return (f"{self.key}: k = {self.k} datasets give {LABELS[self.metric]} {self.mean:.3f} "
+            return f"{self.key}: {METRICS[self.metric].label} ≥ {self.target:g} is not reached with 95 % confidence up to k = {k_max}."
+        return (f"{self.key}: k = {self.k} datasets give {METRICS[self.metric].label} {self.mean:.3f} "
                 f"[{self.lo:.3f}, {self.hi:.3f}] — the whole 95 % band meets {self.target:g}.")
 
 
@@ -58,7 +58,7 @@ def advise(result: EvaluationResult, *, metric: str = "spearman", target: float 
     if metric not in METRICS or metric not in result.config.metrics:
         raise InputError(f"metric '{metric}' was not evaluated; choose one of {', '.join(result.config.metrics)}.")
     out = []
-    higher = HIGHER_IS_BETTER[metric]
+    higher = METRICS[metric].higher_is_better
     for e in result.entries:
         c = result.stats[e.key].curves[metric]
         ok = c.lo >= target if higher else c.hi <= target

@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from .errors import InputError
+from subsetsel_core.errors import InputError
 
 TableSource = str | Path | pd.DataFrame | bytes | io.IOBase
 

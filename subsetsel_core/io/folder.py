@@ -53,11 +53,11 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from .benchmark import Benchmark, load_scores
-from .descriptors import Representation, build_representation, load_descriptors
-from .errors import InputError
-from .names import describe_mismatch
-from .validation import ReportBuilder, ValidationReport
+from subsetsel_core.benchmark import Benchmark, load_scores
+from subsetsel_core.descriptors import Representation, build_representation, load_descriptors
+from subsetsel_core.errors import InputError
+from subsetsel_core.io.names import describe_mismatch
+from subsetsel_core.io.validation import ReportBuilder, ValidationReport
 
 __all__ = [
     "FORMAT_VERSION",
@@ -84,7 +84,7 @@ KINDS: tuple[str, ...] = ("tabular", "text", "embedding")
 MISSING: tuple[str, ...] = ("error", "drop-models", "drop-datasets")
 TABLE_SUFFIXES: tuple[str, ...] = (".csv", ".csv.gz", ".tsv", ".tsv.gz", ".txt", ".parquet", ".pq")
 #: The embedded samples: ``sample_data/`` next to the package.
-SAMPLE_DATA_DIR: Path = Path(__file__).resolve().parent.parent / "sample_data"
+SAMPLE_DATA_DIR: Path = Path(__file__).resolve().parents[2] / "sample_data"
 
 _TOP_KEYS = (
     "format_version",
