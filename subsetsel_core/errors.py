@@ -7,6 +7,8 @@ code 2 and the dashboard into a readable message; neither shows a traceback.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class SubsetselError(Exception):
     """Base class of every error raised on purpose by ``subsetsel_core``."""
@@ -15,9 +17,57 @@ class SubsetselError(Exception):
 class InputError(SubsetselError, ValueError):
     """Bad user input: a file, a column, a row, a parameter.
 
-    The message is meant to be shown to the user as it is: it says what is wrong,
-    where, and how to fix it.
+    The message says what is wrong and where, in neutral words (no command-line flag,
+    no widget name). ``field`` names the setting that fixes it, from :data:`FIELDS`;
+    each face words that fix itself (the CLI as a flag, the dashboard as a widget).
+
+    Parameters
+    ----------
+    message : str
+        What is wrong, where (file, row, column), and what to change.
+    field : str, optional
+        The setting that fixes it, a key of :data:`FIELDS`.
+    rows : sequence of int, optional
+        1-based row numbers of the file the problem is in.
     """
+
+    def __init__(self, message: str, *, field: str | None = None, rows: Sequence[int] = ()) -> None:
+        super().__init__(message)
+        if field is not None and field not in FIELDS:
+            raise ValueError(f"unknown InputError field {field!r}; add it to FIELDS")
+        self.field = field
+        self.rows = tuple(int(r) for r in rows)
+
+
+FIELDS: dict[str, str] = {
+    "layout": "the layout of the score table (long, or wide with datasets as rows)",
+    "dataset_column": "the column of the score table holding dataset names",
+    "model_column": "the column of the score table holding model names",
+    "score_column": "the column of the score table holding the scores",
+    "fold_column": "the column of the score table holding folds / seeds / resamples",
+    "direction": "whether higher or lower scores are better",
+    "missing": "the missing-score policy",
+    "aliases": "the aliases that map descriptor names to score names",
+    "descriptor_dataset_column": "the column of a descriptor table holding dataset names",
+    "descriptor_columns": "the descriptor columns used",
+    "scores_file": "the score file",
+    "descriptor_file": "a descriptor file",
+    "k": "the subset size k",
+    "strategy": "the selection strategy",
+    "representation": "the representation (descriptor tables, columns, text, log, PCA)",
+    "include": "the must-include datasets",
+    "exclude": "the excluded datasets",
+    "budget": "the budget and its cost column",
+    "trials": "the number of trials T",
+    "alpha": "the dataset-pool fraction α",
+    "beta": "the model-pool fraction β",
+    "k_range": "the range of k",
+    "metric": "the metric",
+    "seed": "the seed",
+    "workspace": "the workspace file",
+    "release_dates": "the models' release dates",
+}
+"""Settings an :class:`InputError` can point at, with a neutral description."""
 
 
 class Cancelled(SubsetselError):

@@ -10,6 +10,7 @@ import numpy as np
 from subsetsel_core.errors import InputError
 
 Kernel = Callable[..., np.ndarray]
+CostKernel = Callable[[np.ndarray, np.ndarray, float, np.random.Generator], list[int]]
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,11 @@ class StrategyInfo:
     uses_rng : bool
         False for deterministic strategies: the protocol then creates no random streams
         for them (``rng`` / ``rngs`` are passed as None).
+    colour : str
+        The strategy's colour on every chart and report (hex).
+    cost_aware : callable, optional
+        ``cost_aware(Z, costs, budget, rng) -> list[int]``: the budget-aware variant
+        (datasets in selection order whose costs fit in ``budget``), or None.
     """
 
     name: str
@@ -49,6 +55,8 @@ class StrategyInfo:
     description: str
     many: Callable[..., list[np.ndarray]] | None = None
     uses_rng: bool = True
+    colour: str = "#7f7f7f"
+    cost_aware: CostKernel | None = None
 
 
 REGISTRY: dict[str, StrategyInfo] = {}

@@ -89,10 +89,10 @@ def fafi_cosine(X: np.ndarray, k: int, *, rng: np.random.Generator, include: np.
 register(StrategyInfo(
     "fafi-euclidean", fafi_euclidean, nested=True, uses_features=True, title="FAFI (Euclidean)",
     description="Greedy farthest-first: each new dataset is the one farthest from those already chosen.",
-    uses_rng=False,
+    uses_rng=False, colour="#ff7f0e",
 ))
 register(StrategyInfo(
     "fafi-cosine", fafi_cosine, nested=True, uses_features=True, title="FAFI (cosine)",
     description="Greedy farthest-first with cosine distance between standardized descriptors.",
-    uses_rng=False,
+    uses_rng=False, colour="#d62728",
 ))
