@@ -19,12 +19,14 @@ from functools import cached_property
 import numpy as np
 
 from subsetsel_core.errors import InputError
-
-_PAIR_BLOCK = 2**24  # memory bound for Kendall: its temporaries hold _PAIR_BLOCK / 16 elements
-
-
-def _as_float(x: np.ndarray | float) -> np.ndarray:
-    return np.asarray(x, dtype=float)
+from subsetsel_core.ties import (
+    TieRanks,
+    as_float,
+    ndcg_from_ranks,
+    pearson,
+    relevance,
+    tau_b,
+)
 
 
 def mae(ref: np.ndarray, sub: np.ndarray, ref_scale: float | np.ndarray = 1.0,
@@ -42,70 +44,9 @@ def mae(ref: np.ndarray, sub: np.ndarray, ref_scale: float | np.ndarray = 1.0,
     -------
     ndarray of shape (...)
     """
-    r = _as_float(ref) * np.expand_dims(_as_float(ref_scale), -1)
-    s = _as_float(sub) * np.expand_dims(_as_float(sub_scale), -1)
+    r = as_float(ref) * np.expand_dims(as_float(ref_scale), -1)
+    s = as_float(sub) * np.expand_dims(as_float(sub_scale), -1)
     return np.abs(r - s).mean(axis=-1)
-
-
-class _Ranks:
-    """Tie structure of an array along its last axis, from one sort.
-
-    Attributes
-    ----------
-    lo, hi : ndarray of int64
-        1-based 'min' and 'max' tie ranks (as ``scipy.stats.rankdata``).
-    dense : ndarray of int64
-        0-based dense ranks (equal values share one, no gaps).
-    tie_pairs : ndarray of int64, shape (...)
-        Number of pairs of equal values in each row.
-    """
-
-    def __init__(self, x: np.ndarray) -> None:
-        m = x.shape[-1]
-        # any sort will do: every quantity below is the same for all members of a tie group
-        order = np.argsort(x, axis=-1)
-        s = np.take_along_axis(x, order, axis=-1)
-        new = np.empty(s.shape, dtype=bool)  # first of its group (in sorted order)
-        last = np.empty(s.shape, dtype=bool)  # last of its group
-        if m:
-            new[..., 0] = True
-            last[..., -1] = True
-            np.not_equal(s[..., 1:], s[..., :-1], out=new[..., 1:])
-            last[..., :-1] = new[..., 1:]
-        pos = np.arange(m)
-        start = np.maximum.accumulate(np.where(new, pos, 0), axis=-1)
-        stop = np.flip(np.minimum.accumulate(np.flip(np.where(last, pos, m), axis=-1), axis=-1), axis=-1)
-        self.tie_pairs = (pos - start).sum(axis=-1, dtype=np.int64)
-        # back from sorted order: one flat scatter index for the three arrays
-        rows = int(np.prod(x.shape[:-1], dtype=np.int64))
-        flat = (order.reshape(rows, m) + (np.arange(rows) * m)[:, None]).reshape(-1)
-        self.lo = np.empty(x.shape, dtype=np.int64)
-        self.hi = np.empty(x.shape, dtype=np.int64)
-        self.dense = np.empty(x.shape, dtype=np.int64)
-        self.lo.reshape(-1)[flat] = (start + 1).reshape(-1)
-        self.hi.reshape(-1)[flat] = (stop + 1).reshape(-1)
-        self.dense.reshape(-1)[flat] = (np.cumsum(new, axis=-1, dtype=np.int64) - 1).reshape(-1)
-
-    @property
-    def average(self) -> np.ndarray:
-        """1-based average tie ranks (float), as ``rankdata(x, method="average")``."""
-        return (self.lo + self.hi) / 2.0
-
-
-def _min_max_ranks(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """1-based 'min' and 'max' tie ranks along the last axis (ascending)."""
-    r = _Ranks(_as_float(x))
-    return r.lo, r.hi
-
-
-def _pearson(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    a = a - a.mean(axis=-1, keepdims=True)
-    b = b - b.mean(axis=-1, keepdims=True)
-    num = (a * b).sum(axis=-1)
-    den = np.sqrt((a * a).sum(axis=-1) * (b * b).sum(axis=-1))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
-    return np.clip(r, -1.0, 1.0)
 
 
 def spearman(ref: np.ndarray, sub: np.ndarray) -> np.ndarray:
@@ -113,93 +54,8 @@ def spearman(ref: np.ndarray, sub: np.ndarray) -> np.ndarray:
 
     A constant vector gives 0.
     """
-    ref, sub = np.broadcast_arrays(_as_float(ref), _as_float(sub))
-    return _pearson(_Ranks(ref).average, _Ranks(sub).average)
-
-
-def inversions(v: np.ndarray, budget: int | None = None) -> np.ndarray:
-    """Number of pairs i < j with ``v[i] > v[j]`` in each row, exactly, in O(M·√M).
-
-    Square-root decomposition, vectorised over rows: the row is cut into blocks of about
-    √(2M) positions; pairs inside a block are compared directly, and for pairs across
-    blocks each element looks up how many elements of the earlier blocks are not larger
-    (cumulative value histograms per block).
-
-    Parameters
-    ----------
-    v : ndarray of int, shape (R, M)
-        Values in ``[0, M)`` (dense ranks).
-    budget : int, optional
-        Elements of the largest temporary array (default ``_PAIR_BLOCK // 16``).
-
-    Returns
-    -------
-    ndarray of int64, shape (R,)
-    """
-    v = np.asarray(v)
-    n_rows, m = v.shape
-    if m < 2 or n_rows == 0:
-        return np.zeros(n_rows, dtype=np.int64)
-    budget = budget if budget is not None else max(1, _PAIR_BLOCK // 16)
-    width = max(1, int(np.ceil(np.sqrt(2 * m))))
-    nb = -(-m // width)
-    nv = m + 1  # values 0..m−1 and the padding value m
-    upper = np.triu(np.ones((width, width), dtype=bool), 1)
-    before = np.repeat(np.arange(nb) * width, width)[None, :]  # elements in earlier blocks
-    offset = np.repeat(np.arange(nb) * nv, width)[None, :]
-    rows = max(1, budget // (nb * nv + m * width))
-    out = np.empty(n_rows, dtype=np.int64)
-    for lo in range(0, n_rows, rows):
-        hi = min(n_rows, lo + rows)
-        r = hi - lo
-        vb = np.full((r, nb * width), m, dtype=np.int32)  # padding: larger than every value, at the end
-        vb[:, :m] = v[lo:hi]
-        v3 = vb.reshape(r, nb, width)
-        within = np.count_nonzero((v3[..., :, None] > v3[..., None, :]) & upper, axis=(1, 2, 3))
-        key = offset + vb
-        flat = (np.arange(r)[:, None] * (nb * nv) + key).ravel()
-        h = np.bincount(flat, minlength=r * nb * nv).astype(np.int32).reshape(r, nb, nv)
-        np.cumsum(h, axis=2, out=h)  # per block: elements ≤ value
-        e = np.cumsum(h, axis=1, dtype=np.int32)
-        e -= h  # earlier blocks: elements ≤ value
-        le = np.take_along_axis(e.reshape(r, nb * nv), key, axis=1)
-        out[lo:hi] = within + (before - le).sum(axis=1, dtype=np.int64)
-    return out
-
-
-def _tau_b(ref: np.ndarray, sub: np.ndarray, sub_ranks: _Ranks | None = None) -> np.ndarray:
-    """Kendall tau-b for ``ref`` (T, M) and ``sub`` (T, K, M) from exact integer pair counts.
-
-    concordant − discordant = P − n1 − n2 + n12 − 2·D (P pairs; n1, n2 pairs tied in ref,
-    in sub; n12 in both; D discordant pairs = inversions of sub's ranks ordered by
-    (ref, sub)). The final division is the one of the pair-sign formulation, so the
-    values are identical to it.
-    """
-    t, k, m = sub.shape
-    p = m * (m - 1) // 2
-    sr = sub_ranks if sub_ranks is not None else _Ranks(sub)
-    ro = np.argsort(ref, axis=-1, kind="stable")
-    rs = np.take_along_axis(ref, ro, axis=-1)
-    new = np.empty(rs.shape, dtype=bool)
-    new[:, 0] = True
-    np.not_equal(rs[:, 1:], rs[:, :-1], out=new[:, 1:])
-    pos = np.arange(m)
-    n1 = (pos - np.maximum.accumulate(np.where(new, pos, 0), axis=-1)).sum(axis=-1, dtype=np.int64)  # (T,)
-    seq = np.take_along_axis(sr.dense, ro[:, None, :], axis=-1)  # sub's dense ranks in ref order
-    n12 = np.zeros((t, k), dtype=np.int64)
-    tied = np.flatnonzero(n1 > 0)
-    if tied.size:  # within a group of tied ref values, order by sub
-        group = np.cumsum(new[tied], axis=-1) - 1
-        key = np.sort(group[:, None, :] * m + seq[tied], axis=-1)
-        same = np.empty(key.shape, dtype=bool)
-        same[..., 0] = True
-        np.not_equal(key[..., 1:], key[..., :-1], out=same[..., 1:])
-        n12[tied] = (pos - np.maximum.accumulate(np.where(same, pos, 0), axis=-1)).sum(axis=-1, dtype=np.int64)
-        seq[tied] = key % m
-    disc = inversions(seq.reshape(-1, m)).reshape(t, k)
-    num = (p - n1[:, None] - sr.tie_pairs + n12 - 2 * disc).astype(np.float64)
-    den = np.sqrt((p - n1[:, None]).astype(float) * (p - sr.tie_pairs).astype(float))
-    return np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+    ref, sub = np.broadcast_arrays(as_float(ref), as_float(sub))
+    return pearson(TieRanks(ref).average, TieRanks(sub).average)
 
 
 def kendall(ref: np.ndarray, sub: np.ndarray) -> np.ndarray:
@@ -207,7 +63,7 @@ def kendall(ref: np.ndarray, sub: np.ndarray) -> np.ndarray:
 
     Exact integer pair counts in O(M·√M) per row (see :func:`kendall_paired`).
     """
-    ref, sub = np.broadcast_arrays(_as_float(ref), _as_float(sub))
+    ref, sub = np.broadcast_arrays(as_float(ref), as_float(sub))
     shape = ref.shape[:-1]
     m = ref.shape[-1]
     if m < 2:
@@ -225,19 +81,12 @@ def kendall_paired(ref: np.ndarray, sub: np.ndarray) -> np.ndarray:
     ties come from run lengths. Equal to the pair-sign computation to the last bit, and
     O(M·√M) instead of O(M²) per row (M = 1,000: 20× faster).
     """
-    ref = _as_float(ref)
-    sub = _as_float(sub)
+    ref = as_float(ref)
+    sub = as_float(sub)
     t, k, m = sub.shape
     if m < 2:
         return np.zeros((t, k))
-    return np.clip(_tau_b(ref, sub), -1.0, 1.0)
-
-
-def _discount_cumsum(m: int, k: int) -> np.ndarray:
-    """D[q] = sum of log2 discounts of positions 0..q-1, truncated at k; D[0] = 0."""
-    disc = 1.0 / np.log2(np.arange(m) + 2.0)
-    disc[k:] = 0.0
-    return np.concatenate([[0.0], np.cumsum(disc)])
+    return np.clip(tau_b(ref, sub), -1.0, 1.0)
 
 
 def ndcg5(ref: np.ndarray, sub: np.ndarray, ref_scale: float | np.ndarray = 1.0) -> np.ndarray:
@@ -246,24 +95,9 @@ def ndcg5(ref: np.ndarray, sub: np.ndarray, ref_scale: float | np.ndarray = 1.0)
     Equals ``sklearn.metrics.ndcg_score(rel, −sub, k=min(5, M))`` including its tie
     handling (tied subset positions share their discounts, McSherry & Najork).
     """
-    ref, sub = np.broadcast_arrays(_as_float(ref), _as_float(sub))
-    r = _Ranks(sub)
-    return _ndcg(_relevance(ref, ref_scale), r.lo, r.hi)
-
-
-def _relevance(ref: np.ndarray, ref_scale: float | np.ndarray) -> np.ndarray:
-    return (ref.shape[-1] + 1.0) - ref * np.expand_dims(_as_float(ref_scale), -1)
-
-
-def _ndcg(rel: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """NDCG@5 from relevances (broadcasting against ``lo``) and the subset's min/max tie ranks."""
-    m = lo.shape[-1]
-    d = _discount_cumsum(m, min(5, m))
-    lo = lo - 1  # group of each model: positions lo .. hi-1
-    dcg = (rel / (hi - lo) * (d[hi] - d[lo])).sum(axis=-1)
-    ideal = np.sort(rel, axis=-1)[..., ::-1]
-    idcg = (ideal * np.diff(d)).sum(axis=-1)
-    return np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)
+    ref, sub = np.broadcast_arrays(as_float(ref), as_float(sub))
+    r = TieRanks(sub)
+    return ndcg_from_ranks(relevance(ref, ref_scale), r.lo, r.hi)
 
 
 def mrr(ref: np.ndarray, sub: np.ndarray) -> np.ndarray:
@@ -272,7 +106,7 @@ def mrr(ref: np.ndarray, sub: np.ndarray) -> np.ndarray:
     The reference's best model is the one with the lowest reference rank (the first in
     model order if several tie).
     """
-    ref, sub = np.broadcast_arrays(_as_float(ref), _as_float(sub))
+    ref, sub = np.broadcast_arrays(as_float(ref), as_float(sub))
     best = np.argmin(ref, axis=-1)[..., None]
     b = np.take_along_axis(sub, best, axis=-1)
     less = (sub < b).sum(axis=-1)
@@ -289,9 +123,9 @@ class _Pair:
         self.ref3 = ref[:, None, :]
 
     @cached_property
-    def sub_ranks(self) -> _Ranks:
+    def sub_ranks(self) -> TieRanks:
         """One sort of the subset rankings (Spearman, Kendall and NDCG share it)."""
-        return _Ranks(self.sub)
+        return TieRanks(self.sub)
 
 
 def _mae_of(p: _Pair) -> np.ndarray:
@@ -299,18 +133,18 @@ def _mae_of(p: _Pair) -> np.ndarray:
 
 
 def _spearman_of(p: _Pair) -> np.ndarray:
-    return _pearson(_Ranks(p.ref3).average, p.sub_ranks.average)
+    return pearson(TieRanks(p.ref3).average, p.sub_ranks.average)
 
 
 def _kendall_of(p: _Pair) -> np.ndarray:
     if p.ref.shape[-1] < 2:
         return np.zeros(p.sub.shape[:2])
-    return np.clip(_tau_b(p.ref, p.sub, p.sub_ranks), -1.0, 1.0)
+    return np.clip(tau_b(p.ref, p.sub, p.sub_ranks), -1.0, 1.0)
 
 
 def _ndcg5_of(p: _Pair) -> np.ndarray:
     r = p.sub_ranks
-    return _ndcg(_relevance(p.ref3, p.ref_scale[:, None]), r.lo, r.hi)
+    return ndcg_from_ranks(relevance(p.ref3, p.ref_scale[:, None]), r.lo, r.hi)
 
 
 def _mrr_of(p: _Pair) -> np.ndarray:
@@ -425,11 +259,11 @@ def agreement(
     if unknown:
         raise ValueError(f"unknown metric(s) {unknown}; valid: {', '.join(METRICS)}")
     squeeze = np.ndim(ref) == 1
-    ref = np.atleast_2d(_as_float(ref))
-    sub = _as_float(sub)
+    ref = np.atleast_2d(as_float(ref))
+    sub = as_float(sub)
     if sub.ndim == 2:
         sub = sub[None]
-    pair = _Pair(ref, sub, np.broadcast_to(_as_float(ref_scale), ref.shape[:1]), sub_scale)
+    pair = _Pair(ref, sub, np.broadcast_to(as_float(ref_scale), ref.shape[:1]), sub_scale)
     out: dict[str, np.ndarray] = {}
     for name in metrics:
         v = METRICS[name].compute(pair)

@@ -1,0 +1,171 @@
+"""What an evaluation is asked to do and what it returns: config, grid entries, result.
+
+:class:`EvaluationResult` holds the per-trial metric values of every entry; its
+statistics (curves, bands, AUC, tests) are computed on demand by
+:mod:`subsetsel_core.evaluation.stats`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from subsetsel_core.evaluation.stats import EntryStats, compute_stats, friedman_p
+from subsetsel_core.metrics import METRICS
+
+BASELINE = "random"
+"""The strategy every other is compared with."""
+
+
+@dataclass(frozen=True)
+class EvaluationConfig:
+    """Parameters of one evaluation.
+
+    Attributes
+    ----------
+    strategies : tuple of str
+        Registry names; ``random`` is added as the baseline when absent.
+    trials : int
+        Number of trials T.
+    alpha : float
+        Dataset-pool fraction α (pool = ⌊α·n⌋ datasets).
+    beta : float
+        Model-pool fraction β (⌊β·M⌋ models when β < 1).
+    k_min, k_max : int
+        Range of subset sizes (k_max is capped at the pool size).
+    seed : int
+        The one seed of the run.
+    metrics : tuple of str
+    batch_size : int
+        Trials per partial result.
+    """
+
+    strategies: tuple[str, ...] = ("random", "kmeans", "fafi-euclidean", "fafi-cosine", "a-optimal", "d-optimal")
+    trials: int = 200
+    alpha: float = 0.8
+    beta: float = 1.0
+    k_min: int = 2
+    k_max: int = 20
+    seed: int = 0
+    metrics: tuple[str, ...] = tuple(METRICS)
+    batch_size: int = 20
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-JSON form."""
+        d = asdict(self)
+        d["strategies"] = list(self.strategies)
+        d["metrics"] = list(self.metrics)
+        return d
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One (strategy, representation) cell of the grid."""
+
+    key: str
+    strategy: str
+    representation: str | None
+
+
+@dataclass(frozen=True, eq=False)
+class EvaluationResult:
+    """Per-trial metric values of every grid entry, and their statistics.
+
+    Attributes
+    ----------
+    config : EvaluationConfig
+    ks : ndarray of int, shape (K,)
+    entries : tuple of Entry
+    values : dict key → dict metric → ndarray (trials_done, K)
+    trials_done : int
+    complete : bool
+        False for a partial result (stopped early or still running).
+    info : dict
+        Benchmark name and sizes, pool sizes, representation names.
+    """
+
+    config: EvaluationConfig
+    ks: np.ndarray
+    entries: tuple[Entry, ...]
+    values: dict[str, dict[str, np.ndarray]]
+    trials_done: int
+    complete: bool
+    info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """Entry keys in grid order (baseline first)."""
+        return tuple(e.key for e in self.entries)
+
+    @property
+    def stats(self) -> dict[str, EntryStats]:
+        """Curves, bands, AUC and p-values of every entry (computed on demand)."""
+        cache = self.__dict__.get("_stats")
+        if cache is None:
+            cache = compute_stats(self.values, self.entries, BASELINE, self.config.metrics)
+            object.__setattr__(self, "_stats", cache)
+        return cache
+
+    def curves_frame(self) -> Any:
+        """Long table: key, strategy, representation, metric, k, mean, lo, hi."""
+        import pandas as pd
+
+        rows = []
+        for e in self.entries:
+            for m, c in self.stats[e.key].curves.items():
+                for i, k in enumerate(self.ks):
+                    rows.append((e.key, e.strategy, e.representation, m, int(k), c.mean[i], c.lo[i], c.hi[i]))
+        return pd.DataFrame(rows, columns=["key", "strategy", "representation", "metric", "k", "mean", "lo", "hi"])
+
+    def to_frame(self) -> Any:
+        """AUC table: one row per entry and metric with mean, std, interval and p-values."""
+        import pandas as pd
+
+        rows = []
+        for e in self.entries:
+            st = self.stats[e.key]
+            for m in self.config.metrics:
+                a = st.auc[m]
+                rows.append({
+                    "key": e.key, "strategy": e.strategy, "representation": e.representation,
+                    "metric": m, "auc_mean": a.mean, "auc_std": a.std, "auc_lo": a.lo, "auc_hi": a.hi,
+                    "auc_norm": a.mean / max(1, len(self.ks) - 1),
+                    "p_vs_random": st.p_vs_random.get(m), "p_raw": st.p_raw.get(m),
+                })
+        return pd.DataFrame(rows)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The JSON layout of ``subsetsel evaluate --out`` (NaN → null)."""
+        out: dict[str, Any] = {
+            "config": {**self.config.to_dict(), **self.info, "trials_done": self.trials_done,
+                       "complete": self.complete},
+            "ks": [int(k) for k in self.ks],
+            "results": {},
+        }
+        for e in self.entries:
+            st = self.stats[e.key]
+            r: dict[str, Any] = {
+                "strategy": e.strategy,
+                "representation": e.representation,
+                "curves": {m: {"mean": _fl(c.mean), "lo": _fl(c.lo), "hi": _fl(c.hi)} for m, c in st.curves.items()},
+                "auc": {m: {"mean": _f(a.mean), "std": _f(a.std), "lo": _f(a.lo), "hi": _f(a.hi)} for m, a in st.auc.items()},
+            }
+            if e.strategy != BASELINE:
+                r["p_vs_random"] = {m: _f(p) for m, p in st.p_vs_random.items()}
+            out["results"][e.key] = r
+        out["friedman"] = {m: _f(p) for m, p in self.friedman().items()}
+        return out
+
+    def friedman(self) -> dict[str, float | None]:
+        """Friedman test p-value across all entries per metric (None with < 3 entries)."""
+        return {m: friedman_p([self.values[e.key][m] for e in self.entries]) for m in self.config.metrics}
+
+
+def _f(x: float | None) -> float | None:
+    return None if x is None or not np.isfinite(x) else float(x)
+
+
+def _fl(a: np.ndarray) -> list[float | None]:
+    return [_f(float(x)) for x in a]

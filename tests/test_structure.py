@@ -1,0 +1,202 @@
+"""The house rules of docs/architecture.md, checked on the source tree.
+
+* Layers point one way: ``pages`` → ``subsetsel_app`` → ``subsetsel_core``; the core never
+  imports streamlit, and only ``subsetsel_core.viz`` imports plotly.
+* No import cycles between the project's modules, counting imports inside functions.
+* No ``_private`` name imported from another module, and no private API of a dependency.
+* No module over 400 lines.
+* Importing the core loads neither streamlit nor plotly.
+* Comments and docstrings say what is true now: no "issue N", no "first version".
+* Tests do not import the benchmark scripts.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("subsetsel_core", "subsetsel_app", "pages")
+MAX_LINES = 400
+#: Modules still over MAX_LINES (path → lines today). This list may only shrink.
+TOO_LONG: dict[str, int] = {}
+
+
+def _sources() -> list[Path]:
+    files = [ROOT / "app.py"]
+    for pkg in PACKAGES:
+        files += sorted((ROOT / pkg).rglob("*.py"))
+    return files
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+MODULES: dict[str, Path] = {_module_name(p): p for p in _sources()}
+
+
+def _imports(path: Path) -> Iterator[tuple[str, list[str], int]]:
+    """Every import in a file (module level or not): (module, imported names, line)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    here = _module_name(path)
+    package = here if path.name == "__init__.py" else here.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, [], node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            yield module, [a.name for a in node.names], node.lineno
+
+
+def _project_targets(module: str, names: list[str]) -> list[str]:
+    """The project modules an import statement loads by name."""
+    out = []
+    for name in names:
+        if f"{module}.{name}" in MODULES:
+            out.append(f"{module}.{name}")
+    if module in MODULES and (not names or len(out) < len(names)):
+        out.append(module)
+    return out
+
+
+def test_layers_point_one_way() -> None:
+    bad = []
+    for mod, path in MODULES.items():
+        layer = mod.split(".")[0]
+        for imported, _, line in _imports(path):
+            top = imported.split(".")[0]
+            if layer == "subsetsel_core" and top in ("subsetsel_app", "pages", "streamlit"):
+                bad.append(f"{path.relative_to(ROOT)}:{line} imports {imported}")
+            if layer == "subsetsel_core" and top == "plotly" and not mod.startswith("subsetsel_core.viz"):
+                bad.append(f"{path.relative_to(ROOT)}:{line} imports plotly outside subsetsel_core.viz")
+            if layer == "subsetsel_app" and top == "pages":
+                bad.append(f"{path.relative_to(ROOT)}:{line} imports {imported}")
+    assert not bad, "\n".join(bad)
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+    counter = [0]
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_cycles() -> None:
+    graph: dict[str, set[str]] = {}
+    for mod, path in MODULES.items():
+        deps = graph.setdefault(mod, set())
+        for imported, names, _ in _imports(path):
+            deps.update(t for t in _project_targets(imported, names) if t != mod)
+    # a package's __init__ that imports its own submodules to build a registry is not a cycle
+    # unless a submodule imports the package back
+    assert not _cycles(graph), _cycles(graph)
+
+
+def test_no_private_names_across_modules() -> None:
+    bad = []
+    for mod, path in MODULES.items():
+        for imported, names, line in _imports(path):
+            if imported.split(".")[0] in PACKAGES and imported != mod:
+                bad += [f"{path.relative_to(ROOT)}:{line} imports {n} from {imported}"
+                        for n in names if n.startswith("_") and not n.startswith("__")]
+            parts = imported.split(".")
+            if parts[0] not in PACKAGES and any(p.startswith("_") for p in parts[1:]):
+                bad.append(f"{path.relative_to(ROOT)}:{line} imports private module {imported}")
+            if imported.startswith("streamlit.runtime"):
+                bad.append(f"{path.relative_to(ROOT)}:{line} imports {imported} (Streamlit's internals)")
+    assert not bad, "\n".join(bad)
+
+
+
+def test_no_private_api_of_dependencies() -> None:
+    bad = []
+    for path in MODULES.values():
+        for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            code = line.split("#", 1)[0]
+            for m in re.finditer(r"_validate\s*=|ISeedSequence|_sparsetools|PagesManager", code):
+                bad.append(f"{path.relative_to(ROOT)}:{i}: {m.group(0)}")
+    assert not bad, "\n".join(bad)
+
+
+def test_module_sizes() -> None:
+    over = {}
+    for path in MODULES.values():
+        n = len(path.read_text(encoding="utf-8").splitlines())
+        if n > MAX_LINES:
+            over[str(path.relative_to(ROOT))] = n
+    unexpected = {p: n for p, n in over.items() if p not in TOO_LONG or n > TOO_LONG[p]}
+    assert not unexpected, f"modules over {MAX_LINES} lines: {unexpected}"
+    fixed = sorted(set(TOO_LONG) - set(over))
+    assert not fixed, f"remove from TOO_LONG (now short enough): {fixed}"
+
+
+def test_core_import_loads_no_dashboard_stack() -> None:
+    code = ("import sys, subsetsel_core, subsetsel_core.cli; "
+            "print(sorted(m for m in ('streamlit', 'plotly') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+HISTORY = re.compile(r"\bissue #?\d+|\b(first|earlier|previous|old) version\b", re.I)
+
+
+def test_comments_tell_no_history() -> None:
+    bad = []
+    for path in MODULES.values():
+        for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if HISTORY.search(line):
+                bad.append(f"{path.relative_to(ROOT)}:{i}: {line.strip()}")
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "tests").glob("*.py")), ids=lambda p: p.name)
+def test_tests_do_not_import_benchmarks(path: Path) -> None:
+    for imported, _, line in _imports(path):
+        assert not imported.startswith("benchmarks"), f"{path.name}:{line} imports {imported}"
