@@ -1,4 +1,4 @@
-"""The decision tools on real benchmarks → ``docs/decisions.md``.
+"""The decision tools on real benchmarks → ``docs/decision_tools.md``.
 
 For TSC, MTEB (test-only data, read at run time), RecSys (test-only) and MMLU: the
 representation check of every representation, the advised k for Spearman ≥ 0.9, and a
@@ -7,7 +7,7 @@ it, place it from its subset scores, compare with its true full-benchmark positi
 
 usage (from the repository root)::
 
-    python benchmarks/decision_tools.py [--trials 100] [--out docs/decisions.md]
+    python benchmarks/decision_tools.py [--trials 100] [--out docs/decision_tools.md]
 """
 
 from __future__ import annotations
