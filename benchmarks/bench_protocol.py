@@ -42,7 +42,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from naive_protocol import METRICS, naive_evaluate  # noqa: E402
 
 from subsetsel_core.evaluation.parallel import process_mapper  # noqa: E402
-from subsetsel_core.evaluation.protocol import EvaluationConfig, evaluate, stream_key, trial_rng  # noqa: E402
+from subsetsel_core.evaluation.protocol import evaluate, stream_key, trial_rng  # noqa: E402
+from subsetsel_core.evaluation.result import EvaluationConfig  # noqa: E402
 from subsetsel_core.evaluation.stats import auc_per_trial  # noqa: E402
 from subsetsel_core.io.folder import load_benchmark_folder  # noqa: E402
 from subsetsel_core.strategies import REGISTRY, STRATEGIES, standardize  # noqa: E402

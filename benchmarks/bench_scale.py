@@ -93,7 +93,8 @@ def run_cell(cell: dict[str, Any]) -> dict[str, Any]:
     """Run one cell in this process; returns seconds and peak memory."""
     from threadpoolctl import threadpool_limits
 
-    from subsetsel_core.evaluation.protocol import EvaluationConfig, evaluate
+    from subsetsel_core.evaluation.protocol import evaluate
+    from subsetsel_core.evaluation.result import EvaluationConfig
     from subsetsel_core.strategies import select
 
     bench, rep = fast_synthetic(cell["n"], cell["m"], seed=cell.get("seed", 0))

@@ -28,7 +28,7 @@ from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.descriptors import Representation, build_representation
 from subsetsel_core.evaluation.check import check_representation
 from subsetsel_core.evaluation.parallel import process_mapper
-from subsetsel_core.evaluation.protocol import EvaluationResult
+from subsetsel_core.evaluation.result import EvaluationResult
 from subsetsel_core.io.folder import load_benchmark_folder
 from subsetsel_core.metrics import METRICS as METRICS_REG
 from subsetsel_core.synthetic import make_synthetic

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from subsetsel_core.errors import InputError
-from subsetsel_core.evaluation.protocol import EvaluationResult
+from subsetsel_core.evaluation.result import EvaluationResult
 from subsetsel_core.metrics import METRICS
 
 

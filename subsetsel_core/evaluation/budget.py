@@ -26,7 +26,8 @@ import pandas as pd
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.descriptors import Representation, align_descriptors
 from subsetsel_core.errors import InputError
-from subsetsel_core.evaluation.protocol import BASELINE, Entry, stream_key, trial_rng
+from subsetsel_core.evaluation.protocol import stream_key, trial_rng
+from subsetsel_core.evaluation.result import BASELINE, Entry
 from subsetsel_core.evaluation.stats import EntryStats, compute_stats
 from subsetsel_core.metrics import METRICS, agreement
 from subsetsel_core.strategies import standardize

@@ -18,7 +18,8 @@ import pandas as pd
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import InputError
-from subsetsel_core.evaluation.protocol import EvaluationConfig, EvaluationResult, evaluate
+from subsetsel_core.evaluation.protocol import evaluate
+from subsetsel_core.evaluation.result import EvaluationConfig, EvaluationResult
 from subsetsel_core.io.names import describe_mismatch
 from subsetsel_core.metrics import METRICS
 
