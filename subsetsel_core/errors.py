@@ -70,5 +70,13 @@ FIELDS: dict[str, str] = {
 """Settings an :class:`InputError` can point at, with a neutral description."""
 
 
+class MissingExtraError(InputError, ImportError):
+    """An optional package needed by a feature is not installed.
+
+    It is both an :class:`InputError` (the user can fix it) and an :class:`ImportError`.
+    The message names the package and the install command.
+    """
+
+
 class Cancelled(SubsetselError):
     """Raised when a long computation was cancelled by its caller."""

@@ -154,7 +154,7 @@ def build_cases() -> list[Case]:
         Case("all scores tied", _csv(c.assign(score=0.5)), "ok", check=_rows(3)),
         Case("wrong score column", _csv(c.rename(columns={"score": "Accuracy"})), "error", "no score column"),
         Case("wide file without --wide", _csv(c.pivot(index="dataset", columns="model", values="score").reset_index()),
-             "error", "--wide"),
+             "error", "wide table"),
         Case("wide file with --wide", _csv(c.pivot(index="dataset", columns="model", values="score").reset_index()),
              "ok", args=["--wide"], check=_first_is(ok_first)),
         Case("binary file renamed to .csv", _bytes("scores.csv", bytes(range(256)) * 40), "error", "binary"),

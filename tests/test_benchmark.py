@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from subsetsel_core.benchmark import load_scores
+from subsetsel_core.benchmark import ScoreFormat, load_scores
 from subsetsel_core.descriptors import build_representation, load_descriptors
 from subsetsel_core.errors import InputError
 
@@ -55,6 +55,43 @@ def test_wide_layout(tmp_path: Path) -> None:
     np.testing.assert_allclose(b.rank_vectors, [[2, 3, 1]] * 3)
 
 
+def test_score_format_and_keywords_agree(tmp_path: Path) -> None:
+    path = _long(tmp_path, "task,A,B,C\nd1,0.9,0.8,0.95\nd2,0.7,0.6,0.75\nd3,0.5,0.4,0.55\n")
+    fmt = ScoreFormat(layout="wide", higher_is_better=False)
+    a = load_scores(path, fmt, name="x")
+    b = load_scores(path, wide=True, higher_is_better=False, name="x")
+    np.testing.assert_array_equal(a.rank_sums, b.rank_sums)
+    assert a.higher_is_better is False and a.name == "x"
+    # Keywords replace fields of the format.
+    assert load_scores(path, fmt, higher_is_better=True).higher_is_better is True
+    with pytest.raises(TypeError):
+        load_scores(path, colour="red")
+
+
+def test_score_format_rejects_unknown_settings() -> None:
+    with pytest.raises(InputError, match="layout 'tall'") as info:
+        ScoreFormat(layout="tall")  # type: ignore[arg-type]
+    assert info.value.field == "layout"
+    with pytest.raises(InputError, match="missing-score policy 'drop'") as info:
+        ScoreFormat(missing="drop")  # type: ignore[arg-type]
+    assert info.value.field == "missing"
+
+
+def test_errors_carry_field_and_rows(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no rows") as info:
+        load_scores(_long(tmp_path, "dataset,model,score\n"))
+    assert info.value.field == "scores_file"
+    with pytest.raises(InputError, match="not numbers in rows 3, 5") as info:
+        load_scores(_long(tmp_path, LONG.replace("d1,A,1,0.91", "d1,A,1,x").replace("d1,B,1,0.81", "d1,B,1,y")))
+    assert info.value.rows == (3, 5) and info.value.field is None
+    with pytest.raises(InputError, match="no model column 'clf'") as info:
+        load_scores(_long(tmp_path, LONG), model_column="clf")
+    assert info.value.field == "model_column"
+    with pytest.raises(InputError, match="at least 2") as info:
+        load_scores(_long(tmp_path, "dataset,model,score\nd1,A,1\nd2,A,1\nd3,A,2\n"))
+    assert info.value.field == "model_column"
+
+
 def test_custom_columns_and_dataframe() -> None:
     df = pd.DataFrame({"task": ["a", "a", "b", "b", "c", "c"], "clf": list("xyxyxy"), "acc": [1, 2, 3, 4, 5, 6]})
     b = load_scores(df, dataset_column="task", model_column="clf", score_column="acc")
@@ -62,19 +99,22 @@ def test_custom_columns_and_dataframe() -> None:
 
 
 def test_missing_column_suggests(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match=r"no score column 'score'.*'Score'.*--score-column"):
+    with pytest.raises(InputError, match=r"no score column 'score'.*'Score'") as info:
         load_scores(_long(tmp_path, LONG.replace("score", "Score")))
+    assert info.value.field == "score_column"
 
 
 def test_wide_hint(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="--wide"):
+    with pytest.raises(InputError, match="wide table") as info:
         load_scores(_long(tmp_path, "dataset,A,B,C\nd1,1,2,3\nd2,1,2,3\nd3,1,2,3\n"))
+    assert info.value.field == "layout"
 
 
 def test_duplicates_named(tmp_path: Path) -> None:
     text = "dataset,model,score\nd1,A,1\nd1,A,2\nd1,B,1\nd2,A,1\nd2,B,2\nd3,A,1\nd3,B,1\n"
-    with pytest.raises(InputError, match=r"rows 2, 3.*--fold-column"):
+    with pytest.raises(InputError, match=r"rows 2, 3.*fold column") as info:
         load_scores(_long(tmp_path, text))
+    assert info.value.field == "fold_column" and info.value.rows == (2, 3)
 
 
 def test_non_numeric_and_inf(tmp_path: Path) -> None:
@@ -87,13 +127,15 @@ def test_non_numeric_and_inf(tmp_path: Path) -> None:
 def test_missing_cells_policies(tmp_path: Path) -> None:
     text = "\n".join(line for line in LONG.splitlines() if not line.startswith("d2,B,1")) + "\n"
     p = _long(tmp_path, text)
-    with pytest.raises(InputError, match=r"1 of 18 .*'drop-models'"):
+    with pytest.raises(InputError, match=r"1 of 18 .*'drop-models'") as info:
         load_scores(p)
+    assert info.value.field == "missing"
     b = load_scores(p, missing="drop-models")
     assert b.models == ("A", "C")
     assert any("dropped 1 models" in f.message for f in b.report.findings)
-    with pytest.raises(InputError, match="only 2 dataset"):
+    with pytest.raises(InputError, match="only 2 dataset") as info:
         load_scores(p, missing="drop-datasets")
+    assert info.value.field == "missing"
     extra = "".join(f"d4,{m},{f},0.3\n" for m in "ABC" for f in (0, 1))
     b = load_scores(_long(tmp_path, text + extra, "four.csv"), missing="drop-datasets")
     assert b.datasets == ("d1", "d3", "d4")
@@ -157,7 +199,7 @@ def test_several_descriptor_tables_join(tmp_path: Path) -> None:
     (tmp_path / "a.csv").write_text("dataset,x\nd1,1\nd2,2\nd3,3\n")
     (tmp_path / "b.csv").write_text("dataset,x,y\nd1,5,1\nd2,6,0\nd3,8,1\n")
     d = load_descriptors([tmp_path / "a.csv", tmp_path / "b.csv"])
-    assert list(d.columns) == ["a.x", "b.x", "y"]
+    assert list(d.columns) == ["x", "b.x", "y"]
 
 
 def test_descriptor_duplicates(tmp_path: Path) -> None:

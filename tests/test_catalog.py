@@ -10,16 +10,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from subsetsel_core.benchmark import ScoreFormat
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.folder import (
     BenchmarkFolderWarning,
     LoadedBenchmark,
-    Manifest,
     list_benchmarks,
     load_benchmark_folder,
-    read_manifest,
     scan_benchmarks,
 )
+from subsetsel_core.io.manifest import Manifest, read_manifest
 
 DATASETS = ["alpha", "beta", "delta", "gamma", "omega"]
 MODELS = ["m1", "m2", "m3"]
@@ -112,7 +112,8 @@ def test_user_folder_loads_through_the_same_loader(tmp_path: Path) -> None:
         "accuracy",
         True,
     )
-    assert m.scores.file == "scores.csv" and m.scores.layout == "long"
+    assert m.scores_file == "scores.csv"
+    assert m.scores == ScoreFormat(layout="long", fold_column="fold", higher_is_better=True)
     assert m.representation_names == ("facts", "blurb")
     assert m.representation("facts").files == ("features.csv",)
     assert m.representation("blurb").columns == ("text",)

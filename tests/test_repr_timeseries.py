@@ -10,13 +10,12 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from subsetsel_core.errors import InputError
+from subsetsel_core.errors import InputError, MissingExtraError
+from subsetsel_core.io.ucr import read_ucr_folder
+from subsetsel_core.representations.minirocket import minirocket_features
 from subsetsel_core.representations.timeseries import (
     SUMMARY_COLUMNS,
-    MissingExtraError,
     catch22_features,
-    minirocket_features,
-    read_ucr_folder,
     summary_statistics,
 )
 

@@ -47,6 +47,18 @@ def suggest(name: str, candidates: Sequence[str], n: int = 3) -> list[str]:
     return out[:n]
 
 
+def did_you_mean(name: str, candidates: Sequence[str], n: int = 3) -> str:
+    """``" (did you mean 'a', 'b'?)"`` with the :func:`suggest` matches, or ``""`` without any.
+
+    Examples
+    --------
+    >>> did_you_mean("tabluar", ["tabular", "text"], n=1)
+    " (did you mean 'tabular'?)"
+    """
+    s = suggest(name, candidates, n)
+    return f" (did you mean {', '.join(repr(short(x)) for x in s)}?)" if s else ""
+
+
 def describe_mismatch(
     missing: Iterable[str], candidates: Sequence[str], *, limit: int = 10
 ) -> str:
@@ -54,8 +66,7 @@ def describe_mismatch(
     missing = list(missing)
     parts = []
     for name in missing[:limit]:
-        s = suggest(name, candidates)
-        parts.append(f"'{short(name)}'" + (f" (did you mean {', '.join(repr(short(x)) for x in s)}?)" if s else ""))
+        parts.append(f"'{short(name)}'" + did_you_mean(name, candidates))
     if len(missing) > limit:
         parts.append(f"… and {len(missing) - limit} more")
     return "; ".join(parts)

@@ -6,15 +6,17 @@ import io
 import os
 import zlib
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import pandas as pd
 
 from subsetsel_core.errors import InputError
 
-TableSource = str | Path | pd.DataFrame | bytes | io.IOBase
+TableSource: TypeAlias = str | Path | pd.DataFrame | bytes | io.IOBase
 
 _DELIMS = [",", ";", "\t", "|"]
+TABLE_SUFFIXES: tuple[str, ...] = (".csv", ".csv.gz", ".tsv", ".tsv.gz", ".txt", ".parquet", ".pq")
+"""File name endings of the tables :func:`read_table` reads."""
 DEFAULT_MAX_MB = 200.0
 
 
@@ -138,7 +140,9 @@ def _sniff_delimiter(text: str) -> str:
     return best if counts[best] > 0 else ","
 
 
-def read_table(source: TableSource, *, label: str | None = None) -> pd.DataFrame:
+def read_table(
+    source: TableSource, *, label: str | None = None, field: str | None = None
+) -> pd.DataFrame:
     """Read a table from a path, bytes, a file object or a DataFrame.
 
     CSV (any of ``, ; tab |`` as delimiter, detected from the header), gzip CSV, and
@@ -151,6 +155,9 @@ def read_table(source: TableSource, *, label: str | None = None) -> pd.DataFrame
         The table.
     label : str, optional
         Name used in messages (defaults to the file name).
+    field : str, optional
+        The setting that names this file (a key of :data:`~subsetsel_core.errors.FIELDS`,
+        e.g. ``"scores_file"``); it becomes the ``field`` of every error raised here.
 
     Returns
     -------
@@ -163,6 +170,15 @@ def read_table(source: TableSource, *, label: str | None = None) -> pd.DataFrame
         When the file is missing, empty, binary or not a table.
     """
     label = source_label(source, label)
+    try:
+        return _read_table(source, label)
+    except InputError as exc:
+        if field is None or exc.field is not None:
+            raise
+        raise InputError(str(exc), field=field, rows=exc.rows) from None
+
+
+def _read_table(source: TableSource, label: str) -> pd.DataFrame:
     if isinstance(source, pd.DataFrame):
         df = source.copy()
     else:
@@ -189,12 +205,20 @@ def read_table(source: TableSource, *, label: str | None = None) -> pd.DataFrame
     if df.shape[1] == 0:
         raise InputError(f"{label}: no columns found. Give a table with a header row.")
     if len(df) == 0:
-        raise InputError(f"{label}: has a header but no rows.")
+        raise InputError(
+            f"{label}: has a header but no rows. Add the rows below the header, or give the "
+            "file that holds them."
+        )
     return df
+
+
+def line_numbers(index: pd.Index) -> list[int]:
+    """File line numbers (header = line 1) of table rows: row label ``i`` is line ``i + 2``."""
+    return [int(i) + 2 for i in index]
 
 
 def row_numbers(index: pd.Index, *, limit: int = 8) -> str:
     """File line numbers (header = line 1) of table rows, for messages."""
-    lines = [str(int(i) + 2) for i in list(index)[:limit]]
+    lines = [str(n) for n in line_numbers(index[:limit])]
     more = f" … and {len(index) - limit} more" if len(index) > limit else ""
     return ", ".join(lines) + more

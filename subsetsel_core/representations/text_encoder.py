@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from subsetsel_core.errors import InputError
-from subsetsel_core.representations.timeseries import MissingExtraError, import_extra
+from subsetsel_core._extras import import_extra
+from subsetsel_core.errors import InputError, MissingExtraError
 
 __all__ = [
     "DEFAULT_MODEL_PACKAGE",

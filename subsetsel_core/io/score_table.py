@@ -1,0 +1,318 @@
+"""Score tables: a raw long or wide table to a (dataset, fold, model) cube of scores.
+
+These are the steps of :func:`subsetsel_core.benchmark.load_scores`. Every problem is an
+:class:`~subsetsel_core.errors.InputError` naming the file, the column or rows, with
+``field`` set to the setting that fixes it when a setting does and ``rows`` to the
+file's line numbers when the message names lines.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from subsetsel_core.errors import InputError
+from subsetsel_core.io.names import normalise_name, short, suggest
+from subsetsel_core.io.numbers import MIXED_PERCENT, finite, parse_numbers
+from subsetsel_core.io.tables import line_numbers, row_numbers
+from subsetsel_core.io.validation import ReportBuilder
+
+if TYPE_CHECKING:
+    from subsetsel_core.benchmark import ScoreFormat
+
+__all__ = ["ScoreCube", "score_cube"]
+
+_MODEL = "__model"
+_SCORE = "__score"
+_ROW = "__row"
+
+
+class ScoreCube(NamedTuple):
+    """The scores of a table, with their labels.
+
+    Attributes
+    ----------
+    scores : ndarray of shape (n_datasets, n_folds, n_models)
+        Every cell finite (missing cells were handled by the missing-score policy).
+    datasets, models, folds : list of str
+        Labels, sorted numerically when they all are numbers, else as text.
+    dropped : list of str
+        Datasets or models the missing-score policy removed.
+    """
+
+    scores: np.ndarray
+    datasets: list[str]
+    models: list[str]
+    folds: list[str]
+    dropped: list[str]
+
+
+class _Columns(NamedTuple):
+    dataset: str
+    model: str
+    score: str
+    fold: str | None
+
+
+def score_cube(df: pd.DataFrame, fmt: ScoreFormat, label: str, rb: ReportBuilder) -> ScoreCube:
+    """Read the scores of a raw table (cells as text) into a cube.
+
+    Parameters
+    ----------
+    df : DataFrame
+        The table as :func:`~subsetsel_core.io.tables.read_table` returns it.
+    fmt : ScoreFormat
+        Layout, columns and missing-score policy.
+    label : str
+        File name used in messages.
+    rb : ReportBuilder
+        Receives what was converted, look-alike names and dropped cells.
+
+    Returns
+    -------
+    ScoreCube
+
+    Raises
+    ------
+    InputError
+        A column is missing, a name is empty, a score is not a finite number, rows
+        repeat, or scores are missing under the ``"error"`` policy.
+    """
+    columns = list(df.columns)
+    if len(set(columns)) != len(columns):
+        dup = sorted({c for c in columns if columns.count(c) > 1})
+        raise InputError(f"{label}: duplicate column names {dup}. Rename them so each is unique.")
+    wide = fmt.layout == "wide"
+    if wide:
+        df, cols = _melt_wide(df, fmt, label)
+    else:
+        cols = _long_columns(columns, fmt, label)
+
+    ds = _clean_names(df[cols.dataset], label, f"'{cols.dataset}'", rb)
+    ms = _clean_names(df[cols.model], label, "model" if wide else f"'{cols.model}'", rb)
+    if cols.fold is None:
+        fs = pd.Series("0", index=df.index)
+    else:
+        fs = _clean_names(df[cols.fold], label, f"'{cols.fold}'", rb)
+    sc = _parse_scores(df[cols.score], label, "score" if wide else cols.score, rb)
+    _check_unique_keys(pd.DataFrame({"d": ds, "m": ms, "f": fs}), cols.fold is not None, label)
+
+    datasets = _sort_labels(ds)
+    models = _sort_labels(ms)
+    folds = _sort_labels(fs) if cols.fold is not None else ["0"]
+    di = pd.Index(datasets).get_indexer(ds)
+    mi = pd.Index(models).get_indexer(ms)
+    fi = pd.Index(folds).get_indexer(fs)
+    cube = np.full((len(datasets), len(folds), len(models)), np.nan)
+    cube[di, fi, mi] = sc.to_numpy(dtype=float)
+
+    _warn_lookalikes(datasets, label, "dataset", rb)
+    _warn_lookalikes(models, label, "model", rb)
+    dropped: list[str] = []
+    nan = np.isnan(cube)
+    if nan.any():
+        cube, datasets, models, dropped = _handle_missing(
+            cube, datasets, models, folds, nan, fmt.missing, label, rb
+        )
+    return ScoreCube(cube, datasets, models, folds, dropped)
+
+
+def _melt_wide(df: pd.DataFrame, fmt: ScoreFormat, label: str) -> tuple[pd.DataFrame, _Columns]:
+    """A wide table as a long one; the index stays the wide table's row index."""
+    columns = list(df.columns)
+    dcol = fmt.dataset_column if fmt.dataset_column in columns else columns[0]
+    fold = fmt.fold_column
+    fcol = fold if fold and fold in columns and fold != dcol else None
+    model_cols = [c for c in columns if c not in (dcol, fcol)]
+    if not model_cols:
+        raise InputError(
+            f"{label}: a wide table needs one column per model after '{dcol}'.", field="layout"
+        )
+    keep = [dcol] + ([fcol] if fcol else [])
+    df = df.reset_index(drop=True)
+    df[_ROW] = df.index
+    long = df.melt(id_vars=keep + [_ROW], value_vars=model_cols, var_name=_MODEL, value_name=_SCORE)
+    long.index = pd.Index(long[_ROW].to_numpy())
+    return long, _Columns(dcol, _MODEL, _SCORE, fcol)
+
+
+def _long_columns(columns: list[str], fmt: ScoreFormat, label: str) -> _Columns:
+    """The columns of a long table, checked to be present."""
+    for role, col in (
+        ("dataset", fmt.dataset_column),
+        ("model", fmt.model_column),
+        ("score", fmt.score_column),
+    ):
+        if col in columns:
+            continue
+        if (
+            role == "model"
+            and len(columns) > 3
+            and fmt.dataset_column in columns
+            and fmt.score_column not in columns
+        ):
+            raise InputError(
+                f"{label}: no '{fmt.model_column}' or '{fmt.score_column}' column, but "
+                f"{len(columns) - 1} other columns: is this a wide table (one column per "
+                "model)? Then read it with the wide layout.",
+                field="layout",
+            )
+        hint = suggest(col, columns)
+        did = f" Did you mean {', '.join(repr(h) for h in hint)}?" if hint else ""
+        raise InputError(
+            f"{label}: no {role} column '{col}'. The columns are: {', '.join(map(repr, columns))}."
+            f"{did} Name the table's {role} column.",
+            field=f"{role}_column",
+        )
+    fold = fmt.fold_column if fmt.fold_column and fmt.fold_column in columns else None
+    return _Columns(fmt.dataset_column, fmt.model_column, fmt.score_column, fold)
+
+
+def _sort_labels(values: pd.Series) -> list[str]:
+    """Unique labels sorted numerically when they all are numbers, else as text."""
+    uniq = pd.unique(values)
+    num = pd.to_numeric(pd.Series(uniq), errors="coerce")
+    if num.notna().all():
+        order = np.argsort(num.to_numpy(), kind="stable")
+        return [str(uniq[i]) for i in order]
+    return sorted(str(u) for u in uniq)
+
+
+def _clean_names(series: pd.Series, label: str, column: str, rb: ReportBuilder) -> pd.Series:
+    raw = series.astype(str)
+    out = raw.str.strip()
+    empty = out.eq("") | series.isna()
+    if empty.any():
+        raise InputError(
+            f"{label}: empty {column} name in rows {row_numbers(out.index[empty])}. "
+            "Fill in the names or delete those rows.",
+            rows=line_numbers(out.index[empty]),
+        )
+    changed = int((out != raw).sum())
+    if changed:
+        rb.add("info", "whitespace", f"{label}: removed spaces around {changed} {column} names.")
+    return out
+
+
+def _parse_scores(series: pd.Series, label: str, column: str, rb: ReportBuilder) -> pd.Series:
+    num, bad, notes = parse_numbers(series)
+    if MIXED_PERCENT in notes:
+        rows = series.index[bad]
+        raise InputError(
+            f"{label}: column '{column}' mixes numbers with and without a percent sign (e.g. rows "
+            f"{row_numbers(rows)}). Use one convention for every score.",
+            rows=line_numbers(rows),
+        )
+    if bad.any():
+        rows = series.index[bad]
+        examples = ", ".join(
+            repr(short(str(series.iloc[j]))) for j in np.flatnonzero(bad.to_numpy())[:5]
+        )
+        raise InputError(
+            f"{label}: column '{column}' has values that are not numbers in rows "
+            f"{row_numbers(rows)} (e.g. {examples}). Make them plain numbers, or leave the cell "
+            "empty for a missing score.",
+            rows=line_numbers(rows),
+        )
+    for note in notes:
+        rb.add("info", "numbers", f"{label}: column '{column}': {note}.")
+    inf = ~finite(num)
+    if inf.any():
+        rows = series.index[inf]
+        raise InputError(
+            f"{label}: column '{column}' has infinite values in rows "
+            f"{row_numbers(rows)}. Replace them with finite scores or leave the "
+            "cells empty for missing scores.",
+            rows=line_numbers(rows),
+        )
+    return num.astype(float)
+
+
+def _check_unique_keys(key: pd.DataFrame, use_folds: bool, label: str) -> None:
+    """One row per dataset, model (and fold); ``key`` has columns ``d, m, f``."""
+    dup = key.duplicated(keep=False)
+    if not dup.any():
+        return
+    rows = key.index[dup]
+    first = key.loc[rows[0]]
+    if use_folds:
+        hint, field = " Keep one row per dataset, model and fold (or average them first).", None
+    else:
+        hint = " If these rows are folds, seeds or resamples, name that column as the fold column."
+        field = "fold_column"
+    raise InputError(
+        f"{label}: {int(dup.sum())} rows repeat the same dataset, model"
+        f"{' and fold' if use_folds else ''} (rows {row_numbers(rows)}; e.g. dataset "
+        f"'{first['d']}', model '{first['m']}').{hint}",
+        field=field,
+        rows=line_numbers(rows),
+    )
+
+
+def _warn_lookalikes(names: list[str], label: str, what: str, rb: ReportBuilder) -> None:
+    groups: dict[str, list[str]] = {}
+    for n in names:
+        groups.setdefault(normalise_name(n), []).append(n)
+    clash = [g for g in groups.values() if len(g) > 1]
+    if clash:
+        shown = "; ".join(" / ".join(repr(x) for x in g) for g in clash[:5])
+        rb.add(
+            "warning",
+            "lookalike-names",
+            f"{label}: {len(clash)} groups of {what} names differ only in case, spaces or "
+            f"punctuation ({shown}). They are kept apart; rename them if they are the same {what}.",
+        )
+
+
+def _handle_missing(
+    cube: np.ndarray,
+    datasets: list[str],
+    models: list[str],
+    folds: list[str],
+    nan: np.ndarray,
+    missing: str,
+    label: str,
+    rb: ReportBuilder,
+) -> tuple[np.ndarray, list[str], list[str], list[str]]:
+    n_missing = int(nan.sum())
+    per_model = nan.sum(axis=(0, 1))
+    per_dataset = nan.sum(axis=(1, 2))
+    if missing == "error":
+        cells = np.argwhere(nan)[:5]
+        ex = "; ".join(
+            f"dataset '{datasets[d]}', model '{models[m]}'"
+            + (f", fold '{folds[f]}'" if len(folds) > 1 else "")
+            for d, f, m in cells
+        )
+        bad_models = [models[i] for i in np.flatnonzero(per_model)]
+        bad_datasets = [datasets[i] for i in np.flatnonzero(per_dataset)]
+        raise InputError(
+            f"{label}: {n_missing} of {nan.size} (dataset, model{', fold' if len(folds) > 1 else ''}) "
+            f"scores are missing (e.g. {ex}). They touch {len(bad_models)} model(s) "
+            f"({', '.join(bad_models[:5])}{' …' if len(bad_models) > 5 else ''}) and "
+            f"{len(bad_datasets)} dataset(s). Add the missing scores, or choose a missing-score "
+            f"policy: 'drop-models' removes the {len(bad_models)} incomplete models, "
+            f"'drop-datasets' removes the {len(bad_datasets)} incomplete datasets.",
+            field="missing",
+        )
+    if missing == "drop-models":
+        keep = per_model == 0
+        dropped = [models[i] for i in np.flatnonzero(~keep)]
+        cube = cube[:, :, keep]
+        models = [m for m, k in zip(models, keep, strict=True) if k]
+        what = "models"
+    else:
+        keep = per_dataset == 0
+        dropped = [datasets[i] for i in np.flatnonzero(~keep)]
+        cube = cube[keep]
+        datasets = [d for d, k in zip(datasets, keep, strict=True) if k]
+        what = "datasets"
+    rb.add(
+        "warning",
+        "dropped",
+        f"{label}: {n_missing} scores were missing; dropped {len(dropped)} {what} with gaps: "
+        f"{', '.join(dropped[:20])}{' …' if len(dropped) > 20 else ''}.",
+    )
+    return cube, datasets, models, dropped
