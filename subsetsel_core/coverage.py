@@ -68,6 +68,24 @@ class Coverage:
                 out[r].append(d)
         return out
 
+    def columns(self) -> pd.DataFrame:
+        """Per chosen dataset (selection order): ``n_represented``, ``represents`` (names joined
+        with ``"; "``) and ``farthest_member_distance``."""
+        members = self.members()
+        index = {d: i for i, d in enumerate(self.datasets)}
+        far = [max((float(self.distance[index[m]]) for m in members[d]), default=0.0) for d in self.chosen]
+        return pd.DataFrame({
+            "n_represented": [len(members[d]) for d in self.chosen],
+            "represents": ["; ".join(members[d]) for d in self.chosen],
+            "farthest_member_distance": far,
+        })
+
+    def facts(self) -> dict[str, object]:
+        """Covering radius, threshold and the datasets not covered well (for a sidecar)."""
+        return {"covering_radius": self.radius, "threshold": self.threshold,
+                "poorly_covered": list(self.poorly_covered),
+                "distance": "Euclidean on the representation standardised over all datasets"}
+
 
 def coverage(representation: Representation, chosen: Sequence[str]) -> Coverage:
     """Nearest-representative assignment of every dataset to the chosen ones.
@@ -78,11 +96,11 @@ def coverage(representation: Representation, chosen: Sequence[str]) -> Coverage:
         When a chosen name is not a dataset of the representation, or none is chosen.
     """
     if not chosen:
-        raise InputError("coverage needs at least one chosen dataset.")
+        raise InputError("coverage needs at least one chosen dataset.", field="k")
     index = {d: i for i, d in enumerate(representation.datasets)}
     missing = [c for c in chosen if c not in index]
     if missing:
-        raise InputError(f"chosen datasets not in the representation: {missing}.")
+        raise InputError(f"chosen datasets not in the representation: {missing}.", field="representation")
     Z = standardize(representation.X)
     ci = np.asarray([index[c] for c in chosen])
     d = np.sqrt(((Z[:, None, :] - Z[ci][None, :, :]) ** 2).sum(axis=2))  # (n, k)

@@ -7,7 +7,7 @@ table encoded as a matrix X (n × p) aligned to a benchmark's dataset order.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -61,6 +61,71 @@ class Representation:
         return pd.DataFrame(self.X, index=pd.Index(self.datasets, name="dataset"), columns=list(self.feature_names))
 
 
+@dataclass(frozen=True, eq=False)
+class JoinedTables:
+    """Descriptor tables joined on the dataset name.
+
+    Attributes
+    ----------
+    table : DataFrame
+        Indexed by dataset (outer join). A column present in an earlier table with the
+        same values is kept once; with different values it is renamed ``table.column``.
+    pickable : list of str
+        Columns of the tables that are not used in full (a user may choose among them).
+    embedding : list of str
+        Columns of the tables used in full (embeddings).
+    names : dict of (table, column) to str
+        Where each original column is in ``table``.
+    """
+
+    table: pd.DataFrame
+    pickable: list[str]
+    embedding: list[str]
+    names: dict[tuple[str, str], str]
+
+
+def join_tables(tables: Mapping[str, pd.DataFrame], in_full: Collection[str] = ()) -> JoinedTables:
+    """Join descriptor tables (index = dataset) in the given order.
+
+    Parameters
+    ----------
+    tables : mapping of str to DataFrame
+        Table name → raw descriptor table indexed by dataset name.
+    in_full : collection of str
+        Names of the tables whose columns are always used in full (embeddings).
+
+    Returns
+    -------
+    JoinedTables
+
+    Raises
+    ------
+    InputError
+        When ``tables`` is empty.
+    """
+    out: pd.DataFrame | None = None
+    pickable: list[str] = []
+    embedding: list[str] = []
+    names: dict[tuple[str, str], str] = {}
+    for t, df in tables.items():
+        ren: dict[str, str] = {}
+        drop: list[str] = []
+        for c in map(str, df.columns):
+            if out is not None and c in out.columns:
+                if out[c].reindex(df.index).astype(str).equals(df[c].astype(str)):
+                    drop.append(c)
+                    names[(t, c)] = c
+                    continue
+                ren[c] = f"{t}.{c}"
+            names[(t, c)] = ren.get(c, c)
+        part = df.drop(columns=drop).rename(columns=ren)
+        (embedding if t in in_full else pickable).extend(str(c) for c in part.columns)
+        out = part if out is None else out.join(part, how="outer")
+    if out is None:
+        raise InputError("choose at least one descriptor table.", field="representation")
+    return JoinedTables(out, pickable, embedding, names)
+
+
 def load_descriptors(
     sources: Sequence[TableSource] | TableSource,
     *,
@@ -85,8 +150,9 @@ def load_descriptors(
     -------
     DataFrame
         Indexed by dataset (index name ``dataset``); the raw columns of every table
-        (prefixed with the table's name when two tables share a column name); a dataset
-        absent from one table has NaN there. ``attrs["sources"]`` lists the table names.
+        joined by :func:`join_tables` (a column repeated with other values is prefixed
+        with its table's name); a dataset absent from one table has NaN there.
+        ``attrs["sources"]`` lists the table names.
 
     Raises
     ------
@@ -94,10 +160,10 @@ def load_descriptors(
         Missing dataset column, duplicate or empty dataset names.
     """
     if isinstance(sources, str | Path | pd.DataFrame | bytes) or hasattr(sources, "read"):
-        sources = [sources]  # type: ignore[list-item]
-    sources = list(sources)  # type: ignore[arg-type]
+        sources = [sources]
+    sources = list(sources)
     if not sources:
-        raise InputError("no descriptor table given; give at least one (CLI: --features FILE).")
+        raise InputError("no descriptor table given; give at least one (CLI: --features FILE).", field="descriptor_file")
     tables: list[tuple[str, pd.DataFrame]] = []
     for i, src in enumerate(sources):
         label = source_label(src, labels[i] if labels and i < len(labels) else None)
@@ -109,33 +175,34 @@ def load_descriptors(
                 f"{', '.join(map(repr, list(df.columns)[:12]))}"
                 f"{' …' if df.shape[1] > 12 else ''}."
                 + (f" Did you mean {hint[0]!r}?" if hint else "")
-                + " Name the dataset column with --dataset-column (or rename it)."
+                + " Name the dataset column with --dataset-column (or rename it).",
+                field="descriptor_dataset_column",
             )
         names = df[dataset_column].astype(str).str.strip()
         blank = names.eq("") | df[dataset_column].isna()
         if blank.any():
-            raise InputError(f"{label}: empty dataset name in rows {row_numbers(df.index[blank])}. Fill them in or delete those rows.")
+            raise InputError(f"{label}: empty dataset name in rows {row_numbers(df.index[blank])}. Fill them in or "
+                             "delete those rows.", field="descriptor_file", rows=[int(r) + 2 for r in df.index[blank]])
         if aliases:
             names = names.map(lambda s: aliases.get(s, s))
         dup = names.duplicated(keep=False)
         if dup.any():
             raise InputError(
                 f"{label}: dataset names repeat in rows {row_numbers(df.index[dup])} (e.g. "
-                f"'{names[dup].iloc[0]}'). Keep one row per dataset."
+                f"'{names[dup].iloc[0]}'). Keep one row per dataset.",
+                field="descriptor_file", rows=[int(r) + 2 for r in df.index[dup]],
             )
         body = df.drop(columns=[dataset_column])
         body.index = pd.Index(names.to_numpy(), name="dataset")
         tables.append((Path(label).name.split(".")[0], body))
-    seen: dict[str, int] = {}
-    for _, t in tables:
-        for c in t.columns:
-            seen[c] = seen.get(c, 0) + 1
-    out: pd.DataFrame | None = None
-    for tname, t in tables:
-        t = t.rename(columns={c: f"{tname}.{c}" for c in t.columns if seen[c] > 1})
-        out = t if out is None else out.join(t, how="outer")
-    assert out is not None
-    out.attrs["sources"] = [t for t, _ in tables]
+    unique: dict[str, pd.DataFrame] = {}
+    for tname, body in tables:
+        key, i = tname, 2
+        while key in unique:
+            key, i = f"{tname}_{i}", i + 1
+        unique[key] = body
+    out = join_tables(unique).table
+    out.attrs["sources"] = list(unique)
     return out
 
 
@@ -157,7 +224,8 @@ def align_descriptors(
             f"{len(missing)} dataset(s) of the scores have no row in {label}: "
             f"{describe_mismatch(missing, [str(x) for x in descriptors.index if x not in set(datasets)])}. "
             "Rename them in one of the files or map them with an alias "
-            "(CLI: --alias 'NAME_IN_FEATURES=NAME_IN_SCORES')."
+            "(CLI: --alias 'NAME_IN_FEATURES=NAME_IN_SCORES').",
+            field="aliases",
         )
     extra = [d for d in descriptors.index if d not in set(datasets)]
     if extra and report is not None:
@@ -207,7 +275,8 @@ def build_representation(
         unknown = [c for c in columns if c not in table.columns]
         if unknown:
             raise InputError(
-                f"{name}: unknown column(s) {unknown}; the columns are {list(table.columns)}."
+                f"{name}: unknown column(s) {unknown}; the columns are {list(table.columns)}.",
+                field="descriptor_columns",
             )
         table = table[list(columns)]
     X, names = encode_tabular(

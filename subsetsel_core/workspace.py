@@ -1,7 +1,8 @@
 """Saving and loading a whole workspace to one file — safely.
 
-A workspace is the benchmark, its descriptor tables, the user's settings (representation,
-selection, evaluation choices: plain JSON) and finished or partial evaluation results. The
+A workspace is the benchmark, its descriptor tables, the representation recipes, the
+user's settings (selection, evaluation choices: plain JSON) and finished or partial
+evaluation results. The
 file is a zip archive of JSON, CSV and ``.npy`` arrays: nothing in it is ever unpickled or
 evaluated (``numpy.load(..., allow_pickle=False)``), its uncompressed size is checked
 before reading, and every part is validated again on load.
@@ -21,9 +22,10 @@ import pandas as pd
 
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.errors import InputError
-from subsetsel_core.evaluation.protocol import Entry, EvaluationConfig, EvaluationResult
+from subsetsel_core.evaluation.result import Entry, EvaluationConfig, EvaluationResult
 from subsetsel_core.io.tables import max_bytes
 from subsetsel_core.metrics import METRICS
+from subsetsel_core.representations.recipe import RepresentationRecipe
 
 FORMAT = "subsetsel-workspace"
 VERSION = 1
@@ -41,12 +43,15 @@ class Workspace:
     settings : dict
         JSON-serialisable settings of the app or script.
     evaluations : dict of str to EvaluationResult
+    recipes : dict of str to RepresentationRecipe
+        Named representation recipes over the descriptor tables.
     """
 
     benchmark: Benchmark
     descriptors: dict[str, pd.DataFrame] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
     evaluations: dict[str, EvaluationResult] = field(default_factory=dict)
+    recipes: dict[str, RepresentationRecipe] = field(default_factory=dict)
 
 
 def _npy(arr: np.ndarray) -> bytes:
@@ -59,9 +64,9 @@ def _load_npy(data: bytes, what: str) -> np.ndarray:
     try:
         arr = np.load(io.BytesIO(data), allow_pickle=False)
     except ValueError as exc:
-        raise InputError(f"workspace: {what} is not a plain numeric array ({exc}).") from None
+        raise InputError(f"workspace: {what} is not a plain numeric array ({exc}).", field="workspace") from None
     if arr.dtype.kind not in "fiub":
-        raise InputError(f"workspace: {what} has dtype {arr.dtype}; a numeric array was expected.")
+        raise InputError(f"workspace: {what} has dtype {arr.dtype}; a numeric array was expected.", field="workspace")
     return arr
 
 
@@ -73,6 +78,7 @@ def save_workspace(ws: Workspace, target: str | Path | None = None) -> bytes:
         "benchmark": {"name": b.name, "higher_is_better": b.higher_is_better, "datasets": list(b.datasets),
                       "models": list(b.models), "folds": list(b.folds)},
         "descriptors": list(ws.descriptors),
+        "recipes": {name: r.to_dict() for name, r in ws.recipes.items()},
         "settings": ws.settings,
         "evaluations": {},
     }
@@ -109,22 +115,22 @@ def load_workspace(source: str | Path | bytes, *, label: str = "workspace") -> W
     try:
         z = zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile:
-        raise InputError(f"{label}: not a subsetsel workspace file (not a zip archive).") from None
+        raise InputError(f"{label}: not a subsetsel workspace file (not a zip archive).", field="workspace") from None
     with z:
         total = sum(i.file_size for i in z.infolist())
         if total > 4 * max_bytes():
-            raise InputError(f"{label}: unpacks to {total / 2**20:.0f} MB, more than allowed; not loaded.")
+            raise InputError(f"{label}: unpacks to {total / 2**20:.0f} MB, more than allowed; not loaded.", field="workspace")
         names = set(z.namelist())
         if "workspace.json" not in names:
-            raise InputError(f"{label}: not a subsetsel workspace file (no workspace.json).")
+            raise InputError(f"{label}: not a subsetsel workspace file (no workspace.json).", field="workspace")
         try:
             meta = json.loads(z.read("workspace.json"))
         except json.JSONDecodeError as exc:
-            raise InputError(f"{label}: workspace.json is damaged ({exc}).") from None
+            raise InputError(f"{label}: workspace.json is damaged ({exc}).", field="workspace") from None
         if meta.get("format") != FORMAT:
-            raise InputError(f"{label}: not a subsetsel workspace file.")
+            raise InputError(f"{label}: not a subsetsel workspace file.", field="workspace")
         if int(meta.get("version", 0)) > VERSION:
-            raise InputError(f"{label}: written by a newer subsetsel (format {meta.get('version')}); update subsetsel.")
+            raise InputError(f"{label}: written by a newer subsetsel (format {meta.get('version')}); update subsetsel.", field="workspace")
         bm = meta["benchmark"]
         scores = _load_npy(z.read("scores.npy"), "scores.npy")
         bench = Benchmark(scores, tuple(bm["datasets"]), tuple(bm["models"]), tuple(bm["folds"]),
@@ -147,4 +153,8 @@ def load_workspace(source: str | Path | bytes, *, label: str = "workspace") -> W
             }
             evaluations[str(name)] = EvaluationResult(cfg, np.asarray(ev["ks"], dtype=np.int64), entries, values,
                                                       int(ev["trials_done"]), bool(ev["complete"]), dict(ev["info"]))
-    return Workspace(bench, descriptors, dict(meta.get("settings", {})), evaluations)
+        recipes = meta.get("recipes") or {}
+        if not isinstance(recipes, dict):
+            raise InputError(f"{label}: 'recipes' in workspace.json is not an object.", field="workspace")
+        loaded = {str(n): RepresentationRecipe.from_dict(r) for n, r in recipes.items()}
+    return Workspace(bench, descriptors, dict(meta.get("settings", {})), evaluations, loaded)

@@ -117,3 +117,145 @@ def test_missing_file_via_subprocess(tmp_path: Path) -> None:
                         "--strategy", "random", "--k", "2"], capture_output=True, text=True)
     assert r.returncode == 2
     assert "x.csv: file not found" in r.stderr and "Traceback" not in r.stderr
+
+
+# --------------------------------------------------------------------------- representation options, sidecars
+
+
+TSC = Path(__file__).resolve().parent.parent / "sample_data" / "tsc_bakeoff"
+
+
+@pytest.fixture(scope="module")
+def tsc():  # type: ignore[no-untyped-def]
+    from subsetsel_core.io.folder import load_benchmark_folder
+
+    lb = load_benchmark_folder(TSC)
+    return lb, {r.name: r for r in lb.manifest.representations}
+
+
+def _dashboard_files(tsc, recipe, choose, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """What the dashboard's downloads hold for a selection: CSV text, sidecar text, sidecar path."""
+    from subsetsel_core import export
+    from subsetsel_core.representations.recipe import build_recipe, recipe_columns
+
+    lb, specs = tsc
+    rep = build_recipe(recipe, lb.benchmark, lb.descriptors, specs, seed=3)
+    sel, bs = choose(lb, specs, rep)
+    table = export.subset_table(sel, recipe_columns(recipe, sel.datasets, lb.descriptors, specs), budget=bs)
+    meta = export.sidecar(sel, lb.benchmark, recipe, title=lb.manifest.title, budget=bs)
+    path = tmp_path / (export.file_stem(sel, None if bs is None else bs.budget) + ".json")
+    path.write_text(export.sidecar_json(meta), encoding="utf-8")
+    return export.subset_csv(table), export.sidecar_json(meta), path
+
+
+def test_recipe_reproduces_a_dashboard_subset_byte_for_byte(tsc, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from subsetsel_core.representations.recipe import make_recipe
+    from subsetsel_core.selection import select_datasets
+
+    lb, specs = tsc
+    recipe = make_recipe(lb.descriptors, specs, ["ucr_info", "description"], ["type", "n_classes", "series_length",
+                         "description"], text=True, log=True, pca=0.9)
+    csv_text, side_text, path = _dashboard_files(
+        tsc, recipe, lambda lb, specs, rep: (select_datasets(lb.benchmark, rep, "kmeans", 7, seed=3,
+                                                             include=["Coffee"], exclude=["Beef"]), None), tmp_path)
+    out, side = tmp_path / "cli.csv", tmp_path / "cli.json"
+    assert main(["select", "--benchmark", str(TSC), "--recipe", str(path), "--out", str(out), "--sidecar", str(side)]) == 0
+    assert out.read_bytes() == csv_text.encode("utf-8")
+    assert side.read_bytes() == side_text.encode("utf-8")
+    df = pd.read_csv(out)
+    assert df["dataset"].tolist() == json.loads(side_text)["datasets"] and df["dataset"].iloc[0] == "Coffee"
+    assert list(df.columns) == ["order", "dataset", "type", "n_classes", "series_length", "description"]
+
+
+def test_recipe_reproduces_a_budget_subset(tsc, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from subsetsel_core.representations.recipe import make_recipe
+    from subsetsel_core.selection import dataset_costs, select_within_budget
+
+    lb, specs = tsc
+
+    def choose(lb, specs, rep):  # type: ignore[no-untyped-def]
+        costs = dataset_costs(lb.benchmark, lb.descriptors, specs, "train_size")
+        bs = select_within_budget(lb.benchmark, rep, "fafi-cosine", costs, 0.1 * costs.total, seed=3)
+        return bs.selection, bs
+
+    csv_text, side_text, path = _dashboard_files(tsc, make_recipe(lb.descriptors, specs, ["ucr_info"]), choose,
+                                                 tmp_path)
+    assert "_budget" in path.name
+    out = tmp_path / "cli.csv"
+    assert main(["select", "--benchmark", str(TSC), "--recipe", str(path), "--out", str(out)]) == 0
+    assert out.read_bytes() == csv_text.encode("utf-8")
+    assert list(pd.read_csv(out).columns[:4]) == ["order", "dataset", "cost", "cumulative_cost"]
+
+
+def test_recipe_fixes_the_selection_options(tsc, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    from subsetsel_core.representations.recipe import make_recipe
+    from subsetsel_core.selection import select_datasets
+
+    lb, specs = tsc
+    _, _, path = _dashboard_files(tsc, make_recipe(lb.descriptors, specs, ["ucr_info"]),
+                                  lambda lb, specs, rep: (select_datasets(lb.benchmark, rep, "random", 3), None), tmp_path)
+    assert main(["select", "--benchmark", str(TSC), "--recipe", str(path), "--k", "4"]) == 2
+    assert "--k" in capsys.readouterr().err
+    (tmp_path / "bad.json").write_text('{"benchmark": "x"}')
+    assert main(["select", "--benchmark", str(TSC), "--recipe", str(tmp_path / "bad.json")]) == 2
+    assert "give the JSON sidecar" in capsys.readouterr().err
+
+
+def test_representation_options(files: dict[str, Path], tmp_path: Path) -> None:
+    out, side = tmp_path / "s.csv", tmp_path / "s.json"
+    rc = main(["select", "--scores", str(files["scores"]), "--features", str(files["features"]), "--lower-is-better",
+               "--strategy", "kmeans", "--k", "4", "--columns", "family,x_00", "--no-text", "--log", "--pca", "0.8",
+               "--out", str(out), "--sidecar", str(side)])
+    assert rc == 0
+    assert list(pd.read_csv(out).columns) == ["order", "dataset", "family", "x_00"]
+    recipe = json.loads(side.read_text())["representation_recipe"]
+    assert recipe == {"tables": ["features"], "columns": ["family", "x_00"], "text": False, "log": True, "pca": 0.8,
+                      "name": "features/2 cols,no text,log,PCA 80%"}
+
+
+def test_tables_join_with_plus(tsc, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "r.json"
+    rc = main(["evaluate", "--benchmark", str(TSC), "--representation", "ucr_info+description,minilm",
+               "--strategies", "kmeans", "--trials", "2", "--k-max", "4", "--metrics", "spearman", "--out", str(out)])
+    assert rc == 0
+    assert set(json.loads(out.read_text())["results"]) >= {"kmeans [ucr_info+description]", "kmeans [minilm]"}
+
+
+def test_every_error_field_has_a_flag() -> None:
+    from subsetsel_core.cli import FLAGS, error_text
+    from subsetsel_core.errors import FIELDS, InputError
+
+    assert set(FIELDS) - set(FLAGS) <= {"workspace"} and set(FLAGS) <= set(FIELDS)
+    assert error_text("select", InputError("no column 'f'.", field="fold_column")) == "no column 'f'. [--fold-column COL]"
+    assert error_text("evaluate", InputError("bad.", field="strategy")) == "bad. [--strategies S1,S2]"
+    assert error_text("place", InputError("x.", field="scores_file")).endswith("[--reference FILE or --benchmark FOLDER]")
+    assert error_text("select", InputError("use --k K.", field="k")) == "use --k K."
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["select", "--strategy", "kmeans", "--k", "3", "--columns", "nope"], "--columns A,B"),
+        (["select", "--strategy", "kmeans"], "--k K"),
+        (["evaluate", "--strategies", "kmeans,nope"], "--strategies S1,S2"),
+        (["evaluate", "--metrics", "auc"], "--metrics M1,M2"),
+        (["select", "--strategy", "kmeans", "--k", "3", "--representation", "other"], "--representation"),
+    ],
+)
+def test_errors_name_the_flag(files: dict[str, Path], argv: list[str], needle: str,
+                              capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["--scores", str(files["scores"]), "--features", str(files["features"]), "--lower-is-better"]
+    assert main(argv[:1] + base + argv[1:]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and "Traceback" not in err
+
+
+def test_strategy_and_metric_choices_come_from_the_registries(capsys: pytest.CaptureFixture[str]) -> None:
+    from subsetsel_core.metrics import METRICS
+    from subsetsel_core.strategies import REGISTRY
+
+    for argv, names in ((["select", "--strategy", "nope"], REGISTRY), (["advise", "--metric", "nope"], METRICS)):
+        with pytest.raises(SystemExit):
+            main(argv)
+        err = capsys.readouterr().err
+        assert "invalid choice" in err and all(f"'{n}'" in err for n in names)

@@ -59,3 +59,12 @@ def test_pickles_are_never_loaded(ws: Workspace) -> None:
 def test_bad_files(data: bytes) -> None:
     with pytest.raises(InputError, match="workspace"):
         load_workspace(data)
+
+
+def test_recipes_round_trip(ws: Workspace) -> None:
+    from subsetsel_core.representations.recipe import RepresentationRecipe
+
+    recipe = RepresentationRecipe(("oracle",), ("x0", "x1"), text=False, log=True, pca=0.9, name="oracle/2 cols")
+    back = load_workspace(save_workspace(Workspace(ws.benchmark, ws.descriptors, recipes={"mine": recipe})))
+    assert back.recipes == {"mine": recipe}
+    assert load_workspace(save_workspace(ws)).recipes == {}

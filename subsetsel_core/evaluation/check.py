@@ -9,50 +9,71 @@ looks like noise cannot be expected to beat random choice.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.stats import rankdata
 
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.descriptors import Representation
-from subsetsel_core.errors import InputError
+from subsetsel_core.errors import Cancelled, InputError
 from subsetsel_core.strategies import standardize
 
+if TYPE_CHECKING:
+    import pandas as pd
 
-def rank_profile_distances(benchmark: Benchmark) -> np.ndarray:
-    """1 − Spearman correlation between the datasets' rank vectors; shape (n, n).
+    from subsetsel_core.evaluation.result import EvaluationResult
 
-    A dataset whose models all tie (constant rank vector) has correlation 0 with every
-    other dataset (distance 1).
+#: Label permutations of the Mantel test, wherever it is shown.
+PERMUTATIONS = 999
+
+
+def _rank(values: np.ndarray) -> np.ndarray:
+    from scipy.stats import rankdata  # lazy: scipy.stats is slow to import
+
+    return np.asarray(rankdata(values), dtype=float)
+
+
+def rank_distance(rank_vectors: np.ndarray) -> np.ndarray:
+    """Condensed 1 − Spearman distances between the rows of ``rank_vectors`` (n, M).
+
+    A row without variation (every model tied) has correlation 0 with everything
+    (distance 1).
     """
-    r = rankdata(benchmark.rank_sums, axis=1)
-    r = r - r.mean(axis=1, keepdims=True)
-    norm = np.sqrt((r * r).sum(axis=1))
-    u = r / np.where(norm > 0, norm, 1.0)[:, None]
-    c = np.clip(u @ u.T, -1.0, 1.0)
-    d = 1.0 - c
-    np.fill_diagonal(d, 0.0)
-    return d
+    from scipy.stats import rankdata
+
+    R = rankdata(np.asarray(rank_vectors, float), axis=1)
+    R = R - R.mean(axis=1, keepdims=True)
+    norm = np.sqrt((R**2).sum(axis=1))
+    U = np.zeros_like(R)
+    ok = norm > 0
+    U[ok] = R[ok] / norm[ok, None]
+    C = np.clip(U @ U.T, -1.0, 1.0)
+    return 1.0 - C[np.triu_indices(C.shape[0], k=1)]
 
 
-def descriptor_distances(X: np.ndarray) -> np.ndarray:
-    """Euclidean distances between standardized rows of ``X``; shape (n, n)."""
-    Z = standardize(X)
-    sq = (Z * Z).sum(axis=1)
-    d2 = np.maximum(sq[:, None] + sq[None, :] - 2.0 * Z @ Z.T, 0.0)
-    d = np.sqrt(d2)
-    np.fill_diagonal(d, 0.0)
-    return d
+def descriptor_distance(X: np.ndarray) -> np.ndarray:
+    """Condensed Euclidean distances between the standardized rows of ``X`` (as the strategies see it)."""
+    from scipy.spatial.distance import pdist
+
+    Z = standardize(np.asarray(X, float))
+    n = Z.shape[0]
+    return np.asarray(pdist(Z), dtype=float) if Z.shape[1] else np.zeros(n * (n - 1) // 2)
 
 
-def mantel(a: np.ndarray, b: np.ndarray, *, permutations: int = 999, seed: int = 0) -> tuple[float, float]:
+def _standard(v: np.ndarray) -> np.ndarray:
+    sd = v.std()
+    return (v - v.mean()) / sd if sd > 0 else np.zeros_like(v)
+
+
+def mantel(a: np.ndarray, b: np.ndarray, *, permutations: int = PERMUTATIONS, seed: int = 0) -> tuple[float, float]:
     """Mantel test with Spearman correlation between two distance matrices.
 
     Parameters
     ----------
-    a, b : ndarray of shape (n, n)
-        Symmetric distance matrices.
+    a, b : ndarray of shape (n, n), or condensed of shape (n (n − 1) / 2,)
+        Symmetric distances (both square or both condensed).
     permutations : int
         Number of joint row/column permutations of ``a``.
     seed : int
@@ -60,30 +81,80 @@ def mantel(a: np.ndarray, b: np.ndarray, *, permutations: int = 999, seed: int =
     Returns
     -------
     r : float
-        Spearman correlation of the upper triangles.
+        Spearman correlation of the pairwise distances.
     p : float
         One-sided permutation p-value (positive association), ``(1 + #{r_perm ≥ r}) / (1 + P)``.
     """
-    n = a.shape[0]
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    if a.ndim == 2:
+        iu = np.triu_indices(a.shape[0], k=1)
+        a, b = a[iu], b[iu]
+    n = int(round((1 + np.sqrt(1 + 8 * a.size)) / 2))
     iu = np.triu_indices(n, k=1)
-    rb = rankdata(b[iu])
-    rb = (rb - rb.mean()) / (rb.std() or 1.0)
-
-    def corr(m: np.ndarray) -> float:
-        ra = rankdata(m[iu])
-        sd = ra.std()
-        if sd == 0:
-            return 0.0
-        return float(((ra - ra.mean()) / sd * rb).mean())
-
-    r = corr(a)
+    ra, rb = _standard(_rank(a)), _standard(_rank(b))
+    r = float((ra * rb).mean())
+    M = np.zeros((n, n))
+    M[iu] = ra  # ranks permute with the datasets: no re-ranking per permutation
+    M = M + M.T
     rng = np.random.default_rng(seed)
     hits = 0
     for _ in range(permutations):
         p = rng.permutation(n)
-        if corr(a[np.ix_(p, p)]) >= r - 1e-12:
+        if float(M[p][:, p][iu] @ rb) / rb.size >= r - 1e-12:
             hits += 1
     return r, (1 + hits) / (1 + permutations)
+
+
+@dataclass(frozen=True, eq=False)
+class Geometry:
+    """Agreement between descriptor geometry and performance structure.
+
+    Attributes
+    ----------
+    rho : float
+        Spearman correlation between pairwise descriptor distances and pairwise
+        performance distances (NaN with fewer than three datasets).
+    p_value : float
+        One-sided Mantel permutation p-value.
+    permutations : int
+    desc_dist, rank_dist : ndarray of shape (n (n − 1) / 2,)
+        The condensed distances (:func:`descriptor_distance`, :func:`rank_distance`).
+    """
+
+    rho: float
+    p_value: float
+    permutations: int
+    desc_dist: np.ndarray
+    rank_dist: np.ndarray
+
+    def strength(self) -> str:
+        """``"strong"``, ``"moderate"``, ``"weak"`` or ``"none"`` (by ρ and p)."""
+        if not np.isfinite(self.rho) or self.p_value > 0.05 or self.rho <= 0:
+            return "none"
+        if self.rho >= 0.4:
+            return "strong"
+        return "moderate" if self.rho >= 0.2 else "weak"
+
+
+def geometry_agreement(X: np.ndarray, rank_vectors: np.ndarray, *, permutations: int = PERMUTATIONS,
+                       seed: int = 0) -> Geometry:
+    """Mantel test between descriptor distances and rank-profile distances.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, p)
+        The representation (standardized here as the strategies see it).
+    rank_vectors : ndarray of shape (n, M)
+        ``Benchmark.rank_vectors`` (or rank sums: only the order within a row counts).
+    permutations : int
+    seed : int
+    """
+    d_desc = descriptor_distance(X)
+    d_rank = rank_distance(rank_vectors)
+    if d_desc.size < 3:
+        return Geometry(float("nan"), 1.0, 0, d_desc, d_rank)
+    r, p = mantel(d_desc, d_rank, permutations=permutations, seed=seed)
+    return Geometry(r, p, permutations, d_desc, d_rank)
 
 
 def linear_cka(X: np.ndarray, Y: np.ndarray) -> float:
@@ -135,16 +206,15 @@ class RepresentationCheck:
 
 
 def check_representation(
-    benchmark: Benchmark, representation: Representation, *, permutations: int = 999, seed: int = 0
+    benchmark: Benchmark, representation: Representation, *, permutations: int = PERMUTATIONS, seed: int = 0
 ) -> RepresentationCheck:
-    """Mantel test and linear CKA of a representation against the benchmark's rank profiles."""
+    """Mantel test (:func:`geometry_agreement`) and linear CKA of a representation against the rank profiles."""
     if tuple(representation.datasets) != tuple(benchmark.datasets):
-        raise InputError("the representation is not aligned to the benchmark's datasets.")
-    dr = rank_profile_distances(benchmark)
-    dx = descriptor_distances(representation.X)
-    r, p = mantel(dx, dr, permutations=permutations, seed=seed)
+        raise InputError("the representation is not aligned to the benchmark's datasets.", field="representation")
+    g = geometry_agreement(representation.X, benchmark.rank_vectors, permutations=permutations, seed=seed)
     cka = linear_cka(standardize(representation.X), benchmark.rank_vectors)
-    return RepresentationCheck(representation.name, r, p, cka, benchmark.n_datasets, representation.X.shape[1])
+    return RepresentationCheck(representation.name, g.rho, g.p_value, cka, benchmark.n_datasets,
+                               representation.X.shape[1])
 
 
 def overall_verdict(check: RepresentationCheck, best: str, gain: float, p: float | None) -> str:
@@ -172,3 +242,110 @@ def overall_verdict(check: RepresentationCheck, best: str, gain: float, p: float
     return (f"'{check.representation}' tracks the rank profiles (Mantel r = {check.mantel_r:.2f}) but no strategy beat "
             f"random in the quick run (best {best}, Spearman AUC {gain:+.2f}); treat subsets from it as no better "
             "than random.")
+
+
+@dataclass(frozen=True, eq=False)
+class QuickCheck:
+    """The geometry check and a quick protocol run of one representation.
+
+    Attributes
+    ----------
+    check : RepresentationCheck
+    result : EvaluationResult
+        The quick run (Spearman only).
+    best : str
+        Grid entry with the best Spearman AUC.
+    gain : float
+        Its Spearman AUC minus random's (unnormalised, as in :func:`overall_verdict`).
+    p : float or None
+        Its Holm-corrected p-value against random.
+    """
+
+    check: RepresentationCheck
+    result: EvaluationResult
+    best: str
+    gain: float
+    p: float | None
+
+    @property
+    def beats_random(self) -> bool:
+        """Whether the best entry beats random significantly."""
+        return self.p is not None and self.p < 0.05 and self.gain > 0
+
+    @property
+    def verdict(self) -> str:
+        """:func:`overall_verdict` of the check and the quick run."""
+        return overall_verdict(self.check, self.best, self.gain, self.p)
+
+    @property
+    def gain_normalised(self) -> float:
+        """The gain divided by the k span (difference of mean Spearman over k)."""
+        return self.gain / max(1, len(self.result.ks) - 1)
+
+    def table(self) -> pd.DataFrame:
+        """Per entry: Spearman AUC, its gain over random (as in the verdict) and p, best first."""
+        import pandas as pd
+
+        base = self.result.stats["random"].auc["spearman"].mean
+        rows = []
+        for e in self.result.entries:
+            s = self.result.stats[e.key]
+            rows.append({"strategy": e.key, "Spearman AUC": s.auc["spearman"].mean,
+                         "gain over random": s.auc["spearman"].mean - base,
+                         "p vs random (Holm)": s.p_vs_random.get("spearman")})
+        df = pd.DataFrame(rows)
+        df["p vs random (Holm)"] = pd.to_numeric(df["p vs random (Holm)"], errors="coerce")
+        return df.sort_values("Spearman AUC", ascending=False).reset_index(drop=True)
+
+
+def quick_check(
+    benchmark: Benchmark, representation: Representation, *, trials: int = 50, seed: int = 0,
+    permutations: int = PERMUTATIONS, progress: Callable[[float], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> QuickCheck:
+    """Mantel test and CKA of a representation, then a quick protocol run (all strategies, Spearman) on it.
+
+    Parameters
+    ----------
+    benchmark : Benchmark
+    representation : Representation
+    trials : int
+        Trials of the quick run (α = 0.8, k = 2 … min(20, n)).
+    seed : int
+    permutations : int
+        Of the Mantel test.
+    progress : callable, optional
+        Called with the fraction done (0 … 1) after the Mantel test and every batch of trials.
+    should_stop : callable, optional
+        Polled after the Mantel test and between batches.
+
+    Raises
+    ------
+    Cancelled
+        When ``should_stop`` returned True before the run finished.
+    InputError
+        A representation not aligned to the benchmark, bad trials.
+    """
+    from subsetsel_core.evaluation.protocol import iter_evaluate
+    from subsetsel_core.evaluation.result import EvaluationConfig
+
+    chk = check_representation(benchmark, representation, permutations=permutations, seed=seed)
+    if progress is not None:
+        progress(1.0 / (trials + 1))
+    if should_stop is not None and should_stop():
+        raise Cancelled("the representation check was stopped.")
+    k_max = min(20, benchmark.n_datasets)
+    cfg = EvaluationConfig(trials=trials, seed=seed, metrics=("spearman",), k_min=min(2, k_max), k_max=k_max,
+                           batch_size=max(1, min(10, trials // 10 or 1)))
+    res = None
+    for res in iter_evaluate(benchmark, {representation.name: representation}, cfg, should_stop=should_stop):
+        if progress is not None:
+            progress((1 + res.trials_done) / (trials + 1))
+    if res is None or not res.complete:
+        raise Cancelled("the representation check was stopped.")
+    base = res.stats["random"].auc["spearman"].mean
+    keys = [e.key for e in res.entries if e.representation == representation.name]
+    best = max(keys, key=lambda k: res.stats[k].auc["spearman"].mean)
+    gain = float(res.stats[best].auc["spearman"].mean - base)
+    p = res.stats[best].p_vs_random.get("spearman")
+    return QuickCheck(chk, res, best, gain, None if p is None or not np.isfinite(p) else float(p))

@@ -1,0 +1,225 @@
+"""Command line: the data options, loading them, and the representations they describe.
+
+Every command takes a benchmark folder (``--benchmark``) or score and descriptor files
+(``--scores``, ``--features``); the representation options (``--representation A+B``,
+``--columns``, ``--text/--no-text``, ``--log``, ``--pca``) describe representation recipes
+built exactly as the dashboard builds them
+(:func:`~subsetsel_core.representations.recipe.build_recipe`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from subsetsel_core.benchmark import MISSING_POLICIES
+from subsetsel_core.errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from subsetsel_core.benchmark import Benchmark
+    from subsetsel_core.descriptors import Representation
+    from subsetsel_core.representations.recipe import RepresentationRecipe, TableSpec
+
+def names(value: str) -> list[str]:
+    """A comma-separated list of names."""
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def share(value: str) -> float:
+    """A share in (0, 1] (an argparse type)."""
+    try:
+        v = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    if not 0 < v <= 1:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {value}")
+    return v
+
+
+def add_data_args(p: argparse.ArgumentParser, scores_flag: str = "--scores") -> None:
+    """The options that say where the benchmark is."""
+    g = p.add_argument_group("data (a benchmark folder, or score and descriptor files)")
+    g.add_argument("--benchmark", metavar="FOLDER", help="benchmark folder with a manifest.json (e.g. sample_data/tsc_bakeoff)")
+    g.add_argument(scores_flag, dest="scores", metavar="FILE", help="score table: CSV, CSV.gz or Parquet")
+    g.add_argument("--features", action="append", metavar="FILE",
+                   help="descriptor table (repeat for several; each is a table named after its file)")
+    g.add_argument("--lower-is-better", action="store_true", help="scores are errors or losses")
+    g.add_argument("--dataset-column", default="dataset", metavar="COL")
+    g.add_argument("--model-column", default="model", metavar="COL")
+    g.add_argument("--score-column", default="score", metavar="COL")
+    g.add_argument("--fold-column", default="fold", metavar="COL", help="fold/seed column (used when present)")
+    g.add_argument("--wide", action="store_true", help="scores are wide: first column dataset, one column per model")
+    g.add_argument("--missing", choices=MISSING_POLICIES, default="error", help="what to do with missing scores")
+    g.add_argument("--alias", action="append", metavar="A=B", help="descriptor name A means dataset B of the scores")
+    g.add_argument("--name", help="benchmark name shown in outputs")
+
+
+def add_representation_args(p: argparse.ArgumentParser) -> None:
+    """The options of a representation recipe (as on the dashboard's Representation page)."""
+    g = p.add_argument_group("representation (as on the dashboard's Representation page)")
+    g.add_argument("--representation", metavar="T[+T][,…]", type=names, default=None,
+                   help="descriptor tables (a manifest's representations, or --features file names); "
+                        "'A+B' joins tables into one representation, ',' separates representations "
+                        "(default: the first table, or every --features file joined)")
+    g.add_argument("--columns", metavar="A,B", type=names, default=None,
+                   help="columns of the joined tables to use (default: each table's manifest columns); "
+                        "embedding tables are always used in full")
+    g.add_argument("--text", action=argparse.BooleanOptionalAction, default=None,
+                   help="embed text columns with TF-IDF + SVD (default) or drop them (--no-text)")
+    g.add_argument("--log", action="store_true", default=None, help="log1p of heavy-tailed count columns")
+    g.add_argument("--pca", type=share, metavar="VARIANCE", default=None,
+                   help="reduce with PCA keeping this fraction of the variance, e.g. 0.9")
+
+
+def aliases(values: Sequence[str] | None) -> dict[str, str]:
+    """``--alias A=B`` options as a mapping."""
+    out: dict[str, str] = {}
+    for v in values or []:
+        if "=" not in v:
+            raise InputError(f"alias '{v}' must look like NAME_IN_FEATURES=NAME_IN_SCORES.", field="aliases")
+        a, b = v.split("=", 1)
+        out[a.strip()] = b.strip()
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class Data:
+    """A benchmark with its raw descriptor tables, as the dashboard holds it.
+
+    Attributes
+    ----------
+    benchmark : Benchmark
+    descriptors : dict of str to DataFrame
+        Table name → raw table indexed by dataset (the tables loaded).
+    specs : dict of str to TableSpec
+        The manifest's spec of each table (files given with ``--features`` have none).
+    tables : tuple of str
+        Every table the source has, loaded or not, in order.
+    title : str
+        Display name (the manifest's title).
+    """
+
+    benchmark: Benchmark
+    descriptors: dict[str, pd.DataFrame]
+    specs: dict[str, TableSpec]
+    tables: tuple[str, ...]
+    title: str
+
+
+def _stems(files: Sequence[str]) -> list[str]:
+    out: list[str] = []
+    for f in files:
+        stem, i = Path(f).name.split(".")[0], 2
+        key = stem
+        while key in out:
+            key, i = f"{stem}_{i}", i + 1
+        out.append(key)
+    return out
+
+
+def load(args: argparse.Namespace, tables: Sequence[str] | None = None) -> Data:
+    """The benchmark and descriptor tables the options name.
+
+    Parameters
+    ----------
+    args : Namespace
+    tables : sequence of str, optional
+        The tables needed (None: every table; empty: the default representation's).
+    """
+    from subsetsel_core.benchmark import load_scores
+    from subsetsel_core.descriptors import load_descriptors
+
+    if args.benchmark:
+        if args.scores or args.features:
+            raise InputError("give either a benchmark folder or score/descriptor files, not both.",
+                             field="scores_file")
+        return _load_folder(args.benchmark, tables)
+    if not args.scores:
+        raise InputError("no data: give a benchmark folder, or a score table (and descriptor tables).",
+                         field="scores_file")
+    bench = load_scores(
+        args.scores, dataset_column=args.dataset_column, model_column=args.model_column,
+        score_column=args.score_column, fold_column=args.fold_column, wide=args.wide,
+        higher_is_better=not args.lower_is_better, missing=args.missing, name=args.name,
+    )
+    files = list(args.features or [])
+    stems = _stems(files)
+    alias = aliases(args.alias)
+    descriptors = {s: load_descriptors(f, dataset_column=args.dataset_column, aliases=alias)
+                   for s, f in zip(stems, files, strict=True) if not tables or s in tables}
+    return Data(bench, descriptors, {}, tuple(stems), bench.name)
+
+
+def _load_folder(folder: str, tables: Sequence[str] | None) -> Data:
+    from subsetsel_core.io.folder import load_benchmark_folder
+    from subsetsel_core.io.manifest import read_manifest
+
+    m = read_manifest(folder)
+    if tables is not None and not tables:
+        tables = list(m.representation_names[:1])
+    unknown = [t for t in tables or () if t not in m.representation_names]
+    if unknown:
+        raise InputError(f"unknown descriptor table '{unknown[0]}'; the tables are "
+                         f"{', '.join(m.representation_names)}.", field="representation")
+    lb = load_benchmark_folder(m, None if tables is None else tuple(tables))
+    specs: dict[str, TableSpec] = {r.name: r for r in m.representations}
+    return Data(lb.benchmark, dict(lb.descriptors), specs, tuple(m.representation_names), m.title or m.name)
+
+
+def requested_tables(args: argparse.Namespace) -> list[str]:
+    """The tables ``--representation`` names (empty: the default representation's)."""
+    return list(dict.fromkeys(t for r in args.representation or () for t in r.split("+")))
+
+
+def recipes(args: argparse.Namespace, data: Data) -> list[RepresentationRecipe]:
+    """The representation recipes the options describe (none when there is no descriptor table)."""
+    from subsetsel_core.representations.recipe import make_recipe
+
+    if args.representation:
+        groups = [r.split("+") for r in args.representation]
+    elif not data.tables:
+        return []
+    else:
+        groups = [list(data.tables[:1])] if data.specs else [list(data.tables)]
+    text = True if args.text is None else bool(args.text)
+    return [make_recipe(data.descriptors, data.specs, g, args.columns, text=text, log=bool(args.log), pca=args.pca)
+            for g in groups]
+
+
+def build(recipe: RepresentationRecipe, data: Data, seed: int) -> Representation:
+    """The representation of a recipe, warnings on stderr."""
+    from subsetsel_core.representations.recipe import build_recipe
+
+    rep = build_recipe(recipe, data.benchmark, data.descriptors, data.specs, seed=seed)
+    warn(rep.report)
+    return rep
+
+
+def representations(args: argparse.Namespace, data: Data, seed: int) -> list[tuple[RepresentationRecipe, Representation]]:
+    """Every representation the options describe, with its recipe."""
+    return [(r, build(r, data, seed)) for r in recipes(args, data)]
+
+
+def warn(*reports: Any) -> None:
+    """Print the warnings of validation reports on stderr."""
+    for r in reports:
+        for f in r.findings:
+            if f.level == "warning":
+                sys.stderr.write(f"warning: {f.message}\n")
+
+
+def write(text: str, out: str | None) -> None:
+    """Write UTF-8 text to a file (exactly these bytes), or to standard output."""
+    if out:
+        try:
+            Path(out).write_bytes(text.encode("utf-8"))
+        except OSError as exc:
+            raise InputError(f"cannot write {out}: {exc.strerror}. Check the folder exists and is writable.") from None
+    else:
+        sys.stdout.write(text)

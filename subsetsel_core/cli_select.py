@@ -1,0 +1,139 @@
+"""Command line: ``subsetsel select`` (k, budget or a dashboard sidecar) and ``subsetsel place``.
+
+A subset is written by :mod:`subsetsel_core.export`, as the dashboard writes it: the
+same selection gives the same CSV and sidecar bytes on both faces.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from subsetsel_core import cli_data as D
+from subsetsel_core.errors import InputError
+
+if TYPE_CHECKING:
+    from subsetsel_core.coverage import Coverage
+    from subsetsel_core.descriptors import Representation
+    from subsetsel_core.export import SubsetRecipe
+    from subsetsel_core.selection import BudgetSelection, Selection
+
+#: Options a sidecar (``--recipe``) fixes; giving them as well is an error.
+_FIXED = ("strategy", "k", "budget", "cost_column", "seed", "include", "exclude", "representation", "columns",
+          "text", "log", "pca")
+
+
+def _from_sidecar(args: argparse.Namespace) -> SubsetRecipe:
+    from subsetsel_core.export import read_sidecar
+
+    given = [f"--{k.replace('_', '-')}" for k in _FIXED if getattr(args, k) not in (None, [], False)]
+    if given:
+        raise InputError(f"the sidecar given with --recipe fixes {', '.join(given)}; leave them out.",
+                         field="representation")
+    return read_sidecar(args.recipe)
+
+
+def cmd_select(args: argparse.Namespace) -> int:
+    """``subsetsel select``: one subset, written as the dashboard writes it."""
+    from subsetsel_core import export
+    from subsetsel_core.representations.recipe import recipe_columns
+
+    side = _from_sidecar(args) if args.recipe else None
+    if side is not None:
+        tables = None if side.budget is not None or side.representation is None else list(side.representation.tables)
+    else:
+        tables = None if args.budget is not None else D.requested_tables(args)
+    data = D.load(args, tables)
+    D.warn(data.benchmark.report)
+    if side is not None:
+        recipe = side.representation
+        if side.benchmark != data.benchmark.name:
+            sys.stderr.write(f"warning: the sidecar is of benchmark '{side.benchmark}', the data of "
+                             f"'{data.benchmark.name}'.\n")
+    else:
+        found = D.recipes(args, data)
+        if len(found) > 1:
+            raise InputError("select uses one representation; name one table or join tables with '+'.",
+                             field="representation")
+        recipe = found[0] if found else None
+    seed = side.seed if side is not None else int(args.seed or 0)
+    rep = None if recipe is None else D.build(recipe, data, seed)
+    sel, bs = _choose(args, side, data, rep, seed)
+    cov = _coverage(rep, sel) if args.coverage else None
+    descriptors = None if recipe is None else recipe_columns(recipe, data.benchmark.datasets, data.descriptors,
+                                                             data.specs)
+    table = export.subset_table(sel, descriptors, budget=bs, coverage=cov)
+    meta = export.sidecar(sel, data.benchmark, recipe, title=data.title, budget=bs, coverage=cov)
+    if side is not None and tuple(sel.datasets) != side.datasets:
+        sys.stderr.write(f"warning: this subset differs from the one listed in {Path(args.recipe).name}: the "
+                         "benchmark or its descriptor tables are not the ones it was chosen from.\n")
+    if args.format == "json":
+        D.write(json.dumps({**meta, "subset": json.loads(table.to_json(orient="records"))}, indent=2,
+                           ensure_ascii=False) + "\n", args.out)
+    else:
+        D.write(export.subset_csv(table), args.out)
+    if args.sidecar:
+        D.write(export.sidecar_json(meta), args.sidecar)
+    return 0
+
+
+def _choose(args: argparse.Namespace, side: SubsetRecipe | None, data: D.Data, rep: Representation | None,
+            seed: int) -> tuple[Selection, BudgetSelection | None]:
+    from subsetsel_core.selection import dataset_costs, select_datasets, select_within_budget
+
+    if side is not None:
+        strategy, k, include, exclude = side.strategy, side.k, list(side.include), list(side.exclude)
+        share, column = None, side.cost_source
+    else:
+        strategy, k, include, exclude = args.strategy, args.k, list(args.include or ()), list(args.exclude or ())
+        share, column = args.budget, args.cost_column
+        if strategy is None:
+            raise InputError("choose a strategy.", field="strategy")
+    absolute = side.budget if side is not None else None
+    if absolute is not None or share is not None:
+        costs = dataset_costs(data.benchmark, data.descriptors, data.specs, column)
+        budget = absolute if absolute is not None else float(share or 0.0) * costs.total
+        bs = select_within_budget(data.benchmark, rep, strategy, costs, budget, seed=seed, exclude=exclude)
+        if bs.selection.k == 0:
+            raise InputError(f"no dataset fits a budget of {budget:g} ({bs.unit}); the cheapest costs "
+                             f"{bs.cheapest:g}.", field="budget")
+        agree = bs.selection.agreement
+        sys.stderr.write(f"costs {bs.how}; spent {bs.spent / bs.total:.1%} of the total on {bs.selection.k} "
+                         f"datasets; Spearman {agree['spearman']:.3f}, Kendall {agree['kendall']:.3f}, "
+                         f"MAE {agree['mae']:.2f}\n")
+        return bs.selection, bs
+    if k is None:
+        raise InputError("give the number of datasets (or a budget).", field="k")
+    return select_datasets(data.benchmark, rep, strategy, k, seed=seed, include=include, exclude=exclude), None
+
+
+def _coverage(rep: Representation | None, sel: Selection) -> Coverage:
+    from subsetsel_core.coverage import coverage
+
+    if rep is None:
+        raise InputError("coverage needs descriptors.", field="descriptor_file")
+    cov = coverage(rep, list(sel.datasets))
+    sys.stderr.write(f"covering radius {cov.radius:.3f}; not covered well: {', '.join(cov.poorly_covered) or 'none'}\n")
+    return cov
+
+
+def cmd_place(args: argparse.Namespace) -> int:
+    """``subsetsel place``: a new model's estimated position from its subset scores."""
+    from subsetsel_core.io.tables import read_table
+    from subsetsel_core.placement import place_model, read_model_scores
+
+    data = D.load(args, ())
+    sub = read_table(args.subset)
+    if "dataset" not in sub.columns:
+        raise InputError(f"{Path(args.subset).name}: no 'dataset' column; give the CSV written by 'subsetsel select'.")
+    subset = [str(d).strip() for d in sub["dataset"]]
+    scores = read_model_scores(args.new_scores, dataset_column=args.dataset_column,
+                               score_column=args.score_column, fold_column=args.fold_column)
+    pl = place_model(data.benchmark, subset, scores, name=args.model_name, seed=args.seed)
+    lo, hi = pl.mean_rank_interval
+    sys.stdout.write(pl.sentence() + f"\nestimated mean rank {pl.estimated_mean_rank:.2f} [{lo:.2f}, {hi:.2f}] "
+                     f"(scale of the {pl.n_models - 1} existing models)\n")
+    return 0
