@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from subsetsel_core.viz.figures import for_export
+from subsetsel_core.viz.style import for_export
 
 __all__ = ["Report", "Section", "build_html", "chromium_path", "figure_images", "table_html"]
 

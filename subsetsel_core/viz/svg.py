@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 import pandas as pd
 
-from subsetsel_core.viz.figures import color_scale
+from subsetsel_core.viz.maps import color_scale
 
 __all__ = ["leaderboard_html", "map_svg", "size_tiles_html", "text"]
 
@@ -31,6 +32,8 @@ _BAR = "#4c78a8"
 _MISSING = "#c7c7c7"
 _HOVER_COLUMNS = 8
 _HOVER_TEXT = 60
+#: The map without a selection: point positions, which are drawable, tooltips, frame and points, legend.
+_SvgBase = tuple[np.ndarray, np.ndarray, np.ndarray, list[str], str, str]
 
 
 def text(value: object, limit: int | None = None) -> str:
@@ -136,9 +139,9 @@ def map_svg(
     """The 2-D map of the datasets as an SVG image that scales to its column.
 
     Each point's tooltip (the browser's own, on hover) names the dataset and its first
-    descriptor values. Colours follow :func:`subsetsel_core.viz.figures.color_scale`, as on
+    descriptor values. Colours follow :func:`subsetsel_core.viz.maps.color_scale`, as on
     the interactive map (Viridis for numbers, a legend for categories). A selection is
-    drawn as on :func:`subsetsel_core.viz.figures.map_figure`: numbered markers in selection
+    drawn as on :func:`subsetsel_core.viz.maps.map_figure`: numbered markers in selection
     order, optional coverage lines and rings; the browser redraws the whole image in a
     few milliseconds, where a plotly chart takes a few hundred.
 
@@ -175,12 +178,12 @@ def map_svg(
     str
         ``<div><svg>…</svg></div>`` on one line.
     """
-    base = None if memo is None else memo.get("svg")
-    if base is None:
-        base = _svg_base(coords, datasets, hover, color, method, width, height)
+    kept = None if memo is None else memo.get("svg")
+    if kept is None:
+        kept = _svg_base(coords, datasets, hover, color, method, width, height)
         if memo is not None:
-            memo["svg"] = base
-    px, py, ok, tips, drawn, legend = base  # type: ignore[misc]
+            memo["svg"] = kept
+    px, py, ok, tips, drawn, legend = cast(_SvgBase, kept)
     chosen = _selection_svg(px, py, ok, datasets, tips, selected, selected_color, representative, poorly)
     shown = sum(1 for i in selected if ok[int(i)])
     label = text(f"Map of {int(ok.sum())} datasets ({method})"
@@ -191,7 +194,7 @@ def map_svg(
 
 
 def _svg_base(coords: np.ndarray, datasets: Sequence[str], hover: pd.DataFrame | None, color: pd.Series | None,
-              method: str, width: int, height: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str], str, str]:
+              method: str, width: int, height: int) -> _SvgBase:
     """Point positions in the image, which are drawable, tooltips, the frame with the points, the legend."""
     from plotly.colors import sample_colorscale
 
