@@ -9,73 +9,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.score_format import ScoreFormat
 from subsetsel_core.io.score_table import score_cube
 from subsetsel_core.io.tables import TableSource, read_table, source_label
 from subsetsel_core.io.validation import ReportBuilder, ValidationReport
 from subsetsel_core.ranking import mean_ranks, rank_sums
 
-MissingPolicy = Literal["error", "drop-models", "drop-datasets"]
-MISSING_POLICIES: tuple[str, ...] = ("error", "drop-models", "drop-datasets")
-Layout = Literal["long", "wide"]
-LAYOUTS: tuple[str, ...] = ("long", "wide")
 MIN_DATASETS = 3
 MIN_MODELS = 2
-
-
-@dataclass(frozen=True)
-class ScoreFormat:
-    """How to read a score table.
-
-    Attributes
-    ----------
-    layout : {"long", "wide"}
-        ``long``: one row per dataset, model and optional fold, with a score column;
-        ``wide``: one row per dataset (and fold), one column per model.
-    dataset_column : str
-        Column of dataset names. In the wide layout it is used when present, else the
-        first column.
-    model_column, score_column : str
-        Columns of model names and of scores (long layout only).
-    fold_column : str or None
-        Fold / seed / resample column, used when present; ``None``: no folds.
-    higher_is_better : bool
-        Orientation of the scores.
-    missing : {"error", "drop-models", "drop-datasets"}
-        What to do with missing (dataset, model, fold) cells: stop with an error, or
-        drop the models or the datasets that have gaps.
-
-    Raises
-    ------
-    InputError
-        An unknown ``layout`` (``field="layout"``) or ``missing`` (``field="missing"``).
-    """
-
-    layout: Layout = "long"
-    dataset_column: str = "dataset"
-    model_column: str = "model"
-    score_column: str = "score"
-    fold_column: str | None = "fold"
-    higher_is_better: bool = True
-    missing: MissingPolicy = "error"
-
-    def __post_init__(self) -> None:
-        if self.layout not in LAYOUTS:
-            raise InputError(
-                f"unknown score-table layout '{self.layout}'; use one of {', '.join(LAYOUTS)}.",
-                field="layout",
-            )
-        if self.missing not in MISSING_POLICIES:
-            raise InputError(
-                f"unknown missing-score policy '{self.missing}'; use one of "
-                f"{', '.join(MISSING_POLICIES)}.",
-                field="missing",
-            )
 
 
 @dataclass(frozen=True, eq=False)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from subsetsel_core.benchmark import MISSING_POLICIES
+from subsetsel_core.io.score_format import MISSING_POLICIES
 from subsetsel_core.errors import InputError
 
 if TYPE_CHECKING:

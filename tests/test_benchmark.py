@@ -8,9 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from subsetsel_core.benchmark import ScoreFormat, load_scores
+from subsetsel_core.benchmark import load_scores
 from subsetsel_core.descriptors import build_representation, load_descriptors
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.score_format import ScoreFormat
 
 
 def _long(tmp_path: Path, text: str, name: str = "scores.csv") -> Path:

@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from subsetsel_core.benchmark import ScoreFormat
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.folder import (
     BenchmarkFolderWarning,
@@ -20,6 +19,7 @@ from subsetsel_core.io.folder import (
     scan_benchmarks,
 )
 from subsetsel_core.io.manifest import Manifest, read_manifest
+from subsetsel_core.io.score_format import ScoreFormat
 
 DATASETS = ["alpha", "beta", "delta", "gamma", "omega"]
 MODELS = ["m1", "m2", "m3"]

@@ -50,11 +50,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from subsetsel_core.benchmark import LAYOUTS, MISSING_POLICIES, Layout, MissingPolicy, ScoreFormat
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.manifest_fields import FORMAT_HELP, FieldChecker
 from subsetsel_core.io.manifest_representations import RepresentationSpec, parse_representation
 from subsetsel_core.io.names import did_you_mean
+from subsetsel_core.io.score_format import (
+    LAYOUTS,
+    MISSING_POLICIES,
+    Layout,
+    MissingPolicy,
+    ScoreFormat,
+)
 
 __all__ = [
     "FORMAT_VERSION",

@@ -8,7 +8,7 @@ file's line numbers when the message names lines.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -16,11 +16,9 @@ import pandas as pd
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.names import normalise_name, short, suggest
 from subsetsel_core.io.numbers import MIXED_PERCENT, finite, parse_numbers
+from subsetsel_core.io.score_format import ScoreFormat
 from subsetsel_core.io.tables import line_numbers, row_numbers
 from subsetsel_core.io.validation import ReportBuilder
-
-if TYPE_CHECKING:
-    from subsetsel_core.benchmark import ScoreFormat
 
 __all__ = ["ScoreCube", "score_cube"]
 
