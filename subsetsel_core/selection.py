@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from subsetsel_core.benchmark import Benchmark
+from subsetsel_core.costs import estimate_costs, select_under_budget
 from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.names import describe_mismatch
@@ -269,7 +270,6 @@ def dataset_costs(benchmark: Benchmark, descriptors: Mapping[str, pd.DataFrame],
     InputError
         An unknown column, or one with a missing, non-numeric or non-positive value.
     """
-    from subsetsel_core.evaluation.budget import estimate_costs
 
     column = None if column == COST_ESTIMATE else column
     source = COST_ESTIMATE if column is None else column
@@ -333,7 +333,6 @@ def select_within_budget(
         Every dataset excluded, a strategy that needs descriptors without them, bad costs,
         a non-positive budget, a strategy without a budget variant.
     """
-    from subsetsel_core.evaluation.budget import select_under_budget
 
     ex = set(exclude)
     _positions(list(exclude), benchmark.datasets, "exclude")

@@ -145,12 +145,9 @@ def test_generalisation_split_and_cli(synth, tmp_path: Path, capsys: pytest.Capt
 
 
 def test_budget_selection_respects_budget_and_cost(synth) -> None:  # type: ignore[no-untyped-def]
-    from subsetsel_core.evaluation.budget import (
-        BUDGET_STRATEGIES,
-        estimate_costs,
-        evaluate_budget,
-        select_under_budget,
-    )
+    from subsetsel_core.costs import estimate_costs, select_under_budget
+    from subsetsel_core.evaluation.budget import evaluate_budget
+    from subsetsel_core.strategies import BUDGET_STRATEGIES
 
     _, bench, oracle, _ = synth
     costs = np.random.default_rng(3).uniform(0.1, 5.0, size=bench.n_datasets)

@@ -1,18 +1,7 @@
-"""Choosing under a budget: per-dataset costs, cost-aware strategies, curves against cost.
+"""The protocol with budgets instead of k: agreement curves against the share of cost spent.
 
-A benchmark maintainer rarely counts datasets: they count GPU hours. Each dataset gets a
-cost (a descriptor column such as evaluation hours, or an estimate from size
-descriptors); a budget is a share of the benchmark's total cost.
-
-Cost-aware strategies (each sees only descriptors and costs):
-
-* ``random``: datasets in random order, each taken while it still fits.
-* ``fafi-euclidean`` / ``fafi-cosine``: greedy farthest-first where each step takes the
-  affordable dataset with the largest distance-to-nearest-chosen **per unit cost** (the
-  first step: distance from the mean per unit cost).
-* ``kmeans``: k-means++ (10 restarts) and, for each centroid, the cheapest of its three
-  nearest free datasets; the largest k whose subset fits the budget (doubling, then
-  bisection on k).
+Same pools as :func:`~subsetsel_core.evaluation.protocol.evaluate`; each strategy chooses
+with its cost-aware variant (:func:`subsetsel_core.costs.select_under_budget`).
 """
 
 from __future__ import annotations
@@ -24,182 +13,14 @@ import numpy as np
 import pandas as pd
 
 from subsetsel_core.benchmark import Benchmark
-from subsetsel_core.descriptors import Representation, align_descriptors
+from subsetsel_core.costs import select_under_budget
+from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import InputError
 from subsetsel_core.evaluation.protocol import stream_key, trial_rng
 from subsetsel_core.evaluation.result import BASELINE, Entry
 from subsetsel_core.evaluation.stats import EntryStats, compute_stats
 from subsetsel_core.metrics import METRICS, agreement
-from subsetsel_core.strategies import standardize
-from subsetsel_core.strategies.kmeans import kmeans_centres
-
-BUDGET_STRATEGIES: tuple[str, ...] = ("random", "kmeans", "fafi-euclidean", "fafi-cosine")
-SIZE_WORDS = ("size", "length", "samples", "instances", "rows", "interactions", "documents", "queries",
-              "questions", "n_train", "n_test", "n_eval")
-
-
-def estimate_costs(
-    descriptors: pd.DataFrame, datasets: Sequence[str], *, cost_column: str | None = None
-) -> tuple[np.ndarray, str]:
-    """Per-dataset costs, from a cost column or estimated from size descriptors.
-
-    Parameters
-    ----------
-    descriptors : DataFrame
-        Raw descriptor table (index = dataset).
-    datasets : sequence of str
-        Benchmark order.
-    cost_column : str, optional
-        A column of positive costs (e.g. evaluation hours).
-
-    Returns
-    -------
-    costs : ndarray (n,)
-        Positive, in the column's units or relative units (mean 1) when estimated.
-    how : str
-        How the costs were obtained, for reports.
-    """
-    table = align_descriptors(descriptors, datasets, label="descriptors")
-    if cost_column is not None:
-        if cost_column not in table.columns:
-            raise InputError(f"no cost column '{cost_column}'; the columns are {list(table.columns)}.")
-        c = pd.to_numeric(table[cost_column], errors="coerce").to_numpy(dtype=float)
-        bad = [d for d, v in zip(datasets, c, strict=True) if not np.isfinite(v) or v <= 0]
-        if bad:
-            raise InputError(f"cost column '{cost_column}' needs a positive number for every dataset; "
-                             f"missing or ≤ 0 for {', '.join(bad[:5])}{' …' if len(bad) > 5 else ''}.")
-        return c, f"column '{cost_column}'"
-    cols = []
-    for col in table.columns:
-        name = str(col).lower()
-        if any(w in name for w in SIZE_WORDS):
-            v = pd.to_numeric(table[col], errors="coerce")
-            if v.notna().all() and (v > 0).all():
-                cols.append(col)
-    if not cols:
-        return np.ones(len(datasets)), "uniform (no size descriptor found: the budget counts datasets)"
-    c = np.ones(len(datasets))
-    for col in cols:
-        c = c * pd.to_numeric(table[col]).to_numpy(dtype=float)
-    return c / c.mean(), f"estimated as the product of {', '.join(map(str, cols))} (relative units, mean 1)"
-
-
-def _affordable(costs: np.ndarray, taken: np.ndarray, left: float) -> np.ndarray:
-    return (~taken) & (costs <= left + 1e-12)
-
-
-def _fafi_budget(Z: np.ndarray, costs: np.ndarray, budget: float, cosine: bool) -> list[int]:
-    n = Z.shape[0]
-    if cosine:
-        norms = np.sqrt((Z * Z).sum(axis=1))
-        zero = norms == 0
-        U = Z / np.where(zero, 1.0, norms)[:, None]
-
-        def dist(i: int) -> np.ndarray:
-            if zero[i]:
-                return np.ones(n)
-            d = 1.0 - U @ U[i]
-            d[zero] = 1.0
-            return d
-    else:
-
-        def dist(i: int) -> np.ndarray:
-            return np.sqrt(((Z - Z[i]) ** 2).sum(axis=1))
-
-    taken = np.zeros(n, dtype=bool)
-    chosen: list[int] = []
-    left = budget
-    mind = np.sqrt(((Z - Z.mean(axis=0)) ** 2).sum(axis=1))  # first step: distance from the mean
-    while True:
-        ok = _affordable(costs, taken, left)
-        if not ok.any():
-            return chosen
-        score = np.where(ok, mind / costs, -np.inf)
-        i = int(np.argmax(score))
-        chosen.append(i)
-        taken[i] = True
-        left -= costs[i]
-        mind = dist(i) if len(chosen) == 1 else np.minimum(mind, dist(i))
-
-
-def _random_budget(costs: np.ndarray, budget: float, rng: np.random.Generator) -> list[int]:
-    chosen, left = [], budget
-    for i in rng.permutation(len(costs)):
-        if costs[i] <= left + 1e-12:
-            chosen.append(int(i))
-            left -= costs[i]
-    return chosen
-
-
-def _kmeans_k(Z: np.ndarray, costs: np.ndarray, k: int, rng: np.random.Generator) -> list[int]:
-    centres = kmeans_centres(Z, k, rng=rng)
-    d = ((Z[:, None, :] - centres[None]) ** 2).sum(axis=2)
-    taken = np.zeros(Z.shape[0], dtype=bool)
-    chosen = []
-    for j in range(k):
-        near = [i for i in np.argsort(d[:, j], kind="stable") if not taken[i]][:3]
-        i = min(near, key=lambda x: (costs[x], x))
-        taken[i] = True
-        chosen.append(int(i))
-    return chosen
-
-
-def _kmeans_budget(Z: np.ndarray, costs: np.ndarray, budget: float, rng: np.random.Generator) -> list[int]:
-    """Largest k (found by doubling, then bisection) whose cost-aware k-means subset fits."""
-    n = Z.shape[0]
-    if Z.shape[1] == 0:
-        return _random_budget(costs, budget, rng)
-    streams = iter(rng.spawn(4 * n.bit_length() + 4))
-    tried: dict[int, list[int]] = {}
-
-    def fits(k: int) -> bool:
-        if k not in tried:
-            tried[k] = _kmeans_k(Z, costs, k, next(streams))
-        return costs[tried[k]].sum() <= budget + 1e-12
-
-    if not fits(1):
-        return []
-    lo, hi = 1, 2
-    while hi <= n and fits(hi):
-        lo, hi = hi, hi * 2
-    hi = min(hi, n + 1)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if fits(mid):
-            lo = mid
-        else:
-            hi = mid
-    return tried[lo]
-
-
-def select_under_budget(
-    X: np.ndarray, costs: np.ndarray, budget: float, strategy: str, *, rng: np.random.Generator | int | None = None
-) -> np.ndarray:
-    """Rows chosen by a cost-aware strategy within ``budget`` (same units as ``costs``).
-
-    Returns
-    -------
-    ndarray of int
-        Selection order; possibly empty when no dataset fits.
-    """
-    if strategy not in BUDGET_STRATEGIES:
-        raise InputError(f"budget selection supports {', '.join(BUDGET_STRATEGIES)}; got '{strategy}'.")
-    costs = np.asarray(costs, dtype=float)
-    if costs.shape != (X.shape[0],) or not (np.isfinite(costs).all() and (costs > 0).all()):
-        raise InputError("costs must be one positive number per dataset.")
-    if not budget > 0:
-        raise InputError(f"the budget must be positive, got {budget}.")
-    if not isinstance(rng, np.random.Generator):
-        rng = np.random.default_rng(rng)
-    if strategy == "random":
-        out = _random_budget(costs, budget, rng)
-    else:
-        Z = standardize(X)
-        if strategy == "kmeans":
-            out = _kmeans_budget(Z, costs, budget, rng)
-        else:
-            out = _fafi_budget(Z, costs, budget, strategy == "fafi-cosine")
-    return np.asarray(out, dtype=np.int64)
+from subsetsel_core.strategies import BUDGET_STRATEGIES
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,14 +1,17 @@
-"""Selection strategies: one module per family, one registry.
+"""Selection strategies: one module per family, one registry (:mod:`.registry`).
 
-Every strategy is a pure function ``select(X, k, *, rng, include) -> ndarray[int]``
+Every strategy is a pure function ``kernel(X, k, *, rng, include) -> ndarray[int]``
 returning k distinct row indices in selection order; :func:`select` validates input,
 applies the include / exclude lists and the shared preprocessing.
 """
 
-from subsetsel_core.strategies import fafi, kmeans, optimal, random_choice  # noqa: F401  (registration)
-from subsetsel_core.strategies.base import REGISTRY, StrategyInfo, get_strategy, select, standardize
+from subsetsel_core.strategies.base import StrategyInfo, standardize
+from subsetsel_core.strategies.registry import (
+    BUDGET_STRATEGIES,
+    REGISTRY,
+    STRATEGIES,
+    get_strategy,
+    select,
+)
 
-STRATEGIES: tuple[str, ...] = ("random", "kmeans", "fafi-euclidean", "fafi-cosine", "a-optimal", "d-optimal")
-"""Registry names in display order."""
-
-__all__ = ["REGISTRY", "STRATEGIES", "StrategyInfo", "get_strategy", "select", "standardize"]
+__all__ = ["BUDGET_STRATEGIES", "REGISTRY", "STRATEGIES", "StrategyInfo", "get_strategy", "select", "standardize"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from subsetsel_core.strategies.base import StrategyInfo, argmax_first, register
+from subsetsel_core.strategies.base import StrategyInfo, argmax_first
 
 
 def _euclidean_to(X: np.ndarray, i: int) -> np.ndarray:
@@ -86,13 +86,65 @@ def fafi_cosine(X: np.ndarray, k: int, *, rng: np.random.Generator, include: np.
     return farthest_first(X, k, rng=rng, include=include, metric="cosine")
 
 
-register(StrategyInfo(
+def _affordable(costs: np.ndarray, taken: np.ndarray, left: float) -> np.ndarray:
+    return (~taken) & (costs <= left + 1e-12)
+
+
+def _within_budget(Z: np.ndarray, costs: np.ndarray, budget: float, cosine: bool) -> list[int]:
+    """Farthest-first where each step takes the affordable dataset with the largest
+    distance-to-nearest-chosen per unit cost (first step: distance from the mean per unit cost)."""
+    n = Z.shape[0]
+    if cosine:
+        norms = np.sqrt((Z * Z).sum(axis=1))
+        zero = norms == 0
+        U = Z / np.where(zero, 1.0, norms)[:, None]
+
+        def dist(i: int) -> np.ndarray:
+            if zero[i]:
+                return np.ones(n)
+            d = 1.0 - U @ U[i]
+            d[zero] = 1.0
+            return d
+    else:
+
+        def dist(i: int) -> np.ndarray:
+            return np.sqrt(((Z - Z[i]) ** 2).sum(axis=1))
+
+    taken = np.zeros(n, dtype=bool)
+    chosen: list[int] = []
+    left = budget
+    mind = np.sqrt(((Z - Z.mean(axis=0)) ** 2).sum(axis=1))  # first step: distance from the mean
+    while True:
+        ok = _affordable(costs, taken, left)
+        if not ok.any():
+            return chosen
+        score = np.where(ok, mind / costs, -np.inf)
+        i = int(np.argmax(score))
+        chosen.append(i)
+        taken[i] = True
+        left -= costs[i]
+        mind = dist(i) if len(chosen) == 1 else np.minimum(mind, dist(i))
+
+
+def euclidean_within_budget(Z: np.ndarray, costs: np.ndarray, budget: float,
+                            rng: np.random.Generator) -> list[int]:
+    """Cost-aware FAFI (Euclidean) within ``budget``; ``rng`` is not used."""
+    return _within_budget(Z, costs, budget, cosine=False)
+
+
+def cosine_within_budget(Z: np.ndarray, costs: np.ndarray, budget: float,
+                         rng: np.random.Generator) -> list[int]:
+    """Cost-aware FAFI (cosine) within ``budget``; ``rng`` is not used."""
+    return _within_budget(Z, costs, budget, cosine=True)
+
+
+EUCLIDEAN = StrategyInfo(
     "fafi-euclidean", fafi_euclidean, nested=True, uses_features=True, title="FAFI (Euclidean)",
     description="Greedy farthest-first: each new dataset is the one farthest from those already chosen.",
-    uses_rng=False, colour="#ff7f0e",
-))
-register(StrategyInfo(
+    uses_rng=False, colour="#ff7f0e", cost_aware=euclidean_within_budget,
+)
+COSINE = StrategyInfo(
     "fafi-cosine", fafi_cosine, nested=True, uses_features=True, title="FAFI (cosine)",
     description="Greedy farthest-first with cosine distance between standardized descriptors.",
-    uses_rng=False, colour="#d62728",
-))
+    uses_rng=False, colour="#d62728", cost_aware=cosine_within_budget,
+)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from subsetsel_core.strategies.base import StrategyInfo, argmax_first, register
+from subsetsel_core.strategies.base import StrategyInfo, argmax_first
 
 LAMBDA = 1e-3
 _REL_TOL = 1e-10
@@ -208,13 +208,13 @@ def _d_many(X: np.ndarray, ks: Sequence[int], rngs: Sequence[np.random.Generator
     return optimal_design_many(X, ks, criterion="d")
 
 
-register(StrategyInfo(
+A_OPTIMAL = StrategyInfo(
     "a-optimal", a_optimal, nested=False, uses_features=True, title="A-optimal design",
     description="Minimises the average variance of a linear model fitted on the chosen datasets.",
     many=_a_many, uses_rng=False, colour="#2ca02c",
-))
-register(StrategyInfo(
+)
+D_OPTIMAL = StrategyInfo(
     "d-optimal", d_optimal, nested=False, uses_features=True, title="D-optimal design",
     description="Maximises the volume (log-determinant) spanned by the chosen datasets' descriptors.",
     many=_d_many, uses_rng=False, colour="#9467bd",
-))
+)

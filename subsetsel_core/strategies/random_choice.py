@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from subsetsel_core.strategies.base import StrategyInfo, register
+from subsetsel_core.strategies.base import StrategyInfo
 
 
 def random_select(X: np.ndarray, k: int, *, rng: np.random.Generator, include: np.ndarray = ()) -> np.ndarray:  # type: ignore[assignment]
@@ -38,14 +38,23 @@ def _many(X: np.ndarray, ks: Sequence[int], rngs: Sequence[np.random.Generator])
     return [g.choice(n, size=k, replace=False) for k, g in zip(ks, rngs, strict=True)]
 
 
-register(
-    StrategyInfo(
-        "random",
-        random_select,
-        nested=False,
-        uses_features=False,
-        title="Random",
-        description="k datasets drawn uniformly at random (the baseline).",
-        many=_many,
-    )
+def random_within_budget(Z: np.ndarray, costs: np.ndarray, budget: float, rng: np.random.Generator) -> list[int]:
+    """Datasets in random order, each taken while it still fits in ``budget``."""
+    chosen, left = [], budget
+    for i in rng.permutation(len(costs)):
+        if costs[i] <= left + 1e-12:
+            chosen.append(int(i))
+            left -= costs[i]
+    return chosen
+
+
+INFO = StrategyInfo(
+    "random",
+    random_select,
+    nested=False,
+    uses_features=False,
+    title="Random",
+    description="k datasets drawn uniformly at random (the baseline).",
+    many=_many,
+    cost_aware=random_within_budget,
 )
