@@ -94,7 +94,7 @@ def dask_mapper(scheduler: Any, *, timeout: float = 20.0) -> Mapper:
     def run(fn: Callable[..., Any], ctx: Any, batches: list[list[int]]) -> Iterator[Any]:
         own = not isinstance(scheduler, Client)
         try:
-            client = Client(scheduler, timeout=f"{timeout}s") if own else scheduler
+            client = Client(scheduler, timeout=f"{timeout}s") if own else scheduler  # type: ignore[no-untyped-call]  # distributed ships no types here
         except OSError as exc:
             raise InputError(f"cannot reach the Dask scheduler at {scheduler!r} ({exc}). Check the address.") from None
         try:

