@@ -1,0 +1,1 @@
+"""The protocol and what is built on it: trials, statistics, budgets, checks, generalisation, advice."""

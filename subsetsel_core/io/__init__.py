@@ -1,0 +1,1 @@
+"""Reading benchmark files: tables, numbers, names, score tables, manifests and benchmark folders."""
