@@ -9,7 +9,7 @@ so users see whether the winner on today's models still beats random on the new 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,9 +17,9 @@ import pandas as pd
 
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.descriptors import Representation
-from subsetsel_core.errors import InputError
-from subsetsel_core.evaluation.protocol import evaluate
-from subsetsel_core.evaluation.result import EvaluationConfig, EvaluationResult
+from subsetsel_core.errors import Cancelled, InputError
+from subsetsel_core.evaluation.protocol import iter_evaluate
+from subsetsel_core.evaluation.result import BASELINE, EvaluationConfig, EvaluationResult
 from subsetsel_core.io.names import describe_mismatch
 from subsetsel_core.metrics import METRICS
 
@@ -43,32 +43,36 @@ class GeneralisationResult:
     how: str
 
     def to_frame(self, metric: str = "spearman") -> pd.DataFrame:
-        """Per entry: AUC and p vs random on the judging models and on the held-out models."""
+        """Per entry: AUC and p vs random on the judging and on the held-out models, the gain
+        over random on the held-out models (oriented: positive is better) and whether it holds
+        there (p < 0.05 and a positive gain)."""
+        sign = METRICS[metric].sign
+        base = self.held_out.stats[BASELINE].auc[metric].mean if BASELINE in self.held_out.stats else None
         rows = []
         for e in self.judged.entries:
             a, b = self.judged.stats[e.key], self.held_out.stats[e.key]
+            p_new = b.p_vs_random.get(metric)
+            gain = None if base is None else sign * (b.auc[metric].mean - base)
+            holds = (None if e.key == BASELINE or gain is None else
+                     bool(p_new is not None and not pd.isna(p_new) and p_new < 0.05 and gain > 0))
             rows.append({
                 "key": e.key,
                 "auc_judged": a.auc[metric].mean, "p_judged": a.p_vs_random.get(metric),
-                "auc_new": b.auc[metric].mean, "p_new": b.p_vs_random.get(metric),
+                "auc_new": b.auc[metric].mean, "p_new": p_new, "gain_new": gain, "holds": holds,
             })
         return pd.DataFrame(rows)
 
     def verdict(self, metric: str = "spearman") -> str:
         """Does the best entry on the judging models still beat random on the new models?"""
         df = self.to_frame(metric)
-        cand = df[df["key"] != "random"]
+        cand = df[df["key"] != BASELINE]
         if cand.empty:
             return "Only random was evaluated."
-        lower = not METRICS[metric].higher_is_better
-        best = cand.sort_values("auc_judged", ascending=lower).iloc[0]
-        base_new = float(df.loc[df["key"] == "random", "auc_new"].iloc[0])
-        gain = (base_new - best["auc_new"]) if lower else (best["auc_new"] - base_new)
-        p = best["p_new"]
-        holds = p is not None and not pd.isna(p) and p < 0.05 and gain > 0
+        best = cand.sort_values("auc_judged", ascending=not METRICS[metric].higher_is_better).iloc[0]
+        gain, p = best["gain_new"], best["p_new"]
         return (f"Best on the {len(self.judge_models)} judging models: {best['key']}. On the "
                 f"{len(self.new_models)} held-out models ({self.how}) it "
-                + (f"still beats random (AUC {gain:+.2f}, p = {p:.3g})." if holds else
+                + (f"still beats random (AUC {gain:+.2f}, p = {p:.3g})." if best["holds"] else
                    f"does not beat random significantly (AUC {gain:+.2f}"
                    + ("" if p is None or pd.isna(p) else f", p = {p:.3g}") + ")."))
 
@@ -185,11 +189,29 @@ def evaluate_generalisation(
     release_dates: Mapping[str, object] | None = None,
     fraction: float = 0.5,
     seed: int = 0,
+    progress: Callable[[int, int, str], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> GeneralisationResult:
-    """Run the protocol on the judging models and on the held-out models (same pools)."""
+    """Run the protocol on the judging models and on the held-out models (same pools).
+
+    Parameters
+    ----------
+    progress : callable, optional
+        ``progress(done, total, what)`` after every batch of trials: trials done over both
+        runs, ``2 × trials``, and which run ("models used to judge", "held-out models").
+    should_stop : callable, optional
+        Polled between batches; a stopped run raises :class:`~subsetsel_core.errors.Cancelled`.
+    """
     judge, new, how = split_models(benchmark, new_models=new_models, release_dates=release_dates,
                                    fraction=fraction, seed=seed)
     cfg = config or EvaluationConfig()
-    a = evaluate(benchmark.subset(models=judge), representations, cfg)
-    b = evaluate(benchmark.subset(models=new), representations, cfg)
-    return GeneralisationResult(tuple(judge), tuple(new), a, b, how)
+    parts: list[EvaluationResult] = []
+    for i, (models, what) in enumerate(((judge, "models used to judge"), (new, "held-out models"))):
+        last = None
+        for last in iter_evaluate(benchmark.subset(models=models), representations, cfg, should_stop=should_stop):
+            if progress is not None:
+                progress(i * cfg.trials + last.trials_done, 2 * cfg.trials, what)
+        if last is None or not last.complete:
+            raise Cancelled("the generalisation check was stopped before it finished.")
+        parts.append(last)
+    return GeneralisationResult(tuple(judge), tuple(new), parts[0], parts[1], how)
