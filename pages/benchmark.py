@@ -6,23 +6,24 @@ from pathlib import Path
 
 import streamlit as st
 
-from subsetsel_app import actions, state, ui, upload
-from subsetsel_app import data as D
+from subsetsel_app import cache, state, upload, widgets
+from subsetsel_app.model import NONE
 from subsetsel_app.state import K
-from subsetsel_core.benchmark import MISSING_POLICIES
+from subsetsel_app.views import benchmark as view
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.score_format import LAYOUTS, MISSING_POLICIES
 
-ui.header("Benchmark", "Which scores and dataset descriptors to work on. Everything is validated before it is used.")
-data = ui.active_or_stop()
+widgets.header("Benchmark", "Which scores and dataset descriptors to work on. Everything is validated before it is used.")
+data = widgets.active_or_stop()
 
-st.subheader(f"Active: {ui.md_escape(data.title)}")
-ui.benchmark_metrics(data)
+st.subheader(f"Active: {widgets.md_escape(data.title)}")
+widgets.benchmark_metrics(data)
 with st.expander("Validation report of the active benchmark", expanded=False):
-    ui.show_report(data.report)
+    widgets.show_report(data.report)
 with st.expander("Scores and descriptors (first rows)", expanded=False):
     st.dataframe(data.benchmark.to_long_frame().head(20), hide_index=True, width="stretch")
     for name, table in data.tables.items():
-        st.caption(f"Descriptor table **{ui.md_escape(name)}** — {table.shape[1]} column(s), {table.shape[0]} row(s)")
+        st.caption(f"Descriptor table **{widgets.md_escape(name)}** — {table.shape[1]} column(s), {table.shape[0]} row(s)")
         st.dataframe(table.iloc[:8, :12], width="stretch")
 
 tab_folders, tab_upload = st.tabs([":material/folder_open: Samples and benchmark folders",
@@ -33,13 +34,13 @@ with tab_folders:
                   help="A folder with one sub-folder per benchmark, each with a manifest.json "
                        "(see sample_data/README.md). Relative paths start at the app's folder.")
     try:
-        cat = D.catalog(st.session_state[K.BENCH_DIR])
+        cat = cache.catalog(st.session_state[K.BENCH_DIR])
     except InputError as exc:
-        st.error(ui.md_escape(exc))
+        st.error(widgets.md_escape(upload.error_text(exc)))
         cat = None
     if cat is not None:
         for path, problem in cat.problems:
-            st.warning(ui.md_escape(f"{Path(path).name}: {problem}"), icon=ui.ICONS["warning"])
+            st.warning(widgets.md_escape(f"{Path(path).name}: {problem}"), icon=widgets.ICONS["warning"])
         if not cat.manifests:
             st.info("No benchmark folder (with a manifest.json) in this directory.")
         else:
@@ -49,17 +50,17 @@ with tab_folders:
             st.selectbox("Benchmark", list(folders), key=K.BENCH_CHOICE, persist_state=state.PERSIST,
                          format_func=lambda f: f"{folders[f].title}  ({folders[f].name})")
             m = folders[st.session_state[K.BENCH_CHOICE]]
-            st.markdown(f"**{ui.md_escape(m.title)}**")
+            st.markdown(f"**{widgets.md_escape(m.title)}**")
             if m.description:
-                st.caption(ui.md_escape(m.description))
+                st.caption(widgets.md_escape(m.description))
             reps = ", ".join(f"{r.name} ({r.kind})" for r in m.representations) or "none"
-            st.markdown(f"Metric: {ui.md_escape(m.metric or 'score')} ({'higher' if m.higher_is_better else 'lower'} is better) · "
-                        f"descriptor tables: {ui.md_escape(reps)}")
+            st.markdown(f"Metric: {widgets.md_escape(m.metric or 'score')} ({'higher' if m.higher_is_better else 'lower'} is better) · "
+                        f"descriptor tables: {widgets.md_escape(reps)}")
             if m.citation:
-                st.caption(f"Cite: {ui.md_escape(m.citation)}")
+                st.caption(f"Cite: {widgets.md_escape(m.citation)}")
             is_active = current == str(m.folder)
             st.button("Active" if is_active else "Load this benchmark", type="primary", disabled=is_active,
-                      on_click=actions.load_folder, args=(str(m.folder),), key="load_folder_btn")
+                      on_click=view.load_folder, args=(str(m.folder),), key="load_folder_btn")
 
 with tab_upload:
     st.markdown("Scores as a **long** table (one row per dataset, model and optional fold) or a **wide** one "
@@ -78,23 +79,23 @@ with tab_upload:
     else:
         scores = upload.UploadedTable(scores_file.name, scores_file.getvalue())
         try:
-            head = D.upload_header(scores.name, scores.digest, scores.content)
+            head = cache.upload_header(scores.name, scores.digest, scores.content)
         except InputError as exc:
-            st.error(ui.md_escape(exc))
+            st.error(widgets.md_escape(upload.error_text(exc)))
             head = None
         if head is not None:
-            cols = ui.prime_upload_mapping(head, scores)
+            cols = view.prime_mapping(head, scores)
             with st.expander(f"Preview of {scores.name} ({len(head)} rows × {len(cols)} columns)"):
                 st.dataframe(head.head(8), hide_index=True, width="stretch")
             st.markdown("##### Column mapping")
             c = st.columns([1.2, 1, 1, 1, 1])
-            c[0].radio("Layout", ["long", "wide"], key=K.UP_LAYOUT, persist_state=state.PERSIST, horizontal=True,
+            c[0].radio("Layout", list(LAYOUTS), key=K.UP_LAYOUT, persist_state=state.PERSIST, horizontal=True,
                        help="long: dataset, model[, fold], score columns; wide: one column per model.")
             wide = st.session_state[K.UP_LAYOUT] == "wide"
             c[1].selectbox("Dataset column", cols, key=K.UP_DATASET, persist_state=state.PERSIST)
             c[2].selectbox("Model column", cols, key=K.UP_MODEL, persist_state=state.PERSIST, disabled=wide)
             c[3].selectbox("Score column", cols, key=K.UP_SCORE, persist_state=state.PERSIST, disabled=wide)
-            c[4].selectbox("Fold / seed column", [upload.NONE, *cols], key=K.UP_FOLD, persist_state=state.PERSIST,
+            c[4].selectbox("Fold / seed column", [NONE, *cols], key=K.UP_FOLD, persist_state=state.PERSIST,
                            help="Optional: resamples, seeds or folds; ranks are averaged over them.")
             c = st.columns([1.2, 1, 2])
             c[0].radio("Scores", ["higher is better", "lower is better"], key=K.UP_HIGHER, persist_state=state.PERSIST, horizontal=True)
@@ -113,23 +114,23 @@ with tab_upload:
                 try:
                     alias_map = upload.parse_aliases(st.session_state[K.UP_ALIASES])
                 except InputError as exc:
-                    st.error(ui.md_escape(exc))
-            options = ui.upload_options()
-            check = D.check_upload((scores.name, scores.digest), options, tuple((t.name, t.digest) for t in descs),
-                                   st.session_state[K.UP_DESC_COL], tuple(sorted(alias_map.items())), scores, descs)
+                    st.error(widgets.md_escape(upload.error_text(exc)))
+            check = cache.check_upload((scores.name, scores.digest), view.score_format(), st.session_state[K.UP_NAME],
+                                       tuple((t.name, t.digest) for t in descs), st.session_state[K.UP_DESC_COL],
+                                       tuple(sorted(alias_map.items())), scores, descs)
             st.markdown("##### Validation report")
             if check.error:
-                st.error(ui.md_escape(check.error), icon=ui.ICONS["error"])
+                st.error(widgets.md_escape(check.error), icon=widgets.ICONS["error"])
                 st.caption("Fix the file or the options above; the active benchmark is unchanged.")
             else:
-                ui.show_report(check.report, expanded_info=True)
+                widgets.show_report(check.report, expanded_info=True)
                 if check.suggested_aliases:
                     st.info("Close matches found for names missing from the descriptors: "
-                            + ui.md_escape("; ".join(f"'{a}' → '{b}'" for a, b in check.suggested_aliases.items())))
-                    st.button("Add these aliases", on_click=actions.add_aliases, args=(check.suggested_aliases,),
+                            + widgets.md_escape("; ".join(f"'{a}' → '{b}'" for a, b in check.suggested_aliases.items())))
+                    st.button("Add these aliases", on_click=view.add_aliases, args=(check.suggested_aliases,),
                               key="add_aliases_btn")
                 assert check.data is not None
                 b = check.data.benchmark
                 st.button(f"Use this benchmark ({b.n_datasets} datasets × {b.n_models} models × {b.n_folds} folds)",
-                          type="primary", on_click=actions.use_upload, args=(check.data,), key="use_upload_btn")
-    st.button("Clear the uploads", on_click=actions.clear_upload, key="clear_upload_btn")
+                          type="primary", on_click=view.use_upload, args=(check.data,), key="use_upload_btn")
+    st.button("Clear the uploads", on_click=view.clear_upload, key="clear_upload_btn")

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import streamlit as st
 
-from subsetsel_app import actions, eval_tools, evalview, state, ui
+from subsetsel_app import session, state, widgets
 from subsetsel_app.state import K
+from subsetsel_app.views import decisions, evaluate
+from subsetsel_core.evaluation.timing import estimate_seconds
 from subsetsel_core.strategies import REGISTRY, STRATEGIES
 
-ui.header("Evaluate",
-          "How well does each strategy preserve the ranking, for every k, over many random dataset pools — and is it "
-          "better than picking at random?")
-data = ui.active_or_stop()
+widgets.header("Evaluate",
+               "How well does each strategy preserve the ranking, for every k, over many random dataset pools — and "
+               "is it better than picking at random?")
+data = widgets.active_or_stop()
 n = data.benchmark.n_datasets
-reps = ui.evaluation_configs(data)
-strategies = list(STRATEGIES) if reps else ["random"]
+reps = session.offered_recipes(data)
+strategies = [s for s in STRATEGIES if reps or not REGISTRY[s].uses_features]
 state.ensure_subset(K.EV_STRATEGIES, strategies, fallback=strategies)
 state.ensure_subset(K.EV_REPS, list(reps), fallback=list(reps)[:1])
 lo, hi = st.session_state[K.EV_KRANGE]
@@ -33,19 +35,19 @@ with st.form("ev_form", border=True):
     c[2].slider("β — share of models per pool", 0.1, 1.0, step=0.05, key=K.EV_BETA, persist_state=state.PERSIST)
     c[3].slider("k range", 1, n, key=K.EV_KRANGE, persist_state=state.PERSIST)
     st.form_submit_button("Run evaluation", type="primary", icon=":material/play_arrow:",
-                                      on_click=actions.start_evaluation_from_state)
+                          on_click=evaluate.start_from_state)
 if not reps:
     st.info("No descriptor table: only the random baseline can run.")
-cfg = evalview.config_from_state(data)
-secs = evalview.estimate_seconds(cfg, len(st.session_state[K.EV_REPS] or []), n)
+cfg = evaluate.config_from_state()
+secs = estimate_seconds(cfg, len(st.session_state[K.EV_REPS] or []), n)
 st.caption(f"Seed {cfg.seed} (sidebar). Roughly {secs:.0f} s with these settings; the curves update while it runs, "
            "and you can stop at any time and keep the trials done so far.")
 
-run = evalview.current_run()
+run = evaluate.current_run()
 if run is not None and run.token != data.token:
-    st.warning(f"The evaluation below was run on '{ui.md_escape(run.benchmark_name)}', not on the active benchmark.",
-               icon=ui.ICONS["warning"])
-evalview.results_panel()
+    st.warning(f"The evaluation below was run on '{widgets.md_escape(run.benchmark_name)}', not on the active "
+               "benchmark.", icon=widgets.ICONS["warning"])
+evaluate.results_panel()
 
 st.divider()
-eval_tools.generalisation_section(data, run)
+decisions.generalisation_section(data, run)

@@ -4,82 +4,76 @@ from __future__ import annotations
 
 import streamlit as st
 
-from subsetsel_app import reportview, selectview, state, ui
+from subsetsel_app import state, widgets
 from subsetsel_app.state import K
+from subsetsel_app.views import evaluate, select
+from subsetsel_app.views import report as view
 from subsetsel_core.metrics import METRICS
 from subsetsel_core.viz.report import build_html
 
-ui.header("Report", "Everything on one screen for a meeting, and files to take away.")
-data = ui.active_or_stop()
+widgets.header("Report", "Everything on one screen for a meeting, and files to take away.")
+data = widgets.active_or_stop()
 if not st.session_state[K.RP_TITLE]:
     st.session_state[K.RP_TITLE] = f"Ranking-preserving subset — {data.title}"
-content = reportview.collect(data)
+content = view.collect(data)
 title = st.session_state[K.RP_TITLE]
-report = reportview.build_report(content, title)
+report = view.build_report(content, title)
 
 tab_show, tab_export = st.tabs([":material/slideshow: Presentation", ":material/download: Export"])
 with tab_show:
-    st.header(ui.md_escape(title), divider="red")
-    st.caption(ui.md_escape(report.subtitle) + " Tip: collapse the sidebar for more room while screen sharing.")
+    st.header(widgets.md_escape(title), divider="red")
+    st.caption(widgets.md_escape(report.subtitle) + " Tip: collapse the sidebar for more room while screen sharing.")
     tiles = [(label, value) for label, value in report.facts if label != "Strategy"]
     cols = st.columns(len(tiles))
     for col, (label, value) in zip(cols, tiles, strict=True):
         col.metric(label, value)
-    if content.verdict:
-        (st.success if "beats random" in content.verdict else st.info)(ui.md_escape(content.verdict), icon=":material/gavel:")
+    if content.verdict is not None:
+        evaluate.show_verdict(content.verdict)
     else:
         st.info("No finished evaluation for this benchmark yet — run one on the Evaluate page to add the "
                 "rank-agreement curves and the test against random.", icon=":material/monitoring:")
     left, right = st.columns(2, gap="large")
     with left:
         if "map" in content.figures:
-            ui.chart(content.figures["map"], key="rp_map")
+            widgets.chart(content.figures["map"], key="rp_map")
         else:
-            ui.chart(content.figures["leaderboard"], key="rp_board_left")
+            widgets.chart(content.figures["leaderboard"], key="rp_board_left")
     with right:
         if "curves" in content.figures:
-            ui.chart(content.figures["curves"], key="rp_curves")
+            widgets.chart(content.figures["curves"], key="rp_curves")
         else:
-            ui.chart(content.figures["leaderboard"], key="rp_board")
+            widgets.chart(content.figures["leaderboard"], key="rp_board")
     if content.selection is not None:
         sel = content.selection
-        st.markdown(f"#### The {sel.k} datasets chosen by {ui.md_escape(sel.strategy)}")
-        st.markdown(" · ".join(f"**{i}.** {ui.md_escape(d)}" for i, d in enumerate(sel.datasets, start=1)),
+        st.markdown(f"#### The {sel.k} datasets chosen by {widgets.md_escape(sel.strategy)}")
+        st.markdown(" · ".join(f"**{i}.** {widgets.md_escape(d)}" for i, d in enumerate(sel.datasets, start=1)),
                     unsafe_allow_html=False)
-        m = st.columns(len(METRICS))
-        for col, metric in zip(m, METRICS, strict=True):
-            col.metric(METRICS[metric].label, f"{sel.agreement[metric]:.3f}")
+        for col, (name, metric) in zip(st.columns(len(METRICS)), METRICS.items(), strict=True):
+            col.metric(metric.label, f"{sel.agreement[name]:.3f}")
     elif content.selection_error:
-        st.error(ui.md_escape(content.selection_error), icon=ui.ICONS["error"])
+        st.error(widgets.md_escape(content.selection_error), icon=widgets.ICONS["error"])
 
 with tab_export:
     st.text_input("Report title", key=K.RP_TITLE, persist_state=state.PERSIST)
     st.markdown("**HTML report** — one file, every figure interactive and inline, plotly.js embedded (works offline).")
     sections = ", ".join(s.title for s in report.sections)
-    st.caption(ui.md_escape(f"Sections: {sections}."))
+    st.caption(widgets.md_escape(f"Sections: {sections}."))
     st.download_button("Download the HTML report", lambda: build_html(report).encode("utf-8"),
                        file_name=f"report_{data.name}.html", mime="text/html", type="primary",
                        icon=":material/download:", key="dl_report_html", on_click="ignore")
     if content.selection is not None:
-        csv_bytes, json_bytes = selectview.downloads(data, content.cfg if content.rep is not None else None,
-                                                     content.selection)
-        c = st.columns(2)
-        c[0].download_button("Subset CSV", csv_bytes, file_name=selectview.file_stem(content.selection) + ".csv",
-                             mime="text/csv", icon=":material/download:", key="rp_dl_csv", on_click="ignore")
-        c[1].download_button("JSON sidecar", json_bytes, file_name=selectview.file_stem(content.selection) + ".json",
-                             mime="application/json", icon=":material/data_object:", key="rp_dl_json",
-                             on_click="ignore")
+        select.download_buttons(data, content.used_recipe, content.selection, key="rp_dl")
     st.divider()
     st.markdown(f"**Figures as PNG and SVG** ({', '.join(content.figures)}), rendered by kaleido with Chromium.")
-    signature = reportview.figure_signature(content)
+    signature = view.figure_signature(content)
     if st.button("Render PNG and SVG", icon=":material/image:", key="rp_render"):
         with st.spinner("Rendering the figures (a headless Chromium starts; a few seconds) …"):
-            reportview.render_images(content, signature)
-    imgs, message = reportview.stored_images(signature)
+            view.render_images(content, signature)
+    imgs, message = view.stored_images(signature)
     if message:
-        st.error(ui.md_escape(message), icon=ui.ICONS["error"])
+        st.error(widgets.md_escape(message), icon=widgets.ICONS["error"])
     if imgs:
-        st.download_button("All figures (ZIP)", reportview.images_zip(imgs), file_name=f"figures_{data.name}.zip",
+        st.download_button("All figures (ZIP)", view.images_zip(imgs), file_name=f"figures_{data.name}.zip",
                            mime="application/zip", icon=":material/folder_zip:", key="rp_dl_zip", on_click="ignore")
         cols = st.columns(max(1, len(imgs)))
         for col, (name, by_fmt) in zip(cols, imgs.items(), strict=True):

@@ -1,10 +1,11 @@
-"""App-side helpers of the subsetsel dashboard.
+"""The subsetsel dashboard's code (the pages are in ``pages/``, the entry point is ``app.py``).
 
-Cached wrappers around ``subsetsel_core`` calls (:mod:`.data`, :mod:`.representation`),
-session-state keys (:mod:`.state`), the background evaluation runner (:mod:`.runner`),
-off-thread map projections (:mod:`.projection`), upload handling (:mod:`.upload`),
-analyses the pages show (:mod:`.analysis`) and shared page pieces (:mod:`.ui`).
+- :mod:`.state`: the session-state keys (one table), :mod:`.entry`: every page under ``app.py``;
+- :mod:`.model`: the active benchmark (pure), :mod:`.session`: the session's benchmark and recipe;
+- :mod:`.cache`: every Streamlit cache, :mod:`.jobs`: background work (evaluations, checks);
+- :mod:`.projection` / :mod:`.projection_worker`: map projections off the page;
+- :mod:`.upload`: uploaded files and error wording, :mod:`.budgets`: the budget profile;
+- :mod:`.widgets`: shared page pieces, :mod:`.views`: page sections.
 
-Importing this package does not import Streamlit; :mod:`.state`, :mod:`.data`,
-:mod:`.representation` and :mod:`.ui` do.
+Importing this package does not import Streamlit; most of its modules do.
 """

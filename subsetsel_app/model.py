@@ -1,34 +1,45 @@
-"""What the dashboard holds: the active benchmark and representation settings.
+"""What the dashboard holds: the active benchmark, and what its descriptor tables offer.
 
 Pure Python (no Streamlit): :class:`ActiveData` is the benchmark the pages work on, from
-a benchmark folder or an upload; :class:`RepConfig` is a hashable description of a
-representation (which descriptor tables and columns, text embedding, log scaling, PCA)
-and :func:`build_representation_for` turns it into a core
-:class:`~subsetsel_core.descriptors.Representation`.
+a benchmark folder, an upload or a workspace file, with the token that keys every cache
+of :mod:`subsetsel_app.cache`. The functions below read an ``ActiveData`` through the
+core's representation recipes (:mod:`subsetsel_core.representations.recipe`): the
+recipe of some tables, the representation it builds, the map's hover table and colour
+options.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from subsetsel_core.benchmark import Benchmark
-from subsetsel_core.descriptors import Representation, build_representation
+from subsetsel_core.descriptors import JoinedTables, Representation
 from subsetsel_core.errors import InputError
-from subsetsel_core.io.folder import Manifest, RepresentationSpec, load_benchmark_folder
+from subsetsel_core.io.folder import (
+    SAMPLE_DATA_DIR,
+    load_benchmark_folder,
+    scan_benchmarks,
+)
+from subsetsel_core.io.manifest import Manifest, RepresentationSpec
 from subsetsel_core.io.validation import ValidationReport
+from subsetsel_core.representations import recipe as R
+from subsetsel_core.representations.recipe import RepresentationRecipe
 from subsetsel_core.representations.tabular import column_kind
 
-#: Folder of the embedded samples (``sample_data/`` at the repository root).
-SAMPLE_DIR: Path = Path(__file__).resolve().parent.parent / "sample_data"
 #: The sample the app opens on.
 DEFAULT_SAMPLE = "tsc_bakeoff"
+#: How a benchmark reached the dashboard, as the sidebar says it.
+SOURCES = {"sample": "embedded sample", "folder": "benchmark folder", "upload": "upload",
+           "workspace": "workspace file"}
+#: The no-choice entry of optional pickers (the map's colour, the upload's fold column).
+NONE = "(none)"
+MEAN_SCORE = "mean score (not a descriptor)"
+NO_COLOR = NONE
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,7 +53,7 @@ class ActiveData:
         the key of every cache that depends on this benchmark.
     title : str
         Display name.
-    source : {"sample", "folder", "upload"}
+    source : {"sample", "folder", "upload", "workspace"}
     benchmark : Benchmark
     tables : dict of str to DataFrame
         Descriptor table name → raw table indexed by dataset name (aliases applied).
@@ -52,6 +63,11 @@ class ActiveData:
         Findings of the loaders.
     description, metric, citation : str
         From the manifest (empty for uploads).
+    manifest : Manifest or None
+        The benchmark folder's manifest.
+    model_dates : mapping of str to str, optional
+        Release date (ISO) of each model, when known (neither the embedded samples nor the
+        manifest format carry them; code that loads a folder may add them).
     """
 
     token: str
@@ -65,22 +81,24 @@ class ActiveData:
     metric: str = ""
     citation: str = ""
     manifest: Manifest | None = field(default=None, repr=False)
-    memo: dict[Any, Any] = field(default_factory=dict, repr=False)
+    model_dates: Mapping[str, str] | None = field(default=None, repr=False)
 
     @property
     def name(self) -> str:
         """The benchmark's name (used in file names and sidecars)."""
         return self.benchmark.name
 
-    @property
-    def table_names(self) -> tuple[str, ...]:
-        """Descriptor tables in declaration order."""
-        return tuple(self.tables)
-
     def usable_tables(self) -> tuple[str, ...]:
         """Tables that describe every dataset of the benchmark."""
         have = set(self.benchmark.datasets)
         return tuple(t for t, df in self.tables.items() if have <= set(map(str, df.index)))
+
+    def in_full(self, table: str) -> bool:
+        """Whether a table is always used with every column (an embedding)."""
+        return R.used_in_full(self.specs, table)
+
+
+# --------------------------------------------------------------------------- loading
 
 
 def folder_stamp(folder: str | Path) -> str:
@@ -94,6 +112,28 @@ def folder_stamp(folder: str | Path) -> str:
     return hashlib.sha1("|".join(parts).encode()).hexdigest()[:16]
 
 
+def is_sample(folder: str | Path) -> bool:
+    """Whether a folder is one of the embedded samples."""
+    return Path(folder).resolve().parent == SAMPLE_DATA_DIR.resolve()
+
+
+def default_sample() -> Path:
+    """The folder of the sample the app opens on (TSC bake-off), else the first sample.
+
+    Raises
+    ------
+    InputError
+        No embedded sample at all.
+    """
+    p = SAMPLE_DATA_DIR / DEFAULT_SAMPLE
+    if (p / "manifest.json").is_file():
+        return p
+    found = scan_benchmarks(SAMPLE_DATA_DIR).manifests
+    if not found:
+        raise InputError(f"no benchmark folder found in {SAMPLE_DATA_DIR}.")
+    return Path(found[0].folder)
+
+
 def load_folder_data(folder: str | Path, *, source: str = "folder") -> ActiveData:
     """Load a benchmark folder into :class:`ActiveData`.
 
@@ -104,9 +144,8 @@ def load_folder_data(folder: str | Path, *, source: str = "folder") -> ActiveDat
     """
     loaded = load_benchmark_folder(folder)
     m = loaded.manifest
-    token = f"{source}:{m.folder}:{folder_stamp(m.folder)}"
     return ActiveData(
-        token=token,
+        token=f"{source}:{m.folder}:{folder_stamp(m.folder)}",
         title=m.title or m.name,
         source=source,
         benchmark=loaded.benchmark,
@@ -120,277 +159,87 @@ def load_folder_data(folder: str | Path, *, source: str = "folder") -> ActiveDat
     )
 
 
-# --------------------------------------------------------------------------- representations
+# --------------------------------------------------------------------------- recipes
 
 
-@dataclass(frozen=True)
-class RepConfig:
-    """A representation, described by hashable settings.
-
-    Attributes
-    ----------
-    tables : tuple of str
-        Descriptor tables joined on the dataset name.
-    columns : tuple of str or None
-        Columns of the joined table to use (None: every table's default columns).
-        Columns of embedding tables are always used in full.
-    text : bool
-        Embed text columns with TF-IDF + SVD (else drop them).
-    log : bool
-        ``log1p`` of heavy-tailed count-like columns (``log_columns="auto"``).
-    pca : float or None
-        Keep this fraction of the variance with PCA (None: no PCA).
-    name : str
-        Display name (e.g. ``"ucr_info"`` or ``"ucr_info+description/log"``).
-    """
-
-    tables: tuple[str, ...]
-    columns: tuple[str, ...] | None = None
-    text: bool = True
-    log: bool = False
-    pca: float | None = None
-    name: str = ""
-
-
-def _embedding(data: ActiveData, table: str) -> bool:
-    spec = data.specs.get(table)
-    return spec is not None and spec.kind == "embedding"
-
-
-@dataclass(frozen=True, eq=False)
-class Combined:
-    """Descriptor tables joined on the dataset name.
-
-    Attributes
-    ----------
-    table : DataFrame
-        Indexed by dataset; a column present in two tables with the same values is kept
-        once, with different values it is renamed ``table.column``.
-    pickable : list of str
-        Columns a user may choose (every column of non-embedding tables).
-    embedding : list of str
-        Columns of embedding tables (always used in full).
-    names : dict of (table, column) to str
-        Where each original column went in ``table``.
-    """
-
-    table: pd.DataFrame
-    pickable: list[str]
-    embedding: list[str]
-    names: dict[tuple[str, str], str]
-
-
-def combined_table(data: ActiveData, tables: Sequence[str]) -> Combined:
-    """Join descriptor tables on the dataset name (see :class:`Combined`; memoised).
+def joined(data: ActiveData, tables: Sequence[str]) -> JoinedTables:
+    """Descriptor tables joined on the dataset name (which columns may be picked).
 
     Raises
     ------
     InputError
-        Unknown or no table.
+        An unknown table, or no table.
     """
-    key = ("combined", tuple(tables))
-    if key not in data.memo:
-        data.memo[key] = _combined_table(data, tables)
-    return data.memo[key]
-
-
-def _combined_table(data: ActiveData, tables: Sequence[str]) -> Combined:
-    out: pd.DataFrame | None = None
-    pickable: list[str] = []
-    embedding: list[str] = []
-    names: dict[tuple[str, str], str] = {}
-    for t in tables:
-        if t not in data.tables:
-            raise InputError(f"unknown descriptor table '{t}'; the tables are {', '.join(data.tables)}.")
-        df = data.tables[t]
-        ren: dict[str, str] = {}
-        drop: list[str] = []
-        for c in map(str, df.columns):
-            if out is not None and c in out.columns:
-                if out[c].reindex(df.index).astype(str).equals(df[c].astype(str)):
-                    drop.append(c)
-                    names[(t, c)] = c
-                    continue
-                ren[c] = f"{t}.{c}"
-            names[(t, c)] = ren.get(c, c)
-        part = df.drop(columns=drop).rename(columns=ren)
-        cols = [str(c) for c in part.columns]
-        (embedding if _embedding(data, t) else pickable).extend(cols)
-        out = part if out is None else out.join(part, how="outer")
-    if out is None:
-        raise InputError("choose at least one descriptor table.")
-    return Combined(out, pickable, embedding, names)
+    return R.join_for(data.tables, data.specs, tables)
 
 
 def default_columns(data: ActiveData, tables: Sequence[str]) -> list[str]:
     """The pickable columns used by default: each table's manifest columns (else all)."""
-    key = ("defaults", tuple(tables))
-    if key not in data.memo:
-        data.memo[key] = _default_columns(data, tables)
-    return list(data.memo[key])
+    return R.default_columns(data.tables, data.specs, tables)
 
 
-def _default_columns(data: ActiveData, tables: Sequence[str]) -> list[str]:
-    comb = combined_table(data, tables)
-    chosen: list[str] = []
-    for t in tables:
-        if _embedding(data, t):
-            continue
-        spec = data.specs.get(t)
-        cols = list(spec.columns) if spec is not None and spec.columns else [str(c) for c in data.tables[t].columns]
-        for c in cols:
-            name = comb.names.get((t, c))
-            if name in comb.pickable and name not in chosen:
-                chosen.append(name)
-    return chosen
+def make_recipe(data: ActiveData, tables: Sequence[str], columns: Sequence[str] | None = None, *, text: bool = True,
+                log: bool = False, pca: float | None = None) -> RepresentationRecipe:
+    """A recipe of this benchmark's tables, with its display name filled in."""
+    return R.make_recipe(data.tables, data.specs, tables, columns, text=text, log=log, pca=pca)
 
 
-def rep_name(data: ActiveData, cfg_tables: Sequence[str], columns: Sequence[str] | None, text: bool, log: bool,
-             pca: float | None) -> str:
-    """Readable name of a representation: tables joined with ``+``, then the non-defaults."""
-    base = "+".join(cfg_tables)
-    mods: list[str] = []
-    if columns is not None and list(columns) != default_columns(data, cfg_tables):
-        mods.append(f"{len(columns)} cols")
-    if not text:
-        mods.append("no text")
-    if log:
-        mods.append("log")
-    if pca is not None:
-        mods.append(f"PCA {pca:.0%}")
-    return base + ("/" + ",".join(mods) if mods else "")
-
-
-def make_config(
-    data: ActiveData, tables: Sequence[str], columns: Sequence[str] | None = None, *, text: bool = True,
-    log: bool = False, pca: float | None = None,
-) -> RepConfig:
-    """A :class:`RepConfig` with its display name filled in."""
-    tables = tuple(tables)
-    cols = None if columns is None else tuple(columns)
-    if cols is not None and list(cols) == default_columns(data, tables):
-        cols = None
-    return RepConfig(tables, cols, bool(text), bool(log), pca, rep_name(data, tables, cols, text, log, pca))
-
-
-def table_config(data: ActiveData, table: str) -> RepConfig:
+def table_recipe(data: ActiveData, table: str) -> RepresentationRecipe:
     """The default representation of one descriptor table."""
-    return make_config(data, [table])
+    return make_recipe(data, [table])
 
 
-def build_representation_for(data: ActiveData, cfg: RepConfig, seed: int = 0) -> Representation:
-    """Encode the configured descriptors as a representation aligned to the benchmark.
+def build_representation(data: ActiveData, recipe: RepresentationRecipe, seed: int = 0) -> Representation:
+    """Encode the recipe's descriptors as a representation aligned to the benchmark.
 
     Raises
     ------
     InputError
         Datasets without descriptors, no usable column, bad options.
     """
-    comb = combined_table(data, cfg.tables)
-    cols = list(cfg.columns) if cfg.columns is not None else default_columns(data, cfg.tables)
-    unknown = [c for c in cols if c not in comb.pickable]
-    if unknown:
-        raise InputError(f"unknown descriptor column(s) {unknown}; choose among {comb.pickable}.")
-    use = cols + comb.embedding
-    if not use:
-        raise InputError("no descriptor column chosen; pick at least one column or an embedding table.")
-    return build_representation(
-        comb.table,
-        data.benchmark.datasets,
-        name=cfg.name or "+".join(cfg.tables),
-        columns=use,
-        text="tfidf" if cfg.text else "drop",
-        log_columns="auto" if cfg.log else (),
-        pca_variance=cfg.pca,
-        seed=seed,
-    )
+    return R.build_recipe(recipe, data.benchmark, data.tables, data.specs, seed=seed)
 
 
-def hover_frame(data: ActiveData, cfg: RepConfig) -> pd.DataFrame:
-    """Raw descriptor values shown on hover (chosen non-embedding columns), benchmark order (memoised)."""
-    key = ("hover", cfg)
-    if key not in data.memo:
-        data.memo[key] = _hover_frame(data, cfg)
-    return data.memo[key]
+# --------------------------------------------------------------------------- the map's hover and colours
 
 
-def _hover_frame(data: ActiveData, cfg: RepConfig) -> pd.DataFrame:
-    comb = combined_table(data, cfg.tables)
-    cols = list(cfg.columns) if cfg.columns is not None else default_columns(data, cfg.tables)
-    cols = [c for c in cols if c in comb.pickable]
-    return comb.table.reindex(list(data.benchmark.datasets))[cols]
+def hover_frame(data: ActiveData, recipe: RepresentationRecipe) -> pd.DataFrame:
+    """Raw descriptor values shown on hover (the recipe's chosen columns), benchmark order."""
+    return R.recipe_columns(recipe, data.benchmark.datasets, data.tables, data.specs)
 
 
 def color_options(data: ActiveData) -> list[str]:
-    """Columns the map can be coloured by: every non-embedding descriptor column (memoised)."""
-    if "color_options" not in data.memo:
-        data.memo["color_options"] = _color_options(data)
-    return list(data.memo["color_options"])
+    """What the map can be coloured by: nothing, every column not used in full, the mean score."""
+    out: list[str] = []
+    for t, df in data.tables.items():
+        if not data.in_full(t):
+            out += [c for c in map(str, df.columns) if c not in out]
+    return [NO_COLOR, *out, MEAN_SCORE]
 
 
 def default_color(data: ActiveData) -> str:
-    """The first categorical descriptor column, else the mean score (memoised)."""
-    if "default_color" not in data.memo:
-        found = MEAN_SCORE
-        for t, df in data.tables.items():
-            if _embedding(data, t):
-                continue
-            cat = [str(c) for c in df.columns if column_kind(df[c]) == "categorical"]
-            if cat:
-                found = cat[0]
-                break
-        data.memo["default_color"] = found
-    return data.memo["default_color"]
-
-
-def _color_options(data: ActiveData) -> list[str]:
-    out: list[str] = []
+    """The first categorical descriptor column, else the mean score."""
     for t, df in data.tables.items():
-        if _embedding(data, t):
-            continue
-        for c in df.columns:
-            c = str(c)
-            if c not in out:
-                out.append(c)
-    return out
-
-
-MEAN_SCORE = "mean score (not a descriptor)"
-NO_COLOR = "(none)"
+        cat = [] if data.in_full(t) else [str(c) for c in df.columns if column_kind(df[c]) == "categorical"]
+        if cat:
+            return cat[0]
+    return MEAN_SCORE
 
 
 def color_values(data: ActiveData, column: str | None) -> pd.Series | None:
-    """Values of a colour option in benchmark dataset order (None for no colour; memoised)."""
+    """Values of a colour option in benchmark dataset order (None for no colour or free text)."""
     if not column or column == NO_COLOR:
         return None
-    key = ("color", column)
-    if key not in data.memo:
-        data.memo[key] = _color_values(data, column)
-    return data.memo[key]
-
-
-def _color_values(data: ActiveData, column: str) -> pd.Series | None:
     ds = list(data.benchmark.datasets)
     if column == MEAN_SCORE:
         return pd.Series(data.benchmark.scores.mean(axis=(1, 2)), index=ds, name="mean score")
     for t, df in data.tables.items():
-        if column in df.columns and not _embedding(data, t):
-            s = df[column].reindex(ds)
+        if column in df.columns and not data.in_full(t):
             kind = column_kind(df[column])
-            if kind == "numeric":
-                s = pd.to_numeric(s, errors="coerce")
-            elif kind == "text":
+            if kind == "text":
                 return None
+            s = df[column].reindex(ds)
+            s = pd.to_numeric(s, errors="coerce") if kind == "numeric" else s
             s.name = column
             return s
     return None
-
-
-def subset_table(data: ActiveData, datasets: Sequence[str], cfg: RepConfig | None) -> pd.DataFrame:
-    """``order, dataset`` plus the chosen datasets' raw descriptors (for the subset CSV)."""
-    df = pd.DataFrame({"order": np.arange(1, len(datasets) + 1), "dataset": list(datasets)})
-    if cfg is not None:
-        extra = hover_frame(data, cfg).reindex(list(datasets)).reset_index(drop=True)
-        extra = extra[[c for c in extra.columns if c not in ("order", "dataset")]]
-        df = pd.concat([df, extra], axis=1)
-    return df

@@ -1,8 +1,9 @@
 """2-D projections computed off the page: UMAP and t-SNE (and PCA, the fast fallback).
 
-This module imports neither Streamlit nor the rest of the app: the projection worker
-process runs it (``python -m subsetsel_app.projection_worker``, :func:`serve_stdio`), and the
-thread fallback calls :func:`compute`.
+This module imports neither Streamlit nor the rest of the app, only the core's
+``standardize`` (the preprocessing the strategies see): the projection worker process runs
+it (``python -m subsetsel_app.projection_worker``, :func:`serve_stdio`), and the thread
+fallback calls :func:`compute`.
 """
 
 from __future__ import annotations
@@ -16,16 +17,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-
-def standardised(X: np.ndarray) -> np.ndarray:
-    """Drop constant columns and z-score the rest (as the strategies see X)."""
-    X = np.asarray(X, dtype=float)
-    if X.ndim != 2 or X.shape[1] == 0:
-        return np.zeros((X.shape[0] if X.ndim else 0, 0))
-    sd = X.std(axis=0)
-    keep = sd > 0
-    Z = X[:, keep]
-    return (Z - Z.mean(axis=0)) / sd[keep] if Z.shape[1] else Z
+from subsetsel_core.strategies import standardize
 
 
 def pca_2d(X: np.ndarray) -> np.ndarray:
@@ -40,7 +32,7 @@ def pca_2d(X: np.ndarray) -> np.ndarray:
     ndarray of shape (n, 2)
         Zero columns where there are fewer than two components.
     """
-    Z = standardised(X)
+    Z = standardize(X)
     n = Z.shape[0]
     out = np.zeros((n, 2))
     if n < 2 or Z.shape[1] == 0:
@@ -69,7 +61,7 @@ def compute(X: np.ndarray, method: str, seed: int) -> np.ndarray:
     -------
     ndarray of shape (n, 2)
     """
-    Z = standardised(X)
+    Z = standardize(X)
     n = Z.shape[0]
     if method == "PCA" or n < 5 or Z.shape[1] == 0:
         return pca_2d(X)

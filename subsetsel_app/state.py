@@ -1,30 +1,65 @@
-"""Session-state keys of the dashboard, declared once with their defaults.
+"""Session-state keys of the dashboard: one table, :data:`KEYS`.
 
-Every page reads and writes ``st.session_state`` through the names in :class:`K`. Widgets
-are created with ``key=K.…``, ``persist_state=PERSIST`` and without a ``value=``/``index=``
-argument: the default comes from :data:`DEFAULTS` via :func:`init_state`, and a value
-chosen on one page survives a visit to another page.
+Each key has a default, and says whether it resets when another benchmark becomes active
+and whether a workspace file saves it. :class:`K` names the keys for code
+(``st.session_state[K.SEED]``, ``key=K.SEED``); it is checked against :data:`KEYS` at import.
+Widgets are created with ``key=K.…``, ``persist_state=PERSIST`` and without a
+``value=``/``index=`` argument: the default comes from :data:`KEYS` via :func:`init`, and a
+value chosen on one page survives a visit to another page.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
 
+from subsetsel_core.selection import COST_ESTIMATE
 from subsetsel_core.strategies import STRATEGIES
+
+from .model import NONE
+
+#: ``persist_state`` of every keyed widget: values survive page switches.
+PERSIST = "session"
+MAP_METHODS: tuple[str, ...] = ("UMAP", "PCA", "t-SNE")
+#: Where an evaluation's trials run (see :mod:`subsetsel_app.views.compute`).
+COMPUTE_MODES: tuple[str, ...] = ("this server", "local processes", "Dask cluster")
+SELECT_MODES: tuple[str, ...] = ("k datasets", "a total budget")
+
+
+@dataclass(frozen=True)
+class Key:
+    """One session-state key.
+
+    Attributes
+    ----------
+    default : Any
+        The value :func:`init` sets (lists are copied).
+    resets_with_benchmark : bool
+        Restored to the default when another benchmark becomes active.
+    saved_in_workspace : bool
+        Written to (and read back from) a workspace file.
+    widget : bool
+        Set only by its widget (a file uploader cannot be given a value): :func:`init`
+        leaves it alone.
+    """
+
+    default: Any = None
+    resets_with_benchmark: bool = False
+    saved_in_workspace: bool = False
+    widget: bool = False
 
 
 class K:
-    """Session-state keys (one place, no string literals in pages)."""
+    """Names of the session-state keys (the values are the keys of :data:`KEYS`)."""
 
-    # the active benchmark
-    DATA = "data"  # ActiveData
-    BENCH_DIR = "bench_dir"  # str: directory of benchmark folders
-    BENCH_CHOICE = "bench_choice"  # str: folder path chosen on the Benchmark page
-    FLASH = "flash"  # (level, message) shown once at the top of the next page
-    # upload
+    ENTRY_TARGET = "entry_target"
+    DATA = "data"
+    BENCH_DIR = "bench_dir"
+    BENCH_CHOICE = "bench_choice"
+    FLASH = "flash"
     UP_LAYOUT = "up_layout"
     UP_DATASET = "up_dataset_col"
     UP_MODEL = "up_model_col"
@@ -35,25 +70,34 @@ class K:
     UP_DESC_COL = "up_desc_col"
     UP_ALIASES = "up_aliases"
     UP_NAME = "up_name"
-    UP_NONCE = "up_nonce"  # int: bumped to clear the uploaders
-    UP_GUESSED = "up_guessed"  # str: digest of the score file whose mapping was guessed
-    # representation
+    UP_NONCE = "up_nonce"
+    UP_GUESSED = "up_guessed"
     REP_TABLES = "rep_tables"
     REP_COLUMNS = "rep_columns"
     REP_TEXT = "rep_text"
     REP_LOG = "rep_log"
     REP_PCA = "rep_pca"
     REP_PCA_VAR = "rep_pca_var"
+    REP_CHECK_TRIALS = "rep_check_trials"
+    REP_CHECK_JOB = "rep_check_job"
     MAP_METHOD = "map_method"
     MAP_COLOR = "map_color"
     SEED = "seed"
-    # select
+    SEL_MODE = "sel_mode"
     SEL_STRATEGY = "sel_strategy"
     SEL_K = "sel_k"
     SEL_INCLUDE = "sel_include"
     SEL_EXCLUDE = "sel_exclude"
     SEL_METRIC = "sel_metric"
-    # evaluate
+    SEL_COST = "sel_cost"
+    SEL_BUDGET = "sel_budget"
+    SEL_BUDGET_FOR = "sel_budget_for"
+    SEL_BUDGET_STRATEGY = "sel_budget_strategy"
+    SEL_COVERAGE = "sel_coverage"
+    SEL_ZOOM = "sel_zoom"
+    PL_TEXT = "pl_text"
+    PL_NAME = "pl_name"
+    PL_NONCE = "pl_nonce"
     EV_STRATEGIES = "ev_strategies"
     EV_REPS = "ev_reps"
     EV_TRIALS = "ev_trials"
@@ -62,87 +106,173 @@ class K:
     EV_KRANGE = "ev_krange"
     EV_METRIC = "ev_metric"
     EV_BANDS = "ev_bands"
-    EV_RUN = "ev_run"  # str: id of this session's latest run in the runner registry
-    EV_COMPUTE = "ev_compute"  # str: where evaluations run, one of COMPUTE_MODES
-    EV_JOBS = "ev_jobs"  # int: local worker processes
-    EV_SCHEDULER = "ev_scheduler"  # str: Dask scheduler address
-    # report
+    EV_RUN = "ev_run"
+    EV_COMPUTE = "ev_compute"
+    EV_JOBS = "ev_jobs"
+    EV_SCHEDULER = "ev_scheduler"
+    EV_ADV_METRIC = "ev_adv_metric"
+    EV_ADV_TARGET = "ev_adv_target"
+    EV_GEN_NEWEST = "ev_gen_newest"
+    EV_GEN_FRACTION = "ev_gen_fraction"
+    EV_GEN_TRIALS = "ev_gen_trials"
+    EV_GEN_METRIC = "ev_gen_metric"
+    EV_GEN_JOB = "ev_gen_job"
+    EV_GEN_DATES = "ev_gen_dates"
+    EV_GEN_DATES_FILE = "ev_gen_dates_file"
     RP_TITLE = "rp_title"
-    RP_IMAGES = "rp_images"  # dict name -> {fmt: bytes}
+    RP_IMAGES = "rp_images"
+    WS_NONCE = "ws_nonce"
 
 
-MAP_METHODS: tuple[str, ...] = ("UMAP", "PCA", "t-SNE")
-#: Where an evaluation's trials run (see :mod:`subsetsel_app.compute_ui`).
-COMPUTE_MODES: tuple[str, ...] = ("this server", "local processes", "Dask cluster")
-#: ``persist_state`` of every keyed widget: values survive page switches.
-PERSIST = "session"
+_B = {"resets_with_benchmark": True}
+_W = {"saved_in_workspace": True}
+_BW = {**_B, **_W}
 
-DEFAULTS: dict[str, Any] = {
-    K.BENCH_DIR: "sample_data",
-    K.BENCH_CHOICE: None,
-    K.FLASH: None,
-    K.UP_LAYOUT: "long",
-    K.UP_DATASET: None,
-    K.UP_MODEL: None,
-    K.UP_SCORE: None,
-    K.UP_FOLD: "(none)",
-    K.UP_HIGHER: "higher is better",
-    K.UP_MISSING: "error",
-    K.UP_DESC_COL: "dataset",
-    K.UP_ALIASES: "",
-    K.UP_NAME: "",
-    K.UP_NONCE: 0,
-    K.UP_GUESSED: None,
-    K.REP_TABLES: None,
-    K.REP_COLUMNS: None,
-    K.REP_TEXT: True,
-    K.REP_LOG: False,
-    K.REP_PCA: False,
-    K.REP_PCA_VAR: 0.9,
-    K.MAP_METHOD: "UMAP",
-    K.MAP_COLOR: None,
-    K.SEED: 0,
-    K.SEL_STRATEGY: "fafi-cosine",
-    K.SEL_K: 10,
-    K.SEL_INCLUDE: [],
-    K.SEL_EXCLUDE: [],
-    K.SEL_METRIC: "spearman",
-    K.EV_STRATEGIES: list(STRATEGIES),
-    K.EV_REPS: None,
-    K.EV_TRIALS: 50,
-    K.EV_ALPHA: 0.8,
-    K.EV_BETA: 1.0,
-    K.EV_KRANGE: (2, 20),
-    K.EV_METRIC: "spearman",
-    K.EV_BANDS: True,
-    K.EV_RUN: None,
-    K.EV_COMPUTE: "this server",
-    K.EV_JOBS: 2,
-    K.EV_SCHEDULER: "tcp://127.0.0.1:8786",
-    K.RP_TITLE: "",
-    K.RP_IMAGES: None,
+KEYS: dict[str, Key] = {
+    K.ENTRY_TARGET: Key(None),  # address of the page a lone page run was going to (subsetsel_app.entry)
+    # the active benchmark
+    K.DATA: Key(None),  # ActiveData
+    K.BENCH_DIR: Key("sample_data"),  # directory of benchmark folders
+    K.BENCH_CHOICE: Key(None),  # folder chosen on the Benchmark page
+    K.FLASH: Key(None),  # (level, message) shown once at the top of the next page
+    # upload (Benchmark page)
+    K.UP_LAYOUT: Key("long"),
+    K.UP_DATASET: Key(None),
+    K.UP_MODEL: Key(None),
+    K.UP_SCORE: Key(None),
+    K.UP_FOLD: Key(NONE),
+    K.UP_HIGHER: Key("higher is better"),
+    K.UP_MISSING: Key("error"),
+    K.UP_DESC_COL: Key("dataset"),
+    K.UP_ALIASES: Key(""),
+    K.UP_NAME: Key(""),
+    K.UP_NONCE: Key(0),  # bumped to clear the uploaders
+    K.UP_GUESSED: Key(None),  # digest of the score file whose mapping was guessed
+    # representation
+    K.REP_TABLES: Key(None, **_BW),
+    K.REP_COLUMNS: Key(None, **_BW),
+    K.REP_TEXT: Key(True, **_W),
+    K.REP_LOG: Key(False, **_W),
+    K.REP_PCA: Key(False, **_W),
+    K.REP_PCA_VAR: Key(0.9, **_W),
+    K.REP_CHECK_TRIALS: Key(50),  # trials of the representation check's quick run
+    K.REP_CHECK_JOB: Key(None),  # job key of the session's latest representation check
+    K.MAP_METHOD: Key("UMAP", **_W),
+    K.MAP_COLOR: Key(None, **_BW),
+    K.SEED: Key(0, **_W),
+    # select
+    K.SEL_MODE: Key(SELECT_MODES[0]),  # k datasets or a total budget
+    K.SEL_STRATEGY: Key("fafi-cosine", **_W),
+    K.SEL_K: Key(10, **_W),
+    K.SEL_INCLUDE: Key([], **_BW),
+    K.SEL_EXCLUDE: Key([], **_BW),
+    K.SEL_METRIC: Key("spearman", **_W),
+    K.SEL_COST: Key(COST_ESTIMATE, **_B),  # COST_ESTIMATE or a numeric descriptor column
+    K.SEL_BUDGET: Key(None, **_B),  # total budget in the cost's units
+    K.SEL_BUDGET_FOR: Key(None, **_B),  # the benchmark token and cost source the budget was set for
+    K.SEL_BUDGET_STRATEGY: Key("fafi-cosine"),  # a strategy with a cost-aware variant
+    K.SEL_COVERAGE: Key(True),  # coverage lines on the map
+    K.SEL_ZOOM: Key(False),  # the Select map as a plotly chart (zoom, pan) instead of the quick SVG
+    K.PL_TEXT: Key("", **_B),  # pasted "dataset,score" lines of a new model
+    K.PL_NAME: Key("new model"),
+    K.PL_NONCE: Key(0),  # bumped to clear the score uploader
+    # evaluate
+    K.EV_STRATEGIES: Key(list(STRATEGIES), **_W),
+    K.EV_REPS: Key(None, **_BW),
+    K.EV_TRIALS: Key(50, **_W),
+    K.EV_ALPHA: Key(0.8, **_W),
+    K.EV_BETA: Key(1.0, **_W),
+    K.EV_KRANGE: Key((2, 20), **_W),
+    K.EV_METRIC: Key("spearman", **_W),
+    K.EV_BANDS: Key(True, **_W),
+    K.EV_RUN: Key(None),  # job key of this session's latest evaluation
+    K.EV_COMPUTE: Key(COMPUTE_MODES[0]),
+    K.EV_JOBS: Key(2),  # local worker processes
+    K.EV_SCHEDULER: Key("tcp://127.0.0.1:8786"),  # Dask scheduler address
+    K.EV_ADV_METRIC: Key("spearman"),  # metric of the "how many datasets" advice
+    K.EV_ADV_TARGET: Key(0.9),  # target the 95 % band must reach (an upper bound for MAE)
+    K.EV_GEN_NEWEST: Key(False, **_B),  # hold out the newest models instead of a random share
+    K.EV_GEN_FRACTION: Key(0.5),  # share of the models held out
+    K.EV_GEN_TRIALS: Key(50),
+    K.EV_GEN_METRIC: Key("spearman"),
+    K.EV_GEN_JOB: Key(None),  # job key of the session's latest generalisation check
+    K.EV_GEN_DATES: Key(None, **_B),  # (token, ((model, ISO date), ...)) or (token, error message)
+    K.EV_GEN_DATES_FILE: Key(widget=True),  # the release-date uploader
+    # report
+    K.RP_TITLE: Key("", **_W),
+    K.RP_IMAGES: Key(None, **_B),  # {"signature", "images": {name: {fmt: bytes}}, "error"}
+    K.WS_NONCE: Key(0),  # bumped to clear the workspace uploader after a load
 }
 
-#: Keys that depend on the active benchmark; reset when another benchmark is loaded.
-BENCHMARK_DEPENDENT: tuple[str, ...] = (
-    K.REP_TABLES, K.REP_COLUMNS, K.MAP_COLOR, K.SEL_INCLUDE, K.SEL_EXCLUDE, K.EV_REPS, K.RP_IMAGES,
-)
 
-def _copy(value: Any) -> Any:
+def _check_names() -> None:
+    names = {v for n, v in vars(K).items() if n.isupper()}
+    if names != set(KEYS):
+        raise RuntimeError(f"state.K and state.KEYS disagree: {sorted(names ^ set(KEYS))}")
+
+
+_check_names()
+
+#: Keys a workspace file holds.
+SAVED: tuple[str, ...] = tuple(k for k, v in KEYS.items() if v.saved_in_workspace)
+
+
+def default(key: str) -> Any:
+    """A fresh copy of a key's default."""
+    value = KEYS[key].default
     return list(value) if isinstance(value, list) else value
 
 
-def init_state() -> None:
+def init() -> None:
     """Set every declared key that is missing to its default."""
-    for key, value in DEFAULTS.items():
-        if key not in st.session_state:
-            st.session_state[key] = _copy(value)
+    for key, spec in KEYS.items():
+        if not spec.widget and key not in st.session_state:
+            st.session_state[key] = default(key)
 
 
-def reset_for_new_benchmark() -> None:
-    """Restore the defaults of every benchmark-dependent key."""
-    for key in BENCHMARK_DEPENDENT:
-        st.session_state[key] = _copy(DEFAULTS[key])
+def initialised() -> bool:
+    """Whether :func:`init` ran in this session (``app.py`` runs it first on every run)."""
+    return K.SEED in st.session_state
+
+
+def reset_for_new_benchmark(ss: MutableMapping[str, Any] | None = None) -> None:
+    """Restore the defaults of every key that resets with the benchmark."""
+    target = st.session_state if ss is None else ss
+    for key, spec in KEYS.items():
+        if spec.resets_with_benchmark:
+            target[key] = default(key)
+
+
+def plausible(key: str, value: Any) -> bool:
+    """Whether a value read from a file has the type of the key's default (others are ignored)."""
+    d = KEYS[key].default
+    if value is None or d is None:
+        return value is None or isinstance(value, str | list | bool | int | float)
+    if isinstance(d, bool):
+        return isinstance(value, bool)
+    if isinstance(d, int | float):
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if isinstance(d, list | tuple):
+        return isinstance(value, list | tuple) and all(isinstance(v, str | int | float) for v in value)
+    return isinstance(value, type(d))
+
+
+def restored(key: str, value: Any) -> Any:
+    """A value read from a file in the key's type (a list back to a tuple where the default is one)."""
+    return tuple(value) if isinstance(KEYS[key].default, tuple) and isinstance(value, list) else value
+
+
+def saved(ss: Mapping[str, Any]) -> dict[str, Any]:
+    """The workspace settings of a session as plain JSON values (tuples as lists)."""
+    return {k: _jsonable(ss[k]) for k in SAVED if k in ss}
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, tuple | list):
+        return [_jsonable(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, str):  # numpy scalars
+        return value.item()
+    return value
 
 
 def ensure_choice(key: str, options: Sequence[Any], fallback: Any = None) -> None:
@@ -172,63 +302,3 @@ def pop_flash() -> tuple[str, str] | None:
     msg = st.session_state.get(K.FLASH)
     st.session_state[K.FLASH] = None
     return msg
-
-
-# --------------------------------------------------------------------------- select: budget, coverage, placement
-# (issue 6) declared here once, like the keys above; appended so other additions stay intact.
-K.SEL_MODE = "sel_mode"  # str: SELECT_MODES[0] (k datasets) or SELECT_MODES[1] (a total budget)
-K.SEL_COST = "sel_cost"  # str: cost source, COST_ESTIMATE or a numeric descriptor column
-K.SEL_BUDGET = "sel_budget"  # float: total budget in the cost's units
-K.SEL_BUDGET_FOR = "sel_budget_for"  # str: the benchmark token and cost source the budget was set for
-K.SEL_BUDGET_STRATEGY = "sel_budget_strategy"  # str: a cost-aware strategy (subsetsel_core.evaluation.budget)
-K.SEL_COVERAGE = "sel_coverage"  # bool: coverage lines on the map
-K.SEL_ZOOM = "sel_zoom"  # bool: the Select page's map as a plotly chart (zoom, pan) instead of the quick SVG
-K.PL_TEXT = "pl_text"  # str: pasted "dataset,score" lines of a new model
-K.PL_NAME = "pl_name"  # str: the new model's name
-K.PL_NONCE = "pl_nonce"  # int: bumped to clear the score uploader
-
-SELECT_MODES: tuple[str, ...] = ("k datasets", "a total budget")
-COST_ESTIMATE = "estimate from size descriptors"
-
-DEFAULTS.update({
-    K.SEL_MODE: SELECT_MODES[0],
-    K.SEL_COST: COST_ESTIMATE,
-    K.SEL_BUDGET: None,
-    K.SEL_BUDGET_FOR: None,
-    K.SEL_BUDGET_STRATEGY: "fafi-cosine",
-    K.SEL_COVERAGE: True,
-    K.SEL_ZOOM: False,
-    K.PL_TEXT: "",
-    K.PL_NAME: "new model",
-    K.PL_NONCE: 0,
-})
-BENCHMARK_DEPENDENT = (*BENCHMARK_DEPENDENT, K.SEL_COST, K.SEL_BUDGET, K.SEL_BUDGET_FOR, K.PL_TEXT)
-
-
-# --------------------------------------------------------------------------- evaluate: advice, generalisation; representation check
-# (issue 6) appended like the block above.
-K.EV_ADV_METRIC = "ev_adv_metric"  # str: metric of the "how many datasets" advice
-K.EV_ADV_TARGET = "ev_adv_target"  # float: target the 95 % band must reach (an upper bound for MAE)
-K.EV_GEN_NEWEST = "ev_gen_newest"  # bool: hold out the newest models (needs release dates) instead of a random share
-K.EV_GEN_FRACTION = "ev_gen_fraction"  # float: share of the models held out
-K.EV_GEN_TRIALS = "ev_gen_trials"  # int: trials of the generalisation runs
-K.EV_GEN_METRIC = "ev_gen_metric"  # str: metric shown in the generalisation view
-K.EV_GEN_JOB = "ev_gen_job"  # tuple: key of the session's latest generalisation job (subsetsel_app.eval_tools)
-K.EV_GEN_DATES = "ev_gen_dates"  # (token, ((model, ISO date), ...)) from an uploaded table, or (token, error message)
-K.EV_GEN_DATES_FILE = "ev_gen_dates_file"  # the release-date uploader
-K.REP_CHECK_TRIALS = "rep_check_trials"  # int: trials of the representation check's quick run
-K.REP_CHECK_JOB = "rep_check_job"  # tuple: key of the session's latest representation-check job
-
-DEFAULTS.update({
-    K.EV_ADV_METRIC: "spearman",
-    K.EV_ADV_TARGET: 0.9,
-    K.EV_GEN_NEWEST: False,
-    K.EV_GEN_FRACTION: 0.5,
-    K.EV_GEN_TRIALS: 50,
-    K.EV_GEN_METRIC: "spearman",
-    K.EV_GEN_JOB: None,
-    K.EV_GEN_DATES: None,
-    K.REP_CHECK_TRIALS: 50,
-    K.REP_CHECK_JOB: None,
-})
-BENCHMARK_DEPENDENT = (*BENCHMARK_DEPENDENT, K.EV_GEN_NEWEST, K.EV_GEN_DATES)

@@ -5,16 +5,16 @@ Pure functions (no Streamlit), so the Benchmark page and the tests share them:
 validates everything and returns a report — sizes, gaps, name mismatches with
 suggestions (and aliases that would fix them), ties, what will be dropped — together with
 the benchmark when it can be used. Problems come back as readable messages, never as
-exceptions.
+exceptions: the core's message, and the fix worded for this dashboard from the error's
+``field`` (:data:`FIELD_HINTS`, :func:`error_text`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
 
@@ -23,15 +23,14 @@ import pandas as pd
 from subsetsel_core.benchmark import load_scores
 from subsetsel_core.descriptors import load_descriptors
 from subsetsel_core.errors import InputError
-from subsetsel_core.io.folder import RepresentationSpec
+from subsetsel_core.io.manifest import RepresentationSpec
 from subsetsel_core.io.names import suggest
+from subsetsel_core.io.score_format import ScoreFormat
 from subsetsel_core.io.tables import read_table
-from subsetsel_core.io.validation import Finding, ReportBuilder, ValidationReport
+from subsetsel_core.io.validation import ReportBuilder, ValidationReport
 from subsetsel_core.representations.tabular import column_kind
 
 from .model import ActiveData
-
-NONE = "(none)"
 
 
 @dataclass(frozen=True)
@@ -59,61 +58,43 @@ class UploadedTable:
         return Path(self.name).name.split(".")[0] or "table"
 
 
-@dataclass(frozen=True)
-class ScoreOptions:
-    """How to read an uploaded score table.
-
-    Attributes
-    ----------
-    layout : {"long", "wide"}
-    dataset_column, model_column, score_column : str
-    fold_column : str or None
-    higher_is_better : bool
-    missing : {"error", "drop-models", "drop-datasets"}
-    name : str
-        Benchmark name (default: the file name).
-    """
-
-    layout: str = "long"
-    dataset_column: str = "dataset"
-    model_column: str = "model"
-    score_column: str = "score"
-    fold_column: str | None = None
-    higher_is_better: bool = True
-    missing: str = "error"
-    name: str = ""
-
-
-# The core's messages name the command-line options that fix a problem; on the Benchmark
-# page the fix is a widget; a message without a fix gets one. (pattern, replacement) pairs,
-# applied in order.
-_CLI_HINTS: tuple[tuple[str, str | Callable[[re.Match[str]], str]], ...] = (
-    (r"name that column with --fold-column\.", "choose that column as 'Fold / seed column' above."),
-    (r"Then load it with --wide\.", "Then choose the 'wide' layout above."),
-    (r"Name the dataset column with --dataset-column \(or rename it\)\.",
-     "Type its name under 'Dataset column of the descriptor tables' above (or rename it)."),
-    (r"Name the column with --(dataset|model|score)-column\.",
-     lambda m: f"Choose it as '{m.group(1).capitalize()} column' above."),
-    (r"\(CLI: --missing [a-z-]+\)", "(the 'Missing scores' option above)"),
-    (r"\(CLI: --alias [^)]*\)", "(the 'Aliases' box: one 'name in descriptor file = name in scores' per line)"),
-    (r" ?\(CLI: [^)]*\)", ""),
-    (r"has a header but no rows\.$",
-     "has a header but no rows. Add one row per dataset and model (and fold) below the header, "
-     "or upload the file that holds the scores."),
-)
+#: How the dashboard words the fix of an :class:`~subsetsel_core.errors.InputError` whose
+#: ``field`` names the setting: a key of :data:`subsetsel_core.errors.FIELDS` → the
+#: widget (or the action) that changes it.
+FIELD_HINTS: dict[str, str] = {
+    "layout": "Choose it under 'Layout' above.",
+    "dataset_column": "Choose it under 'Dataset column' above.",
+    "model_column": "Choose it under 'Model column' above.",
+    "score_column": "Choose it under 'Score column' above.",
+    "fold_column": "Choose it under 'Fold / seed column' above.",
+    "direction": "Choose it under 'Scores' above (higher or lower is better).",
+    "missing": "Choose it under 'Missing scores' above.",
+    "aliases": "Type them in the 'Aliases' box: one 'name in descriptor file = name in scores' per line.",
+    "descriptor_dataset_column": "Type it under 'Dataset column of the descriptor tables' above.",
+    "descriptor_columns": "Choose them on the Representation page.",
+    "scores_file": "Upload it under 'Scores' above.",
+    "descriptor_file": "Upload it under 'Descriptor tables' above.",
+    "k": "Change k on the Select page.",
+    "strategy": "Choose another strategy.",
+    "representation": "Choose the descriptors on the Representation page.",
+    "include": "Change 'Must include' on the Select page.",
+    "exclude": "Change 'Exclude' on the Select page.",
+    "budget": "Change the budget or the 'Cost per dataset' on the Select page.",
+    "trials": "Change 'Trials T' on the Evaluate page.",
+    "alpha": "Change 'α — share of datasets per pool' on the Evaluate page.",
+    "beta": "Change 'β — share of models per pool' on the Evaluate page.",
+    "k_range": "Change the 'k range' on the Evaluate page.",
+    "metric": "Choose another metric.",
+    "seed": "Change the seed in the sidebar.",
+    "workspace": "Load a .subsetsel file saved by this app.",
+    "release_dates": "Upload a table with a 'model' and a 'release_date' column.",
+}
 
 
-def dashboard_message(message: str) -> str:
-    """A core error message with its command-line hints replaced by the Benchmark page's widgets.
-
-    Examples
-    --------
-    >>> dashboard_message("x.csv: 4 rows repeat (…). If these rows are folds, name that column with --fold-column.")
-    "x.csv: 4 rows repeat (…). If these rows are folds, choose that column as 'Fold / seed column' above."
-    """
-    for pattern, repl in _CLI_HINTS:
-        message = re.sub(pattern, repl, message)
-    return message
+def error_text(exc: InputError) -> str:
+    """An error as the dashboard shows it: the core's message, then the fix on this dashboard."""
+    hint = FIELD_HINTS.get(exc.field or "")
+    return f"{exc} {hint}" if hint else str(exc)
 
 
 def read_header(table: UploadedTable) -> pd.DataFrame:
@@ -122,12 +103,9 @@ def read_header(table: UploadedTable) -> pd.DataFrame:
     Raises
     ------
     InputError
-        The file is not a readable table (the message names the fix on the Benchmark page).
+        The file is not a readable table.
     """
-    try:
-        return read_table(table.content, label=table.name)
-    except InputError as exc:
-        raise InputError(dashboard_message(str(exc))) from None
+    return read_table(table.content, label=table.name)
 
 
 _DATASET = ("dataset", "datasets", "data", "task", "problem", "name", "subject")
@@ -244,9 +222,10 @@ def _unique_names(tables: Sequence[UploadedTable]) -> list[str]:
 
 def check_upload(
     scores: UploadedTable,
-    options: ScoreOptions,
+    fmt: ScoreFormat,
     descriptors: Sequence[UploadedTable] = (),
     *,
+    name: str = "",
     dataset_column: str = "dataset",
     aliases: Mapping[str, str] | None = None,
 ) -> UploadCheck:
@@ -256,10 +235,12 @@ def check_upload(
     ----------
     scores : UploadedTable
         The score table (CSV, gzip CSV, TSV or Parquet; long or wide).
-    options : ScoreOptions
+    fmt : ScoreFormat
         Column mapping, orientation, missing-score policy.
     descriptors : sequence of UploadedTable
         Descriptor tables, each with a dataset column; each becomes one representation.
+    name : str
+        Benchmark name (default: the file name).
     dataset_column : str
         The dataset column of the descriptor tables.
     aliases : mapping, optional
@@ -271,20 +252,9 @@ def check_upload(
         Never raises for bad input: ``error`` holds the message instead.
     """
     try:
-        bench = load_scores(
-            scores.content,
-            dataset_column=options.dataset_column,
-            model_column=options.model_column,
-            score_column=options.score_column,
-            fold_column=options.fold_column,
-            wide=options.layout == "wide",
-            higher_is_better=options.higher_is_better,
-            missing=options.missing,  # type: ignore[arg-type]
-            name=options.name.strip() or scores.stem,
-            label=scores.name,
-        )
+        bench = load_scores(scores.content, fmt, name=name.strip() or scores.stem, label=scores.name)
     except InputError as exc:
-        return UploadCheck(None, dashboard_message(str(exc)))
+        return UploadCheck(None, error_text(exc))
     rb = ReportBuilder()
     tables: dict[str, pd.DataFrame] = {}
     specs: dict[str, RepresentationSpec] = {}
@@ -297,7 +267,7 @@ def check_upload(
             df = load_descriptors([table.content], dataset_column=dataset_column, aliases=aliases or None,
                                   labels=[table.name])
         except InputError as exc:
-            return UploadCheck(None, dashboard_message(str(exc)), bench.report + rb.build())
+            return UploadCheck(None, error_text(exc), bench.report + rb.build())
         if df.shape[1] == 0:
             return UploadCheck(None, f"{table.name}: has only the dataset column; add descriptor columns.",
                                bench.report + rb.build())
@@ -344,7 +314,7 @@ def check_upload(
             "dataset column and descriptor columns to use the other strategies.",
         )
     key = json.dumps(
-        {"scores": scores.digest, "options": options.__dict__, "descriptors": [t.digest for t in descriptors],
+        {"scores": scores.digest, "format": asdict(fmt), "name": name, "descriptors": [t.digest for t in descriptors],
          "dataset_column": dataset_column, "aliases": dict(aliases or {})},
         sort_keys=True,
     )
@@ -361,11 +331,3 @@ def check_upload(
         metric="score",
     )
     return UploadCheck(data, None, data.report, suggested, kinds)
-
-
-def findings_by_level(report: ValidationReport) -> dict[str, list[Finding]]:
-    """Findings grouped as ``{"error": [...], "warning": [...], "info": [...]}``."""
-    out: dict[str, list[Finding]] = {"error": [], "warning": [], "info": []}
-    for f in report.findings:
-        out.setdefault(f.level, []).append(f)
-    return out

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from subsetsel_core.io.score_format import MISSING_POLICIES
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.score_format import MISSING_POLICIES
 
 if TYPE_CHECKING:
     import pandas as pd

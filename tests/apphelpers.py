@@ -22,8 +22,12 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 os.environ.setdefault("SUBSETSEL_PROJECTION", "off")
 
+from pages import PAGES as PAGE_SPECS  # noqa: E402 - after the path set-up
+from pages import page as page_spec  # noqa: E402
+
 APP = str(ROOT / "app.py")
-PAGES = ("home", "benchmark", "representation", "select", "evaluate", "report")
+#: Every page's name (``"select"`` for ``pages/select.py``), in navigation order.
+PAGES = tuple(p.name for p in PAGE_SPECS)
 SAMPLES = ("tsc_bakeoff", "mmlu", "synthetic")
 TIMEOUT = 120
 
@@ -39,7 +43,7 @@ def new_app() -> Any:
 
 def goto(at: Any, page: str) -> Any:
     """Switch to a page (``"select"`` → ``pages/select.py``) and run."""
-    at.switch_page(f"pages/{page}.py")
+    at.switch_page(page_spec(page).file)
     at.run()
     return at
 
@@ -77,7 +81,7 @@ def markup(at: Any, css_class: str) -> str:
 
 
 def svg_selection(svg: str) -> list[tuple[int, str]]:
-    """(order, dataset) of the numbered markers of an SVG map (:func:`glance.map_svg`), in drawing order."""
+    """(order, dataset) of the numbered markers of an SVG map (:func:`subsetsel_core.viz.svg.map_svg`), in drawing order."""
     import html
     import re
 
@@ -100,16 +104,18 @@ def trace_names(spec: dict[str, Any]) -> list[str]:
     return [str(t.get("name", "")) for t in spec.get("data", [])]
 
 
+def run_of(at: Any) -> Any:
+    """The job of the session's evaluation run (:mod:`subsetsel_app.jobs`), or None."""
+    from subsetsel_app import jobs
+
+    return jobs.get(at.session_state["ev_run"])
+
+
 def wait_for_run(at: Any, timeout: float = 120.0) -> Any:
     """Wait until the session's evaluation run ends, then rerun the page."""
-    from subsetsel_app import runner
-
-    run = runner.get_run(at.session_state["ev_run"])
+    run = run_of(at)
     assert run is not None
-    t0 = time.time()
-    while run.running and time.time() - t0 < timeout:
-        time.sleep(0.05)
-    assert not run.running, "evaluation did not finish in time"
+    assert run.wait(timeout), "evaluation did not finish in time"
     at.run()
     return at
 
@@ -240,10 +246,9 @@ def wait_idle(page: Any, timeout: float = 60.0, settle: float = 0.25) -> None:
 
 def goto_page(page: Any, server_url: str, name: str) -> None:
     """Open a page by clicking its link in the sidebar navigation."""
-    title = {"home": "Start", "benchmark": "Benchmark", "representation": "Representation", "select": "Select",
-             "evaluate": "Evaluate", "report": "Report"}[name]
-    page.locator("[data-testid=stSidebarNav] a", has_text=title).first.click()
-    page.wait_for_url(f"{server_url}/{'' if name == 'home' else name}", timeout=30000)
+    spec = page_spec(name)
+    page.locator("[data-testid=stSidebarNav] a", has_text=spec.title).first.click()
+    page.wait_for_url(f"{server_url}/{spec.url}", timeout=30000)
     wait_idle(page, 90)
 
 

@@ -7,7 +7,7 @@ import json
 import apphelpers as H  # puts the repository root on sys.path (before subsetsel_app imports)
 import pytest
 
-from subsetsel_app import compute_ui, runner
+from subsetsel_app.views import compute
 
 
 def _run(at, trials: int = 6):
@@ -17,7 +17,7 @@ def _run(at, trials: int = 6):
     at.button[0].click()  # the form's "Run evaluation"
     at.run()
     assert not H.errors(at), H.errors(at)
-    run = runner.get_run(at.session_state["ev_run"])
+    run = H.run_of(at)
     assert run is not None
     H.wait_for_run(at)
     assert run.status == "done", run.error
@@ -25,7 +25,7 @@ def _run(at, trials: int = 6):
 
 
 def _numbers(run) -> str:
-    d = run.latest.to_json_dict()
+    d = run.result.to_json_dict()
     return json.dumps({k: d[k] for k in ("ks", "results", "friedman")}, sort_keys=True)
 
 
@@ -57,7 +57,7 @@ def test_an_empty_scheduler_address_is_a_message_not_a_crash():
 
 
 def test_an_unreachable_scheduler_is_reported():
-    ok, msg = compute_ui.check_scheduler(f"tcp://127.0.0.1:{H.free_port()}")
+    ok, msg = compute.check_scheduler(f"tcp://127.0.0.1:{H.free_port()}")
     assert not ok and "cannot reach a Dask scheduler" in msg
 
 
@@ -67,7 +67,7 @@ def test_a_local_dask_cluster_gives_the_numbers_of_this_server():
     serial = _run(H.new_app())
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                                   dashboard_address=None) as cluster:
-        ok, msg = compute_ui.check_scheduler(cluster.scheduler_address)
+        ok, msg = compute.check_scheduler(cluster.scheduler_address)
         assert ok and "2 worker(s)" in msg
         at = H.new_app()
         at.session_state["ev_compute"] = "Dask cluster"

@@ -10,10 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from subsetsel_app import eval_tools, model, runner
-from subsetsel_core.evaluation.generalisation import evaluate_generalisation
-from subsetsel_core.evaluation.protocol import EvaluationConfig, evaluate
-from subsetsel_core.viz.figures import MARKS_NAME
+from subsetsel_app import jobs, model
+from subsetsel_app.views import advice, decisions
+from subsetsel_core.evaluation.protocol import evaluate
+from subsetsel_core.evaluation.result import EvaluationConfig
+from subsetsel_core.metrics import METRICS
+from subsetsel_core.viz.curves import MARKS_NAME
 
 STRATS = ["random", "kmeans", "fafi-cosine"]
 
@@ -62,7 +64,7 @@ def mmlu():
 
 @pytest.fixture(scope="module")
 def mmlu_result(mmlu):
-    rep = model.build_representation_for(mmlu, model.table_config(mmlu, "subjects"))
+    rep = model.build_representation(mmlu, model.table_recipe(mmlu, "subjects"))
     return evaluate(mmlu.benchmark, {"subjects": rep},
                     EvaluationConfig(strategies=("random", "kmeans", "a-optimal"), trials=12, k_max=12, seed=0))
 
@@ -73,7 +75,7 @@ def mmlu_result(mmlu):
 def test_advice_frame_follows_advise_semantics(mmlu_result):
     res = mmlu_result
     for metric, target in (("spearman", 0.85), ("mae", 6.0)):
-        frame = eval_tools.advice_frame(res, metric, target)
+        frame = advice.advice_frame(res, metric, target)
         assert set(frame["key"]) == set(res.keys)
         for _, r in frame.iterrows():
             c = res.stats[r["key"]].curves[metric]
@@ -90,22 +92,22 @@ def test_advice_frame_follows_advise_semantics(mmlu_result):
 
 def test_advice_sentence_cases(mmlu_result):
     res = mmlu_result
-    frame = eval_tools.advice_frame(res, "spearman", 0.8)
-    best, rand = eval_tools.best_advice(frame)
-    text = eval_tools.advice_sentence(res, frame, "spearman", 0.8)
+    frame = advice.advice_frame(res, "spearman", 0.8)
+    best, rand = advice.best_advice(frame)
+    text = advice.advice_sentence(res, frame, "spearman", 0.8)
     assert text.startswith(f"With {best['strategy']} on subjects, {best['k']} datasets give Spearman ρ {best['mean']:.2f}")
     assert text.endswith(f"random needs {rand['k']}.")
-    none = eval_tools.advice_frame(res, "spearman", 0.999)
+    none = advice.advice_frame(res, "spearman", 0.999)
     assert not none["reached"].any()
-    assert "Nothing reaches Spearman ρ ≥ 0.999" in eval_tools.advice_sentence(res, none, "spearman", 0.999)
+    assert "Nothing reaches Spearman ρ ≥ 0.999" in advice.advice_sentence(res, none, "spearman", 0.999)
     only_rand = frame.assign(reached=frame["strategy"] == "random")
-    assert "No strategy reaches" in eval_tools.advice_sentence(res, only_rand, "spearman", 0.8)
+    assert "No strategy reaches" in advice.advice_sentence(res, only_rand, "spearman", 0.8)
     no_rand = frame.assign(reached=frame["strategy"] != "random")
-    assert "random does not reach it up to k = 12" in eval_tools.advice_sentence(res, no_rand, "spearman", 0.8)
-    marks = eval_tools.advice_marks(frame)
+    assert "random does not reach it up to k = 12" in advice.advice_sentence(res, no_rand, "spearman", 0.8)
+    marks = advice.advice_marks(frame)
     assert sorted(marks["label"].loc[marks["label"] != ""]) == sorted(
         [f"{best['key']}: k = {best['k']}", f"random: k = {rand['k']}"])
-    assert eval_tools.default_target("mae", 40) == 2.0 and eval_tools.default_target("spearman") == 0.9
+    assert METRICS["mae"].default_target(40) == 2.0 and METRICS["spearman"].default_target(None) == 0.9
 
 
 # --------------------------------------------------------------------------- advice on the Evaluate page
@@ -113,11 +115,11 @@ def test_advice_sentence_cases(mmlu_result):
 
 def test_advice_table_and_marked_points_on_the_curves():
     at = _evaluated()
-    run = runner.get_run(at.session_state["ev_run"])
+    run = H.run_of(at)
     table = _advice_table(at)
     assert set(table["strategy"]) == set(STRATS)
     assert {"advised k", "Spearman ρ at k", "95% interval"} <= set(table.columns)
-    frame = eval_tools.advice_frame(run.latest, "spearman", 0.9)
+    frame = advice.advice_frame(run.result, "spearman", 0.9)
     reached = frame[frame["reached"]]
     assert len(reached) >= 1
     curves = _curves(at)
@@ -127,7 +129,7 @@ def test_advice_table_and_marked_points_on_the_curves():
                                strict=True))
     assert marks["marker"]["symbol"] == "star"
     notes = [a["text"] for a in curves["layout"].get("annotations", [])]
-    best, rand = eval_tools.best_advice(frame)
+    best, rand = advice.best_advice(frame)
     assert any(f"k = {best['k']}" in t for t in notes)
     assert any("target 0.9" in t for t in notes)  # the dotted target line
     # existing traces unchanged: one band per strategy, strategy-named lines
@@ -169,12 +171,12 @@ def test_mae_advice_uses_an_upper_bound_and_moves_the_curves():
     at.run()
     assert at.session_state["ev_metric"] == "mae"  # the curves follow, so the stars are visible
     target = at.session_state["ev_adv_target"]
-    assert target == eval_tools.default_target("mae", 40)
+    assert target == METRICS["mae"].default_target(40)
     assert "at most" in at.number_input(key="ev_adv_target").label
     table = _advice_table(at)
     assert "rank MAE at k" in table.columns
-    run = runner.get_run(at.session_state["ev_run"])
-    frame = eval_tools.advice_frame(run.latest, "mae", target)
+    run = H.run_of(at)
+    frame = advice.advice_frame(run.result, "mae", target)
     for _, r in frame[frame["reached"]].iterrows():
         assert r["hi"] <= target
     curves = _curves(at)
@@ -195,11 +197,11 @@ def test_advice_on_a_partial_result():
     at.number_input(key="ev_trials").set_value(3000)
     at.button[0].click()
     at.run()
-    run = runner.get_run(at.session_state["ev_run"])
+    run = H.run_of(at)
     import time
 
     t0 = time.time()
-    while run.trials_done < 4 and time.time() - t0 < 60:
+    while run.done < 4 and time.time() - t0 < 60:
         time.sleep(0.05)
     at.run()
     try:
@@ -214,18 +216,6 @@ def test_advice_on_a_partial_result():
 # --------------------------------------------------------------------------- generalisation
 
 
-def test_generalisation_work_matches_the_core(mmlu):
-    rep = model.build_representation_for(mmlu, model.table_config(mmlu, "subjects"))
-    cfg = EvaluationConfig(strategies=("random", "kmeans"), trials=6, k_max=8, seed=3, batch_size=2)
-    job = eval_tools.Job(("t",), "test", 12)
-    mine = eval_tools.generalisation_work(job, mmlu.benchmark, {"subjects": rep}, cfg, fraction=0.4, seed=3, dates=None)
-    core = evaluate_generalisation(mmlu.benchmark, {"subjects": rep}, cfg, fraction=0.4, seed=3)
-    assert mine.new_models == core.new_models and mine.how == core.how
-    pd.testing.assert_frame_equal(mine.to_frame(), core.to_frame())
-    assert job.done == 12
-    assert mine.verdict() == core.verdict()
-
-
 def test_generalisation_view_renders_results():
     at = _evaluated()
     toggle = at.toggle(key="ev_gen_newest")
@@ -235,7 +225,7 @@ def test_generalisation_view_renders_results():
     at.run()
     at.button(key="ev_gen_btn").click()
     at.run()
-    assert eval_tools.wait_all(120)
+    assert jobs.wait_all(120)
     at.run()
     assert not H.errors(at)
     verdicts = [x.value for x in at.success] + [x.value for x in at.warning]
@@ -248,20 +238,21 @@ def test_generalisation_view_renders_results():
     assert set(table["strategy"]) == set(STRATS)
     assert "AUC, held-out models" in table.columns
     # cached per settings: pressing again returns the same finished job
-    job = eval_tools.get_job(at.session_state["ev_gen_job"])
+    job = jobs.get(at.session_state["ev_gen_job"])
+    assert job.done == job.total == 2 * 10 and job.phase.startswith("held-out models, 10 of 10")
     at.button(key="ev_gen_btn").click()
     at.run()
-    assert eval_tools.get_job(at.session_state["ev_gen_job"]) is job
+    assert jobs.get(at.session_state["ev_gen_job"]) is job
 
 
 def test_newest_split_with_release_dates(mmlu):
     dates = {m: f"2023-{1 + i % 12:02d}-{1 + i % 28:02d}" for i, m in enumerate(mmlu.benchmark.models)}
-    data = dataclasses.replace(mmlu, token="mmlu-dated", memo={"model_dates": dates})
-    got, why = eval_tools.release_dates(data)
+    data = dataclasses.replace(mmlu, token="mmlu-dated", model_dates=dates)
+    got, why = decisions.release_dates(data)
     assert got == dates and why == ""
-    partial = dataclasses.replace(mmlu, token="mmlu-part", memo={"model_dates": dict(list(dates.items())[:5])})
-    assert eval_tools.release_dates(partial)[0] is None
-    assert "no model release dates" in eval_tools.release_dates(mmlu)[1]
+    partial = dataclasses.replace(mmlu, token="mmlu-part", model_dates=dict(list(dates.items())[:5]))
+    assert decisions.release_dates(partial)[0] is None
+    assert "no model release dates" in decisions.release_dates(mmlu)[1]
 
 
 # --------------------------------------------------------------------------- representation check
@@ -272,7 +263,7 @@ def _check(at):
     at.run()
     at.button(key="rep_check_btn").click()
     at.run()
-    assert eval_tools.wait_all(120)
+    assert jobs.wait_all(120)
     at.run()
     assert not H.errors(at)
     return at
@@ -295,7 +286,7 @@ def test_noise_representation_warns(mmlu):
     rng = np.random.default_rng(2)
     noise = pd.DataFrame(rng.normal(size=(mmlu.benchmark.n_datasets, 6)), index=list(mmlu.benchmark.datasets),
                          columns=[f"noise_{i}" for i in range(6)])
-    data = dataclasses.replace(mmlu, tables={"noise": noise}, specs={}, token="mmlu-noise-test", memo={})
+    data = dataclasses.replace(mmlu, tables={"noise": noise}, specs={}, token="mmlu-noise-test")
     at = H.new_app()
     at.session_state["data"] = data
     for key in ("rep_tables", "rep_columns"):  # as after a benchmark switch (state.reset_for_new_benchmark)
@@ -330,21 +321,21 @@ def _check_on_held_out(at) -> None:
     at.run()
     at.button(key="ev_gen_btn").click()
     at.run()
-    assert eval_tools.wait_all(120)
+    assert jobs.wait_all(120)
     at.run()
 
 
 def test_generalisation_holds_out_the_newest_models_when_dated(mmlu):
     models = mmlu.benchmark.models
     dates = {m: f"{2020 + i // 12}-{1 + i % 12:02d}-15" for i, m in enumerate(models)}
-    data = dataclasses.replace(mmlu, token="mmlu-dated-app", memo={"model_dates": dates})
+    data = dataclasses.replace(mmlu, token="mmlu-dated-app", model_dates=dates)
     at = _evaluated_on(data)
     toggle = at.toggle(key="ev_gen_newest")
     assert not toggle.disabled
     toggle.set_value(True)
     _check_on_held_out(at)
     assert not H.errors(at)
-    gen = eval_tools.get_job(at.session_state["ev_gen_job"]).result
+    gen = jobs.get(at.session_state["ev_gen_job"]).result
     newest = sorted(models, key=lambda m: (dates[m], m))[-len(gen.new_models):]
     assert sorted(gen.new_models) == sorted(newest) and len(gen.new_models) == 41
     verdicts = [x.value for x in at.success] + [x.value for x in at.warning]
@@ -352,18 +343,18 @@ def test_generalisation_holds_out_the_newest_models_when_dated(mmlu):
 
 
 def test_mark_labels_point_away_from_each_other(mmlu_result):
-    from subsetsel_core import figures
+    from subsetsel_core.viz import curves
 
     res = mmlu_result
     marks = pd.DataFrame({"key": ["kmeans", "random"], "strategy": ["kmeans", "random"], "k": [9, 8],
                           "mean": [0.93, 0.92], "lo": [0.9, 0.9], "hi": [0.95, 0.95],
                           "label": ["kmeans: k = 9", "random: k = 8"]})
-    plain = figures.curves_figure(res.curves_frame(), "spearman")
-    fig = figures.curves_figure(res.curves_frame(), "spearman", marks=marks, target=0.9)
+    plain = curves.curves_figure(res.curves_frame(), "spearman")
+    fig = curves.curves_figure(res.curves_frame(), "spearman", marks=marks, target=0.9)
     assert len(fig.data) == len(plain.data) + 1 and fig.data[-1].name == MARKS_NAME
     notes = {a.text: a for a in fig.layout.annotations if a.text.endswith(("k = 9", "k = 8"))}
     assert notes["random: k = 8"].ax < 0 < notes["kmeans: k = 9"].ax  # left one left, right one right
-    assert plain.to_json() == figures.curves_figure(res.curves_frame(), "spearman", marks=None).to_json()
+    assert plain.to_json() == curves.curves_figure(res.curves_frame(), "spearman", marks=None).to_json()
 
 
 def test_release_dates_uploaded_on_the_page_hold_out_the_newest(mmlu):
@@ -391,7 +382,7 @@ def test_release_dates_uploaded_on_the_page_hold_out_the_newest(mmlu):
     toggle = at.toggle(key="ev_gen_newest")
     assert not toggle.disabled and toggle.value
     _check_on_held_out(at)
-    gen = eval_tools.get_job(at.session_state["ev_gen_job"]).result
+    gen = jobs.get(at.session_state["ev_gen_job"]).result
     newest = sorted(models, key=lambda m: (dates[m], m))[-len(gen.new_models):]
     assert sorted(gen.new_models) == sorted(newest)
     assert "newest" in gen.how

@@ -5,11 +5,8 @@ from __future__ import annotations
 import time
 
 import apphelpers as H  # puts the repository root on sys.path (before subsetsel_app imports)
-import pytest
 
-from subsetsel_app import runner
-from subsetsel_core.errors import InputError
-from subsetsel_core.evaluation.protocol import EvaluationConfig
+from subsetsel_core.strategies import STRATEGIES
 
 
 def _start(at, trials: int, strategies=None):
@@ -25,18 +22,18 @@ def _start(at, trials: int, strategies=None):
 def test_short_evaluation_shows_curves_table_and_verdict():
     at = _start(H.new_app(), trials=8)
     assert not H.errors(at)
-    run = runner.get_run(at.session_state["ev_run"])
+    run = H.run_of(at)
     assert run is not None
     H.wait_for_run(at)
-    assert run.status == "done" and run.trials_done == 8
+    assert run.status == "done" and run.done == 8
     assert not H.errors(at)
     curves = next(s for s in H.plotly_specs(at) if "random" in H.trace_names(s))
     names = H.trace_names(curves)
-    for s in ("random", "kmeans", "fafi-euclidean", "fafi-cosine", "a-optimal", "d-optimal"):
+    for s in STRATEGIES:
         assert s in names
-    assert sum("2.5%" in n for n in names) == 6  # one shaded band per strategy
+    assert sum("2.5%" in n for n in names) == len(STRATEGIES)  # one shaded band per strategy
     table = at.dataframe[0].value
-    assert set(table["strategy"]) == {"random", "kmeans", "fafi-euclidean", "fafi-cosine", "a-optimal", "d-optimal"}
+    assert set(table["strategy"]) == set(STRATEGIES)
     assert "p vs random (Holm)" in table.columns
     verdicts = [x.value for x in at.success] + [x.value for x in at.info]
     assert any("random" in v and "k = 5" in v for v in verdicts)
@@ -72,39 +69,24 @@ def test_stop_keeps_the_trials_done():
     at = H.new_app()
     at.session_state["ev_krange"] = (2, 40)
     _start(at, trials=3000)
-    run = runner.get_run(at.session_state["ev_run"])
+    run = H.run_of(at)
     t0 = time.time()
-    while run.trials_done == 0 and time.time() - t0 < 60:
+    while run.done == 0 and time.time() - t0 < 60:
         time.sleep(0.05)
     at.run()  # the polling fragment renders inline in AppTest
     assert any("Running" in p.proto.text for p in at.get("progress"))
     H.goto(at, "select")  # leave the page while it runs, and come back
     H.goto(at, "evaluate")
-    assert runner.get_run(at.session_state["ev_run"]) is run and run.running
+    assert H.run_of(at) is run and run.running
     assert any("Running" in p.proto.text for p in at.get("progress"))
     at.button(key="ev_stop").click()
     at.run()
     assert run.wait(60)
-    assert run.status == "stopped" and 0 < run.trials_done < 3000
+    assert run.status == "stopped" and 0 < run.done < 3000 and run.result.trials_done == run.done
     at.run()
     assert not H.errors(at)
     assert any("Stopped after" in p.proto.text for p in at.get("progress"))
     assert any(("random" in v) for v in [x.value for x in at.success] + [x.value for x in at.info])
-
-
-def test_runner_validates_before_starting():
-    from subsetsel_app import model
-
-    data = model.load_folder_data(H.ROOT / "sample_data" / "mmlu")
-    rep = model.build_representation_for(data, model.table_config(data, "subjects"))
-    with pytest.raises(InputError, match="alpha"):
-        runner.start_run(data.benchmark, {"subjects": rep}, EvaluationConfig(trials=2, alpha=0.01))
-    run = runner.start_run(data.benchmark, {"subjects": rep},
-                           EvaluationConfig(strategies=("random", "kmeans"), trials=3, k_max=5, batch_size=1))
-    assert run.wait(60) and run.status == "done"
-    assert runner.get_run(run.id) is run
-    assert runner.get_run("nope") is None
-    runner.stop_run("nope")  # no-op
 
 
 def test_evaluation_without_representation_is_a_message():
@@ -138,10 +120,10 @@ def test_a_new_run_stops_the_previous_one():
     at = H.new_app()
     at.session_state["ev_krange"] = (2, 40)
     _start(at, trials=3000)
-    first = runner.get_run(at.session_state["ev_run"])
+    first = H.run_of(at)
     at.number_input(key="ev_trials").set_value(4)
     at.button[0].click()
     at.run()
     assert first.wait(60) and first.status == "stopped"
     H.wait_for_run(at)
-    assert runner.get_run(at.session_state["ev_run"]).status == "done"
+    assert H.run_of(at).status == "done"

@@ -23,7 +23,7 @@ import apphelpers as H  # puts the repository root on sys.path (before subsetsel
 import pytest
 
 from subsetsel_core.descriptors import build_representation
-from subsetsel_core.export import safe_frame
+from subsetsel_core.export import safe_frame, subset_table
 from subsetsel_core.selection import select_datasets
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -91,7 +91,7 @@ def subset_csv_like_the_cli(data: Any, k: int = 3) -> str:
     desc = data.tables["features"]
     rep = build_representation(desc, data.benchmark.datasets, name="features", text="tfidf")
     sel = select_datasets(data.benchmark, rep, "fafi-euclidean", k, seed=0)
-    return safe_frame(sel.to_frame(desc)).to_csv(index=False)
+    return safe_frame(subset_table(sel, desc)).to_csv(index=False)
 
 
 def is_clear(message: str, needle: str, label: str) -> bool:
@@ -198,21 +198,18 @@ def test_hostile_corpus_through_the_upload_page(tmp_path: Path) -> None:
     assert not H.errors(at), H.errors(at)
 
 
-@pytest.mark.parametrize("message", [
-    "scores.csv: 4 rows repeat the same dataset, model (rows 2, 3). If these rows are folds, seeds or resamples, "
-    "name that column with --fold-column.",
-    "scores.csv: no 'model' or 'score' column, but 7 other columns: is this a wide table (one column per model)? "
-    "Then load it with --wide.",
-    "scores.csv: no score column 'Score'. The columns are: 'a', 'b'. Name the column with --score-column.",
-    "features.csv: no 'dataset' column. The columns are: 'name'. Name the dataset column with --dataset-column "
-    "(or rename it).",
-    "scores.csv: 1 of 24 scores are missing. Add them, or choose a policy (CLI: --missing drop-models).",
-    "2 dataset(s) have no row in features.csv. Map them with an alias (CLI: --alias 'NAME_IN_FEATURES=NAME_IN_SCORES').",
-])
-def test_messages_name_the_page_widgets_not_cli_options(message: str) -> None:
-    from subsetsel_app.upload import dashboard_message
+#: The settings of the Benchmark page's upload form (keys of subsetsel_core.errors.FIELDS).
+UPLOAD_FIELDS = ("layout", "dataset_column", "model_column", "score_column", "fold_column", "direction", "missing",
+                 "aliases", "descriptor_dataset_column")
 
-    out = dashboard_message(message)
+
+@pytest.mark.parametrize("field", UPLOAD_FIELDS)
+def test_messages_name_the_page_widgets_not_cli_options(field: str) -> None:
+    from subsetsel_app.upload import error_text
+    from subsetsel_core.errors import InputError
+
+    out = error_text(InputError("scores.csv: something is wrong with this setting.", field=field))
+    assert out.startswith("scores.csv: something is wrong with this setting. ")
     assert not CLI_FLAG.search(out), out
     assert "CLI" not in out
     assert "above" in out or "box" in out

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from subsetsel_core.viz import figures
+from subsetsel_core.viz import maps, rankings
 from subsetsel_core.viz.report import (
     Report,
     Section,
@@ -27,10 +27,10 @@ def _evil_figures():
     coords = np.random.default_rng(0).normal(size=(4, 2))
     names = ["a", EVIL, "c&d", "=HYPERLINK()"]
     hover = pd.DataFrame({"kind": ["x", "<img src=x onerror=alert(1)>", "z", "w"]})
-    mp = figures.map_figure(coords, names, hover=hover, selected=[1, 0], title=EVIL)
+    mp = maps.map_figure(coords, names, hover=hover, selected=[1, 0], title=EVIL)
     board = pd.DataFrame({"position": [1, 2], "model": [EVIL, "m2"], "mean_rank": [1.2, 1.8],
                           "mean_score": [0.9, 0.8], "wins": [3, 1]})
-    return {"map": mp, "leaderboard": figures.leaderboard_figure(board)}
+    return {"map": mp, "leaderboard": rankings.leaderboard_figure(board)}
 
 
 def test_html_report_is_self_contained_and_escaped():
@@ -73,10 +73,8 @@ def test_report_page_renders_presentation_and_export():
     assert any("selected (in order)" in H.trace_names(s) for s in specs)
 
 
-def test_report_content_from_the_session_builds_html():
-    """The same Report the page offers for download, built from an AppTest session."""
-    from subsetsel_app import reportview  # noqa: F401 - the page imports it too
-
+def test_report_page_shows_a_finished_evaluation():
+    """After an evaluation the presentation view has its curves and its verdict."""
     at = H.new_app()
     H.goto(at, "evaluate")
     at.number_input(key="ev_trials").set_value(4)

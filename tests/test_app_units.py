@@ -1,4 +1,4 @@
-"""App-side building blocks without a page: model, analysis, projection, figures, exports."""
+"""App-side building blocks without a page: model, registries, jobs, projection, verdicts, exports."""
 
 from __future__ import annotations
 
@@ -10,12 +10,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from subsetsel_app import analysis, model, projection, projection_worker, selectview
-from subsetsel_app.ui import md_escape
+from pages import PAGES
+from subsetsel_app import jobs, model, projection, projection_worker, state, upload
+from subsetsel_app.views import evaluate
+from subsetsel_app.views.select import file_stem, subset_files
+from subsetsel_app.widgets import md_escape
 from subsetsel_core.benchmark import Benchmark
-from subsetsel_core.evaluation.protocol import Entry, EvaluationConfig, EvaluationResult
+from subsetsel_core.evaluation.result import Entry, EvaluationConfig, EvaluationResult
 from subsetsel_core.selection import select_datasets
-from subsetsel_core.viz import figures
+from subsetsel_core.viz import curves, maps, style
 
 
 @pytest.fixture(scope="module")
@@ -28,29 +31,61 @@ def tsc() -> model.ActiveData:
     return model.load_folder_data(H.ROOT / "sample_data" / "tsc_bakeoff")
 
 
+# --------------------------------------------------------------------------- registries
+
+
+def test_pages_registry_matches_the_page_files():
+    files = sorted(p.name for p in (H.ROOT / "pages").glob("*.py") if p.name != "__init__.py")
+    assert sorted(p.file.removeprefix("pages/") for p in PAGES) == files
+    assert [p.default for p in PAGES].count(True) == 1
+    assert len({p.url_path for p in PAGES}) == len(PAGES)
+
+
+def test_state_keys_table_is_the_one_registry():
+    names = {v for n, v in vars(state.K).items() if n.isupper()}
+    assert names == set(state.KEYS)
+    assert state.SAVED == tuple(k for k, v in state.KEYS.items() if v.saved_in_workspace)
+    assert state.KEYS[state.K.SEED].saved_in_workspace and not state.KEYS[state.K.SEED].resets_with_benchmark
+    assert state.KEYS[state.K.SEL_INCLUDE].resets_with_benchmark
+    ss = {state.K.SEL_INCLUDE: ["x"], state.K.SEED: 5}
+    state.reset_for_new_benchmark(ss)
+    assert ss[state.K.SEL_INCLUDE] == [] and ss[state.K.SEED] == 5
+    assert state.restored(state.K.EV_KRANGE, [2, 9]) == (2, 9)
+    assert state.plausible(state.K.SEL_K, 3) and not state.plausible(state.K.SEL_K, "3")
+
+
+def test_every_error_field_has_a_dashboard_hint():
+    from subsetsel_core.errors import FIELDS, InputError
+
+    assert set(upload.FIELD_HINTS) == set(FIELDS)
+    exc = InputError("x.csv: 4 rows repeat the same dataset and model.", field="fold_column")
+    assert upload.error_text(exc).endswith("Choose it under 'Fold / seed column' above.")
+    assert upload.error_text(InputError("plain.")) == "plain."
+
+
 # --------------------------------------------------------------------------- model
 
 
 def test_tables_sharing_a_file_are_joined_once(mmlu):
-    comb = model.combined_table(mmlu, ["subjects", "description"])
-    assert list(comb.table.columns).count("category") == 1
+    joined = model.joined(mmlu, ["subjects", "description"])
+    assert list(joined.table.columns).count("category") == 1
     assert model.default_columns(mmlu, ["subjects", "description"]) == ["category", "n_test_questions", "description"]
-    assert "emb_000" not in comb.pickable
+    assert "emb_000" not in joined.pickable
 
 
 def test_embedding_tables_are_used_in_full(mmlu):
-    cfg = model.make_config(mmlu, ["minilm"])
-    rep = model.build_representation_for(mmlu, cfg)
+    rec = model.make_recipe(mmlu, ["minilm"])
+    rep = model.build_representation(mmlu, rec)
     assert rep.X.shape[0] == 57 and rep.X.shape[1] > 300
-    assert model.hover_frame(mmlu, cfg).shape == (57, 0)
+    assert model.hover_frame(mmlu, rec).shape == (57, 0)
 
 
-def test_config_names_show_non_defaults(tsc):
-    assert model.table_config(tsc, "ucr_info").name == "ucr_info"
-    cfg = model.make_config(tsc, ["ucr_info", "description"], ["type", "n_classes"], text=False, log=True, pca=0.9)
-    assert cfg.name == "ucr_info+description/2 cols,no text,log,PCA 90%"
-    assert model.make_config(tsc, ["ucr_info"], model.default_columns(tsc, ["ucr_info"])).columns is None
-    assert hash(cfg) == hash(model.make_config(tsc, ["ucr_info", "description"], ["type", "n_classes"], text=False,
+def test_recipe_names_show_non_defaults(tsc):
+    assert model.table_recipe(tsc, "ucr_info").label == "ucr_info"
+    rec = model.make_recipe(tsc, ["ucr_info", "description"], ["type", "n_classes"], text=False, log=True, pca=0.9)
+    assert rec.label == "ucr_info+description/2 cols,no text,log,PCA 90%"
+    assert model.make_recipe(tsc, ["ucr_info"], model.default_columns(tsc, ["ucr_info"])).columns is None
+    assert hash(rec) == hash(model.make_recipe(tsc, ["ucr_info", "description"], ["type", "n_classes"], text=False,
                                                log=True, pca=0.9))
 
 
@@ -61,54 +96,55 @@ def test_colour_values(tsc):
     assert model.color_values(tsc, "type").nunique() > 3
     assert model.color_values(tsc, "description") is None  # free text
     assert model.color_values(tsc, model.MEAN_SCORE).between(0, 1).all()
+    opts = model.color_options(tsc)
+    assert opts[0] == model.NO_COLOR and opts[-1] == model.MEAN_SCORE and model.default_color(tsc) == "type"
 
 
-# --------------------------------------------------------------------------- analysis
+# --------------------------------------------------------------------------- jobs
 
 
-def _planted(n: int = 40, m: int = 12, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    z = rng.normal(size=(n, 2))
-    models = rng.normal(size=(m, 2))
-    err = ((z[:, None, :] - models[None]) ** 2).sum(-1)
-    ranks = err.argsort(1).argsort(1) + 1.0
-    return z, ranks
+def test_jobs_report_progress_stop_and_are_kept_by_key():
+    import threading
+
+    from subsetsel_core.errors import Cancelled
+
+    go = threading.Event()
+
+    def work(job: jobs.Job) -> int:
+        for i in range(1000):
+            job.report(i, f"step {i}")
+            if job.should_stop():
+                raise Cancelled("stopped")
+            go.wait(0.01)
+        return 1
+
+    key = ("test-job", id(go))
+    job = jobs.submit(key, "a test job", 1000, work)
+    assert jobs.get(key) is job and job.running and job.status == "running"
+    jobs.stop(key)
+    assert job.wait(30) and job.status == "stopped" and job.result is None
+    again = jobs.submit(key, "a test job", 3, lambda j: 42)  # a stopped job is replaced
+    assert again is not job and again.wait(30) and again.status == "done" and again.result == 42
+    assert jobs.submit(key, "a test job", 3, lambda j: 0) is again  # a finished one is the cache
+    failed = jobs.submit(("test-job", "fails"), "a failing job", 1, lambda j: 1 / 0)
+    assert failed.wait(30) and failed.status == "failed" and "ZeroDivisionError" in failed.error
+    jobs.stop(None)
+    assert jobs.get(None) is None
 
 
-def test_geometry_agreement_finds_planted_structure():
-    z, ranks = _planted()
-    good = analysis.geometry_agreement(z, ranks, n_permutations=99)
-    assert good.rho > 0.4 and good.p_value <= 0.02 and good.strength() == "strong"
-    noise = np.random.default_rng(5).normal(size=z.shape)
-    bad = analysis.geometry_agreement(noise, ranks, n_permutations=99)
-    assert abs(bad.rho) < 0.15 and bad.p_value > 0.05 and bad.strength() == "none"
-    assert good.desc_dist.shape == good.rank_dist.shape == (40 * 39 // 2,)
+def test_evaluation_jobs_validate_before_starting(mmlu):
+    from subsetsel_core.errors import InputError
 
-
-def test_rank_distance_of_identical_and_reversed_rankings():
-    r = np.array([[1, 2, 3, 4], [1, 2, 3, 4], [4, 3, 2, 1], [2, 2, 2, 2]], float)
-    d = analysis.rank_distance(r)
-    # pairs: (0,1) (0,2) (0,3) (1,2) (1,3) (2,3)
-    np.testing.assert_allclose(d, [0, 2, 1, 2, 1, 1])
-
-
-def test_k_profile_matches_single_selections(tsc):
-    rep = model.build_representation_for(tsc, model.table_config(tsc, "ucr_info"))
-    ks = np.arange(1, 8)
-    for strategy in ("fafi-cosine", "kmeans"):
-        prof = analysis.k_profile(tsc.benchmark, rep.X, strategy, ks, seed=3)
-        for k in (2, 5, 7):
-            sel = select_datasets(tsc.benchmark, rep, strategy, k, seed=3)
-            assert prof["spearman"][k - 1] == pytest.approx(sel.agreement["spearman"])
-            assert prof["mae"][k - 1] == pytest.approx(sel.agreement["mae"])
-
-
-def test_random_profile_bands(tsc):
-    band = analysis.random_profile(tsc.benchmark, [1, 5, 50, 112], draws=50, seed=0)
-    med, lo, hi = band["spearman"]
-    assert (lo <= med).all() and (med <= hi).all()
-    assert med[-1] == pytest.approx(1.0) and hi[-1] - lo[-1] == pytest.approx(0.0)
-    assert med[2] > med[0]
+    rep = model.build_representation(mmlu, model.table_recipe(mmlu, "subjects"))
+    with pytest.raises(InputError, match="alpha"):
+        jobs.start_evaluation(mmlu.benchmark, {"subjects": rep}, EvaluationConfig(trials=2, alpha=0.01))
+    job = jobs.start_evaluation(mmlu.benchmark, {"subjects": rep},
+                                EvaluationConfig(strategies=("random", "kmeans"), trials=3, k_max=5, batch_size=1),
+                                token=mmlu.token)
+    assert job.wait(60) and job.status == "done" and job.done == 3 and job.result.complete
+    assert job.request.token == mmlu.token and job.request.representations == ("subjects",)
+    back = jobs.restore_evaluation(job.result, token="t", benchmark_name="b")
+    assert jobs.get(back.key) is back and back.status == "done" and not back.running
 
 
 def _result(good: np.ndarray, base: np.ndarray, complete: bool = True) -> EvaluationResult:
@@ -123,16 +159,17 @@ def _result(good: np.ndarray, base: np.ndarray, complete: bool = True) -> Evalua
 def test_verdict_significant_and_not():
     rng = np.random.default_rng(0)
     base = np.clip(0.7 + 0.05 * rng.normal(size=(30, 5)), -1, 1)
-    text = analysis.verdict(_result(base + 0.1, base), "spearman")
-    assert text.startswith("fafi-cosine on facts beats random on Spearman ρ, p < 0.001 (Holm")
+    v = evaluate.verdict(_result(base + 0.1, base), "spearman")
+    assert v.beats_random
+    assert v.text.startswith("fafi-cosine on facts beats random on Spearman ρ, p < 0.001 (Holm")
     good_k5 = (base + 0.1)[:, 3].mean()
-    assert f"with k = 5 it reaches {good_k5:.2f} [" in text and f"(random: {base[:, 3].mean():.2f} [" in text
-    flat = analysis.verdict(_result(base, base), "spearman")
-    assert flat.startswith("No strategy beats random significantly on Spearman ρ")
-    partial = analysis.verdict(_result(base + 0.1, base, complete=False), "spearman")
-    assert partial.startswith("Preliminary (30 of 30 trials)")
-    one = analysis.verdict(_result(base[:1] + 0.1, base[:1]), "spearman")
-    assert "Not enough to compare yet" in one
+    assert f"with k = 5 it reaches {good_k5:.2f} [" in v.text and f"(random: {base[:, 3].mean():.2f} [" in v.text
+    flat = evaluate.verdict(_result(base, base), "spearman")
+    assert flat.text.startswith("No strategy beats random significantly on Spearman ρ") and not flat.beats_random
+    partial = evaluate.verdict(_result(base + 0.1, base, complete=False), "spearman")
+    assert partial.text.startswith("Preliminary (30 of 30 trials)")
+    one = evaluate.verdict(_result(base[:1] + 0.1, base[:1]), "spearman")
+    assert "Not enough to compare yet" in one.text
 
 
 # --------------------------------------------------------------------------- projection
@@ -184,10 +221,10 @@ def test_worker_frames_round_trip():
 def test_map_figure_colours_and_escapes():
     coords = np.arange(12.0).reshape(6, 2)
     names = ["a", "<b>b</b>", "c", "d", "e", "f"]
-    cat = figures.map_figure(coords, names, color=pd.Series(list("xxyyzz"), name="kind"))
+    cat = maps.map_figure(coords, names, color=pd.Series(list("xxyyzz"), name="kind"))
     assert [t.name for t in cat.data] == ["datasets", "x", "y", "z"]
-    assert list(cat.data[0].marker.color) == [figures.CATEGORY_COLORS[i] for i in (0, 0, 1, 1, 2, 2)]
-    num = figures.map_figure(coords, names, color=pd.Series(np.arange(6.0), name="size"), selected=[2, 0])
+    assert list(cat.data[0].marker.color) == [style.CATEGORY_COLORS[i] for i in (0, 0, 1, 1, 2, 2)]
+    num = maps.map_figure(coords, names, color=pd.Series(np.arange(6.0), name="size"), selected=[2, 0])
     assert num.data[0].marker.showscale and num.data[-1].name == "selected (in order)"
     bar = num.data[0].marker.colorbar  # the lower 70 %: the legend of the selection keeps the top right
     assert (bar.y, bar.yanchor, bar.len) == (0, "bottom", 0.7)
@@ -199,11 +236,11 @@ def test_curves_and_auc_figures_use_fixed_strategy_colours():
     rng = np.random.default_rng(0)
     base = 0.7 + 0.05 * rng.normal(size=(12, 5))
     res = _result(base + 0.05, base)
-    fig = figures.curves_figure(res.curves_frame(), "spearman")
+    fig = curves.curves_figure(res.curves_frame(), "spearman")
     means = [t for t in fig.data if t.mode == "lines+markers"]
     assert [t.name for t in means] == ["random", "fafi-cosine"]
-    assert means[1].line.color == figures.STRATEGY_COLORS["fafi-cosine"]
-    auc = figures.auc_figure(res.to_frame(), "spearman")
+    assert means[1].line.color == style.strategy_color("fafi-cosine")
+    auc = curves.auc_figure(res.to_frame(), "spearman")
     assert {t.name for t in auc.data} == {"random", "fafi-cosine"}
 
 
@@ -211,12 +248,11 @@ def test_subset_csv_is_formula_safe_and_sidecar_complete():
     scores = np.random.default_rng(0).random((4, 1, 3))
     bench = Benchmark(scores, ("=cmd()", "b", "c", "d"), ("m1", "m2", "m3"), name="tiny")
     table = pd.DataFrame({"size": [1, 2, 3, 4]}, index=pd.Index(bench.datasets, name="dataset"))
-    data = model.ActiveData("t", "Tiny", "upload", bench, {"facts": table},
-                            {}, bench.report)
-    cfg = model.make_config(data, ["facts"])
-    rep = model.build_representation_for(data, cfg)
+    data = model.ActiveData("t", "Tiny", "upload", bench, {"facts": table}, {}, bench.report)
+    rec = model.make_recipe(data, ["facts"])
+    rep = model.build_representation(data, rec)
     sel = select_datasets(bench, rep, "fafi-euclidean", 3, seed=1)
-    csv_bytes, side = selectview.downloads(data, cfg, sel)
+    csv_bytes, side = subset_files(data, rec, sel)
     df = pd.read_csv(io.BytesIO(csv_bytes))
     assert list(df.columns) == ["order", "dataset", "size"] and list(df["order"]) == [1, 2, 3]
     assert all(not str(d).startswith("=") for d in df["dataset"])
@@ -224,7 +260,8 @@ def test_subset_csv_is_formula_safe_and_sidecar_complete():
     for key in ("benchmark", "strategy", "representation", "k", "seed", "datasets", "agreement"):
         assert key in meta
     assert meta["benchmark"] == "tiny" and meta["k"] == 3 and meta["representation"] == "facts"
-    assert selectview.file_stem(sel) == "subset_tiny_fafi-euclidean_k3_seed1"
+    assert meta["representation_recipe"]["tables"] == ["facts"] and meta["benchmark_title"] == "Tiny"
+    assert file_stem(sel) == "subset_tiny_fafi-euclidean_k3_seed1"
 
 
 def test_md_escape():
@@ -232,32 +269,6 @@ def test_md_escape():
     assert md_escape("$x$ :red[y]") == "\\$x\\$ \\:red\\[y\\]"
     assert md_escape("# title") == "\\# title"
     assert md_escape("plain 0.5 (p)") == "plain 0.5 (p)"
-
-
-def test_map_with_memo_and_coverage_equals_the_plain_figure():
-    """The memo path (base map built once, selection and coverage added as specs) gives the
-    figure of the validated path, and its spec passes plotly's checks."""
-    import plotly.graph_objects as go
-    import plotly.io as pio
-
-    rng = np.random.default_rng(4)
-    coords = rng.normal(size=(30, 2))
-    names = [f"d<{i}>" for i in range(30)]
-    hover = pd.DataFrame({"size": rng.integers(1, 100, 30), "kind": list("ab" * 15)})
-    rep = rng.integers(0, 5, 30)
-    rep[:5] = np.arange(5)
-    for color in (pd.Series(list("xyz" * 10), name="kind"), pd.Series(rng.normal(size=30), name="size"), None):
-        plain = figures.map_figure(coords, names, hover=hover, color=color, selected=[3, 0, 4], method="PCA")
-        figures.add_coverage_lines(plain, coords, names, rep, poorly=[7])
-        memo: dict[str, object] = {}
-        figures.map_figure(coords, names, hover=hover, color=color, selected=[1], method="PCA", memo=memo)
-        fast = figures.map_figure(coords, names, hover=hover, color=color, selected=[3, 0, 4], method="PCA",
-                                  representative=rep, poorly=[7], memo=memo)
-        spec = json.loads(pio.to_json(fast, validate=False))
-        assert spec == json.loads(pio.to_json(plain, validate=False))
-        go.Figure(spec)  # plotly's checks
-        again = figures.map_figure(coords, names, hover=hover, color=color, method="PCA", memo=memo)
-        assert [t.name for t in again.data].count("selected (in order)") == 0  # the memo is not changed
 
 
 def test_umap_compiled_code_is_kept_between_servers():

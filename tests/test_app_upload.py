@@ -10,12 +10,13 @@ import pytest
 
 from subsetsel_app import upload
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.score_format import ScoreFormat
 
 
 def _check(scores: bytes, descs=(), *, name="scores.csv", **opts) -> upload.UploadCheck:
-    options = upload.ScoreOptions(**{"fold_column": "fold", **opts})
+    fmt = ScoreFormat(**{"fold_column": "fold", **opts})
     tables = [upload.UploadedTable(n, c) for n, c in descs]
-    return upload.check_upload(upload.UploadedTable(name, scores), options, tables)
+    return upload.check_upload(upload.UploadedTable(name, scores), fmt, tables)
 
 
 def test_long_upload_with_descriptors_is_valid():
@@ -61,7 +62,7 @@ def test_name_mismatch_is_reported_with_alias_suggestions():
     assert check.suggested_aliases.get("DS-03") == "ds_03"
     assert "x" not in check.data.usable_tables()
     fixed = upload.check_upload(
-        upload.UploadedTable("scores.csv", H.tiny_long_csv()), upload.ScoreOptions(fold_column="fold"),
+        upload.UploadedTable("scores.csv", H.tiny_long_csv()), ScoreFormat(fold_column="fold"),
         [upload.UploadedTable("features_x.csv", desc)], aliases={"DS-03": "ds_03", "ds_5x": "ds_05"},
     )
     assert not [f for f in fixed.report.findings if f.topic == "name-mismatch"]

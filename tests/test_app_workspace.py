@@ -7,11 +7,12 @@ import json
 import apphelpers as H  # puts the repository root on sys.path (before subsetsel_app imports)
 import numpy as np
 
-from subsetsel_app import runner, workspace_ui
-from subsetsel_core.evaluation.protocol import EvaluationConfig, evaluate
+from subsetsel_app import jobs, state
+from subsetsel_app.views import workspace
+from subsetsel_core.evaluation.protocol import evaluate
+from subsetsel_core.evaluation.result import EvaluationConfig
 
-SETTINGS = ("sel_strategy", "sel_k", "sel_include", "sel_exclude", "seed", "rep_tables", "rep_columns", "rep_text",
-            "rep_log", "rep_pca", "ev_trials", "ev_krange", "ev_strategies")
+SETTINGS = state.SAVED
 
 
 def _session_with_result():
@@ -32,8 +33,8 @@ def _session_with_result():
     assert not H.errors(at)
     data = at.session_state["data"]
     res = evaluate(data.benchmark, {}, EvaluationConfig(strategies=("random",), trials=3, k_min=2, k_max=5, seed=4))
-    run = runner.restore_run(res, token=data.token, benchmark_name=data.benchmark.name)
-    at.session_state["ev_run"] = run.id
+    run = jobs.restore_evaluation(res, token=data.token, benchmark_name=data.benchmark.name)
+    at.session_state["ev_run"] = run.key
     at.run()
     return at, res
 
@@ -41,8 +42,8 @@ def _session_with_result():
 def test_save_then_load_in_a_fresh_session_is_identical():
     at, res = _session_with_result()
     src = at.session_state["data"]
-    raw = workspace_ui.workspace_bytes(at.session_state, src)
-    assert workspace_ui.file_name(src).endswith(".subsetsel")
+    raw = workspace.workspace_bytes(at.session_state, src)
+    assert workspace.file_name(src).endswith(".subsetsel")
 
     fresh = H.new_app()  # opens on another benchmark (the default sample): the load must replace it
     assert fresh.session_state["data"].name != src.name
@@ -57,9 +58,9 @@ def test_save_then_load_in_a_fresh_session_is_identical():
     for key in SETTINGS:
         assert fresh.session_state[key] == at.session_state[key], key
     assert fresh.session_state["sel_strategy"] == "kmeans" and fresh.session_state["sel_k"] == 7
-    back = runner.get_run(fresh.session_state["ev_run"])
+    back = jobs.get(fresh.session_state["ev_run"])
     assert back is not None and back.status == "done"
-    assert json.dumps(back.latest.to_json_dict()) == json.dumps(res.to_json_dict())
+    assert json.dumps(back.result.to_json_dict()) == json.dumps(res.to_json_dict())
 
     # the same subset is chosen in the loaded session, and the Evaluate page shows the result
     H.goto(at, "select")

@@ -191,6 +191,8 @@ def test_a_page_opened_by_its_address_on_a_new_server(browser_page):
         page.wait_for_function(SELECT_DRAWN, arg=10, timeout=90000)
         _no_exceptions(page)
         nav = page.locator("[data-testid=stSidebarNav]").inner_text()
-        assert "Start" in nav and "app" not in nav.split()  # app.py's pages, not the folder's file names
+        assert all(p.title in nav for p in H.PAGE_SPECS)  # app.py's pages, not the folder's file names
+        assert "app" not in nav.split()
+        assert page.url == f"{server.url}/{H.page_spec('select').url}"  # the address the browser asked for
         assert H.selected_markers(page) == [str(i) for i in range(1, 11)]
         page.close()

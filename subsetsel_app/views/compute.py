@@ -12,11 +12,10 @@ import os
 
 import streamlit as st
 
+from subsetsel_app import state
+from subsetsel_app.state import COMPUTE_MODES, K
 from subsetsel_core.errors import InputError
 from subsetsel_core.evaluation.parallel import Mapper, dask_mapper, process_mapper
-
-from . import state
-from .state import COMPUTE_MODES, K
 
 #: Seconds to wait for a Dask scheduler before giving up with a message.
 DASK_TIMEOUT = 10.0

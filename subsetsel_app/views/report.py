@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import time
 import zipfile
@@ -10,19 +11,22 @@ from dataclasses import dataclass, field
 import plotly.graph_objects as go
 import streamlit as st
 
+from subsetsel_app import cache, session, widgets
+from subsetsel_app.model import ActiveData
+from subsetsel_app.state import K
+from subsetsel_app.views import evaluate, select
 from subsetsel_core import __version__
 from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import InputError
-from subsetsel_core.evaluation.protocol import EvaluationResult
+from subsetsel_core.evaluation.result import BASELINE, EvaluationResult
 from subsetsel_core.metrics import METRICS
+from subsetsel_core.representations.recipe import RepresentationRecipe
 from subsetsel_core.selection import Selection
-from subsetsel_core.viz import figures
-from subsetsel_core.viz.report import Report, Section, build_html, figure_images
+from subsetsel_core.viz import curves, maps, rankings, style
+from subsetsel_core.viz.report import Report, Section, figure_images
 
-from . import analysis, evalview, model, selectview, ui
-from . import data as D
-from .model import ActiveData, RepConfig
-from .state import K
+#: The agreement metric quoted in the report's headline numbers.
+HEADLINE_METRIC = "spearman"
 
 
 @dataclass
@@ -30,7 +34,7 @@ class Content:
     """Everything a report shows (also drawn on the presentation view)."""
 
     data: ActiveData
-    cfg: RepConfig | None
+    recipe: RepresentationRecipe | None
     rep: Representation | None
     selection: Selection | None
     selection_error: str | None
@@ -38,44 +42,49 @@ class Content:
     metric: str
     figures: dict[str, go.Figure] = field(default_factory=dict)
     map_method: str = ""
-    verdict: str = ""
+    verdict: evaluate.Verdict | None = None
+
+    @property
+    def used_recipe(self) -> RepresentationRecipe | None:
+        """The recipe the selection used (None when it had no representation)."""
+        return self.recipe if self.rep is not None else None
 
 
 def collect(data: ActiveData) -> Content:
     """Gather the session's current selection, map and evaluation."""
-    cfg, rep, _ = ui.current_representation(data)
-    seed = int(st.session_state[K.SEED])
-    strategy = st.session_state[K.SEL_STRATEGY] if rep is not None else "random"
+    rec, rep, _ = session.current_representation(data)
+    seed = session.seed()
+    strategy = st.session_state[K.SEL_STRATEGY] if rep is not None else BASELINE
     k = int(min(max(1, int(st.session_state[K.SEL_K])), data.benchmark.n_datasets))
     sel: Selection | None = None
     err: str | None = None
     try:
-        sel = D.selection(data, cfg if rep is not None else None, rep, strategy, k, seed,
-                          tuple(st.session_state[K.SEL_INCLUDE]), tuple(st.session_state[K.SEL_EXCLUDE]))
+        sel = cache.selection(data, rec if rep is not None else None, rep, strategy, k, seed,
+                              tuple(st.session_state[K.SEL_INCLUDE]), tuple(st.session_state[K.SEL_EXCLUDE]))
     except InputError as exc:
         err = str(exc)
-    run = evalview.current_run()
-    result = run.latest if run is not None and run.token == data.token else None
-    metric = st.session_state.get(K.EV_METRIC) or "spearman"
-    ui.ensure_map_state(data)
-    c = Content(data, cfg, rep, sel, err, result, metric)
-    c.figures["leaderboard"] = figures.leaderboard_figure(D.leaderboard(data), top=15,
-                                                          title="Leaderboard on the full benchmark (top 15)")
-    if rep is not None and cfg is not None:
-        proj = D.project(data, cfg, rep, st.session_state[K.MAP_METHOD], seed)
+    result = evaluate.current_result(data)
+    metric = st.session_state.get(K.EV_METRIC) or HEADLINE_METRIC
+    widgets.ensure_map_state(data)
+    c = Content(data, rec, rep, sel, err, result, metric)
+    c.figures["leaderboard"] = rankings.leaderboard_figure(cache.leaderboard(data), top=widgets.TOP_MODELS,
+                                                           title=f"Leaderboard on the full benchmark (top "
+                                                                 f"{widgets.TOP_MODELS})")
+    if rep is not None and rec is not None:
+        proj = widgets.project(data, rec, rep)
         c.map_method = proj.method
-        c.figures["map"] = figures.map_figure(
-            proj.coords, data.benchmark.datasets, hover=model.hover_frame(data, cfg),
-            color=model.color_values(data, st.session_state.get(K.MAP_COLOR)),
-            selected=sel.indices if sel is not None else (), selected_color=figures.strategy_color(strategy),
-            method=proj.method, title=f"Datasets by {cfg.name} ({proj.method})" + (
+        c.figures["map"] = maps.map_figure(
+            proj.coords, data.benchmark.datasets, hover=cache.hover_frame(data, rec),
+            color=cache.color_values(data, st.session_state.get(K.MAP_COLOR)),
+            selected=sel.indices if sel is not None else (), selected_color=style.strategy_color(strategy),
+            method=proj.method, title=f"Datasets by {rec.label} ({proj.method})" + (
                 f": {k} chosen by {strategy}" if sel is not None else ""),
         )
     if result is not None and result.trials_done > 0:
-        c.figures["curves"] = figures.curves_figure(
+        c.figures["curves"] = curves.curves_figure(
             result.curves_frame(), metric, title=f"{METRICS[metric].label} vs k ({result.trials_done} trials)")
-        c.figures["auc"] = figures.auc_figure(result.to_frame(), metric, title="Normalised AUC with 95% intervals")
-        c.verdict = analysis.verdict(result, metric)
+        c.figures["auc"] = curves.auc_figure(result.to_frame(), metric, title="Normalised AUC with 95% intervals")
+        c.verdict = evaluate.verdict(result, metric)
     return c
 
 
@@ -86,7 +95,7 @@ def facts(c: Content) -> list[tuple[str, str]]:
     if c.selection is not None:
         out.append(("Subset size k", str(c.selection.k)))
         out.append(("Strategy", c.selection.strategy))
-        out.append((f"Subset {METRICS['spearman'].label}", f"{c.selection.agreement['spearman']:.3f}"))
+        out.append((f"Subset {METRICS[HEADLINE_METRIC].label}", f"{c.selection.agreement[HEADLINE_METRIC]:.3f}"))
     return out
 
 
@@ -98,11 +107,10 @@ def build_report(c: Content, title: str) -> Report:
         subtitle=f"{c.data.title}: {b.n_datasets} datasets × {b.n_models} models × {b.n_folds} fold(s), "
                  f"{'higher' if b.higher_is_better else 'lower'} is better.",
         facts=facts(c),
-        footer=f"subsetsel {__version__} · generated {time.strftime('%Y-%m-%d %H:%M')} · seed "
-               f"{int(st.session_state[K.SEED])}",
+        footer=f"subsetsel {__version__} · generated {time.strftime('%Y-%m-%d %H:%M')} · seed {session.seed()}",
     )
-    if c.verdict:
-        r.sections.append(Section("Verdict", c.verdict, highlight=True))
+    if c.verdict is not None:
+        r.sections.append(Section("Verdict", c.verdict.text, highlight=True))
     if c.selection is not None:
         sel = c.selection
         rep_txt = f" from the representation {sel.representation}" if sel.representation != "none" else ""
@@ -112,7 +120,7 @@ def build_report(c: Content, title: str) -> Report:
             f"{sel.strategy} chose these {sel.k} datasets{rep_txt} without looking at the scores. "
             f"Their model ranking against the full benchmark's: {agree}.",
             figure=c.figures.get("map"),
-            table=selectview.subset_frame(c.data, c.cfg if c.rep is not None else None, sel),
+            table=select.subset_table(c.data, c.used_recipe, sel),
             note=f"Map: {c.map_method}. Numbers on the map give the selection order.",
         ))
     elif c.selection_error:
@@ -129,24 +137,14 @@ def build_report(c: Content, title: str) -> Report:
         r.sections.append(Section(
             "Area under the curve and significance against random",
             figure=c.figures["auc"],
-            table=evalview.auc_table(res, c.metric),
+            table=evaluate.auc_table(res, c.metric),
             note="One-sided Wilcoxon signed-rank test on paired per-trial AUCs, Holm-corrected across strategies.",
         ))
     r.sections.append(Section("Leaderboard of the full benchmark", figure=c.figures["leaderboard"],
-                              table=D.leaderboard(c.data).head(15)))
+                              table=cache.leaderboard(c.data).head(widgets.TOP_MODELS)))
     if c.data.citation:
         r.sections.append(Section("Data", c.data.citation))
     return r
-
-
-def html_bytes(c: Content, title: str) -> bytes:
-    """The report as a self-contained HTML file."""
-    return build_html(build_report(c, title)).encode("utf-8")
-
-
-def images(c: Content) -> dict[str, dict[str, bytes]]:
-    """PNG and SVG of every figure (kaleido; several seconds)."""
-    return figure_images(c.figures, ("png", "svg"))
 
 
 def images_zip(imgs: dict[str, dict[str, bytes]]) -> bytes:
@@ -161,8 +159,6 @@ def images_zip(imgs: dict[str, dict[str, bytes]]) -> bytes:
 
 def figure_signature(c: Content) -> str:
     """A digest of the figures' content (images are re-rendered only when it changes)."""
-    import hashlib
-
     h = hashlib.sha1()
     for name, fig in c.figures.items():
         h.update(name.encode())
@@ -171,9 +167,11 @@ def figure_signature(c: Content) -> str:
 
 
 def render_images(c: Content, signature: str) -> None:
-    """Render every figure to PNG and SVG and keep them in the session (errors kept as text)."""
+    """Render every figure to PNG and SVG (kaleido; several seconds) and keep them in the session
+    (errors kept as text)."""
     try:
-        st.session_state[K.RP_IMAGES] = {"signature": signature, "images": images(c), "error": None}
+        st.session_state[K.RP_IMAGES] = {"signature": signature, "images": figure_images(c.figures, ("png", "svg")),
+                                         "error": None}
     except RuntimeError as exc:
         st.session_state[K.RP_IMAGES] = {"signature": signature, "images": None, "error": str(exc)}
 

@@ -1,0 +1,325 @@
+"""Every cache of the dashboard: ``st.cache_data`` / ``st.cache_resource`` around core calls.
+
+Each wrapper takes the benchmark as :class:`~subsetsel_app.model.ActiveData`, which the
+caches hash by its ``token`` (the token identifies the content, so two sessions on the
+same sample share every entry), and hashable settings (a recipe, ints, tuples). A
+representation goes in as a leading-underscore argument, which Streamlit does not hash:
+the recipe and the seed that built it are in the key. ``cache_resource`` holds read-only
+objects shared by every session (no copy per rerun); ``cache_data`` returns a copy of
+small results. No figure is built here unless it is cached itself.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from subsetsel_core.coverage import Coverage, coverage
+from subsetsel_core.descriptors import JoinedTables, Representation
+from subsetsel_core.errors import InputError
+from subsetsel_core.evaluation.check import Geometry, geometry_agreement
+from subsetsel_core.io.folder import Catalog, scan_benchmarks
+from subsetsel_core.io.score_format import ScoreFormat
+from subsetsel_core.placement import Placement, place_model
+from subsetsel_core.representations.recipe import RepresentationRecipe
+from subsetsel_core.representations.tabular import column_kind
+from subsetsel_core.selection import (
+    COST_ESTIMATE,
+    BudgetSelection,
+    Costs,
+    Selection,
+    cost_table,
+    dataset_costs,
+    k_profile,
+    random_profile,
+    select_datasets,
+    select_within_budget,
+)
+from subsetsel_core.viz import profiles
+
+from . import budgets, model, upload
+from .model import ActiveData
+
+ROOT: Path = Path(__file__).resolve().parent.parent
+BY_TOKEN = {ActiveData: lambda data: data.token}
+Recipe = RepresentationRecipe | None
+Band = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def resolve_dir(directory: str) -> Path:
+    """A benchmark directory typed by the user; relative paths are relative to the app."""
+    p = Path(directory.strip() or "sample_data").expanduser()
+    return p if p.is_absolute() else ROOT / p
+
+
+# --------------------------------------------------------------------------- benchmarks
+
+
+@st.cache_data(ttl=30, show_spinner=False)
+def catalog(directory: str) -> Catalog:
+    """The benchmark folders in a directory (re-scanned at most every 30 s).
+
+    Raises
+    ------
+    InputError
+        The directory does not exist.
+    """
+    return scan_benchmarks(resolve_dir(directory))
+
+
+@st.cache_resource(max_entries=12, show_spinner="Loading the benchmark …")
+def _load_folder(folder: str, stamp: str, source: str) -> ActiveData:
+    return model.load_folder_data(folder, source=source)
+
+
+def load_folder(folder: str | Path) -> ActiveData:
+    """Load a benchmark folder (cached until a file in it changes).
+
+    Raises
+    ------
+    InputError
+        From the manifest or table validation.
+    """
+    p = Path(folder).resolve()
+    return _load_folder(str(p), model.folder_stamp(p), "sample" if model.is_sample(p) else "folder")
+
+
+def default_data() -> ActiveData:
+    """The sample the app opens on."""
+    return load_folder(model.default_sample())
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)  # a 200 MB upload is ~0.5 GB of text cells
+def upload_header(name: str, digest: str, _content: bytes) -> pd.DataFrame:
+    """The uploaded table's cells (cached by content digest; shared and read-only — a
+    resource cache, so a rerun does not unpickle a copy of a large upload)."""
+    return upload.read_header(upload.UploadedTable(name, _content))
+
+
+@st.cache_resource(max_entries=16, show_spinner="Validating the upload …")
+def check_upload(
+    scores_key: tuple[str, str], fmt: ScoreFormat, name: str, desc_keys: tuple[tuple[str, str], ...],
+    dataset_column: str, aliases: tuple[tuple[str, str], ...],
+    _scores: upload.UploadedTable, _descriptors: tuple[upload.UploadedTable, ...],
+) -> upload.UploadCheck:
+    """:func:`subsetsel_app.upload.check_upload`, cached by file digests and options."""
+    return upload.check_upload(_scores, fmt, _descriptors, name=name, dataset_column=dataset_column,
+                               aliases=dict(aliases))
+
+
+@st.cache_data(max_entries=16, show_spinner=False, hash_funcs=BY_TOKEN)
+def leaderboard(data: ActiveData) -> pd.DataFrame:
+    """The full benchmark's model ranking."""
+    return data.benchmark.leaderboard()
+
+
+# --------------------------------------------------------------------------- recipes and representations
+
+
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=BY_TOKEN)
+def joined(data: ActiveData, tables: tuple[str, ...]) -> JoinedTables:
+    """:func:`subsetsel_app.model.joined` (shared, read-only).
+
+    Raises
+    ------
+    InputError
+        An unknown table, or no table.
+    """
+    return model.joined(data, tables)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=BY_TOKEN)
+def default_columns(data: ActiveData, tables: tuple[str, ...]) -> tuple[str, ...]:
+    """:func:`subsetsel_app.model.default_columns`."""
+    return tuple(model.default_columns(data, tables))
+
+
+@st.cache_resource(max_entries=256, show_spinner=False, hash_funcs=BY_TOKEN)
+def recipe(data: ActiveData, tables: tuple[str, ...], columns: tuple[str, ...] | None = None, *, text: bool = True,
+           log: bool = False, pca: float | None = None) -> RepresentationRecipe:
+    """:func:`subsetsel_app.model.make_recipe`."""
+    return model.make_recipe(data, tables, columns, text=text, log=log, pca=pca)
+
+
+@st.cache_resource(max_entries=64, show_spinner="Building the representation …", hash_funcs=BY_TOKEN)
+def representation(data: ActiveData, rec: RepresentationRecipe, seed: int = 0) -> Representation:
+    """The representation a recipe describes (shared, read-only).
+
+    Raises
+    ------
+    InputError
+        Datasets without descriptors, no usable column, bad options.
+    """
+    return model.build_representation(data, rec, seed)
+
+
+def try_representation(data: ActiveData, rec: Recipe, seed: int = 0) -> tuple[Representation | None, str | None]:
+    """Like :func:`representation` but returns ``(None, message)`` on bad input."""
+    if rec is None:
+        return None, "this benchmark has no descriptor table."
+    try:
+        return representation(data, rec, int(seed)), None
+    except InputError as exc:
+        return None, str(exc)
+
+
+# --------------------------------------------------------------------------- the map
+
+
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=BY_TOKEN)
+def hover_frame(data: ActiveData, rec: RepresentationRecipe) -> pd.DataFrame:
+    """:func:`subsetsel_app.model.hover_frame` (shared, read-only)."""
+    return model.hover_frame(data, rec)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=BY_TOKEN)
+def color_options(data: ActiveData) -> tuple[tuple[str, ...], str]:
+    """What the map can be coloured by, and the default (:mod:`subsetsel_app.model`)."""
+    return tuple(model.color_options(data)), model.default_color(data)
+
+
+@st.cache_resource(max_entries=128, show_spinner=False, hash_funcs=BY_TOKEN)
+def color_values(data: ActiveData, column: str | None) -> pd.Series | None:
+    """:func:`subsetsel_app.model.color_values` (shared, read-only)."""
+    return model.color_values(data, column)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def map_memo(token: str, rec: RepresentationRecipe, method: str, seed: int, colour: str | None,
+             kind: tuple[object, ...]) -> dict[str, object]:
+    """The memo of one base map (:func:`subsetsel_core.viz.maps.map_figure`, ``svg.map_svg``),
+    shared by the sessions that draw it: a change of k or strategy reuses the base map."""
+    return {}
+
+
+# --------------------------------------------------------------------------- selection
+
+
+@st.cache_data(max_entries=256, show_spinner=False, hash_funcs=BY_TOKEN)
+def selection(data: ActiveData, rec: Recipe, _rep: Representation | None, strategy: str, k: int, seed: int,
+              include: tuple[str, ...] = (), exclude: tuple[str, ...] = ()) -> Selection:
+    """Choose k datasets with the representation ``rec`` built (a few milliseconds when not cached).
+
+    Raises
+    ------
+    InputError
+        k out of range, conflicting include / exclude lists, strategy needs descriptors.
+    """
+    return select_datasets(data.benchmark, _rep, strategy, k, seed=seed, include=include, exclude=exclude)
+
+
+@st.cache_data(max_entries=32, show_spinner=False, hash_funcs=BY_TOKEN)
+def _random_profile(data: ActiveData, k_max: int, seed: int) -> dict[str, Band]:
+    return random_profile(data.benchmark, np.arange(1, k_max + 1), seed=seed)
+
+
+def random_profile_to(data: ActiveData, k_max: int, seed: int) -> dict[str, Band]:
+    """Random subsets' agreement for k = 1 … at least ``k_max``: median and 95 % band.
+
+    Computed up to ``k_max`` rounded up to a multiple of 32 (at most the number of
+    datasets), so moving k does not recompute it, and a benchmark of thousands of datasets
+    does not pay for every k. A k's values do not depend on how far the profile goes: each
+    draw is one random order of all datasets and a k-subset is its first k.
+    """
+    return _random_profile(data, min(data.benchmark.n_datasets, 32 * -(-max(1, int(k_max)) // 32)), int(seed))
+
+
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=BY_TOKEN)
+def k_profile_chart(data: ActiveData, rec: Recipe, _rep: Representation | None, strategy: str, k_max: int, seed: int,
+                    include: tuple[int, ...], exclude: tuple[int, ...], metric: str) -> go.Figure:
+    """The strategy's agreement for every k next to random subsets (the figure is cached: it does
+    not depend on the current k, so a k change neither rebuilds nor redraws it)."""
+    ks = np.arange(max(1, len(include)), k_max + 1)
+    prof = k_profile(data.benchmark, None if _rep is None else _rep.X, strategy, ks, seed=seed, include=include,
+                     exclude=exclude)
+    rand = random_profile_to(data, int(ks.max()), seed)
+    band = {m: tuple(a[ks - 1] for a in v) for m, v in rand.items()}
+    return profiles.k_profile_figure(ks, prof, band, metric, strategy=strategy)
+
+
+@st.cache_data(max_entries=32, show_spinner="Comparing descriptor distances with performance distances …",
+               hash_funcs=BY_TOKEN)
+def geometry(data: ActiveData, rec: RepresentationRecipe, _rep: Representation, seed: int = 0) -> Geometry:
+    """Agreement of the representation's geometry with the performance structure (Mantel test)."""
+    return geometry_agreement(_rep.X, data.benchmark.rank_vectors, seed=seed)
+
+
+@st.cache_data(max_entries=256, show_spinner=False, hash_funcs=BY_TOKEN)
+def _coverage(data: ActiveData, rec: RepresentationRecipe, _rep: Representation, seed: int,
+              chosen: tuple[str, ...]) -> Coverage:
+    return coverage(_rep, list(chosen))
+
+
+def subset_coverage(data: ActiveData, rec: Recipe, rep: Representation | None, chosen: tuple[str, ...],
+                    seed: int) -> Coverage | None:
+    """What each chosen dataset stands for; None without descriptors or a subset."""
+    if rep is None or rec is None or not chosen:
+        return None
+    return _coverage(data, rec, rep, int(seed), tuple(chosen))
+
+
+# --------------------------------------------------------------------------- budgets
+
+
+@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=BY_TOKEN)
+def cost_options(data: ActiveData) -> tuple[str, ...]:
+    """The estimate from size descriptors, then every numeric descriptor column."""
+    table = cost_table(data.benchmark, data.tables, data.specs)
+    cols = [] if table is None else [str(c) for c in table.columns if column_kind(table[c]) == "numeric"]
+    return (COST_ESTIMATE, *cols)
+
+
+@st.cache_data(max_entries=32, show_spinner=False, hash_funcs=BY_TOKEN)
+def costs(data: ActiveData, source: str) -> Costs:
+    """Per-dataset costs from a descriptor column or the size estimate.
+
+    Raises
+    ------
+    InputError
+        The column has a missing, non-numeric or non-positive value.
+    """
+    return dataset_costs(data.benchmark, data.tables, data.specs, source)
+
+
+@st.cache_data(max_entries=128, show_spinner=False, hash_funcs=BY_TOKEN)
+def budget_selection(data: ActiveData, rec: Recipe, _rep: Representation | None, strategy: str, source: str,
+                     budget: float, seed: int, exclude: tuple[str, ...] = ()) -> BudgetSelection:
+    """The datasets a cost-aware strategy takes within ``budget``.
+
+    Raises
+    ------
+    InputError
+        Bad costs, a non-positive budget, a strategy that needs descriptors.
+    """
+    return select_within_budget(data.benchmark, _rep, strategy, costs(data, source), budget, seed=seed,
+                                exclude=exclude)
+
+
+@st.cache_data(max_entries=64, show_spinner="Choosing a subset for every budget level …", hash_funcs=BY_TOKEN)
+def budget_profile(data: ActiveData, rec: Recipe, _rep: Representation | None, strategy: str, source: str, seed: int,
+                   shares: tuple[float, ...], exclude: tuple[str, ...] = ()) -> budgets.BudgetProfile:
+    """:func:`subsetsel_app.budgets.budget_profile` at the budget levels ``shares``."""
+    return budgets.budget_profile(data.benchmark, _rep, strategy, costs(data, source), shares, seed=seed,
+                                  exclude=exclude)
+
+
+# --------------------------------------------------------------------------- placing a new model
+
+
+@st.cache_data(max_entries=64, show_spinner="Placing the model …", hash_funcs=BY_TOKEN)
+def placement(data: ActiveData, subset: tuple[str, ...], rows: tuple[tuple[str, str | None, float], ...], name: str,
+              seed: int) -> Placement:
+    """:func:`~subsetsel_core.placement.place_model` of the rows on the subset's datasets.
+
+    Raises
+    ------
+    InputError
+        The name is an existing model's, a subset of fewer than 2 datasets, missing folds.
+    """
+    keep = set(subset)
+    df = pd.DataFrame([r for r in rows if r[0] in keep], columns=["dataset", "fold", "score"])
+    return place_model(data.benchmark, list(subset), df, name=name.strip() or "new model", seed=seed)

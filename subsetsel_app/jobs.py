@@ -1,0 +1,268 @@
+"""Background work that survives page switches: one registry for every long computation.
+
+An evaluation, a representation check or a generalisation check runs in a daemon thread
+as a :class:`Job`, kept in a module-level registry under a key. A session stores only the
+key (``st.session_state[K.EV_RUN]`` …), so leaving a page and coming back — or a rerun of
+any page — finds the job as it is, running or finished. Checks are keyed by every
+setting that changes their answer, so the registry is also their cache (another session
+with the same settings finds the result at once); an evaluation gets a fresh key per run.
+
+The work reports progress to its job (:meth:`Job.report`), and polls
+:attr:`Job.should_stop` between batches; the stop button sets it. No Streamlit here: the
+threads never touch ``st``, the pages poll their job from a fragment.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from subsetsel_core.benchmark import Benchmark
+from subsetsel_core.descriptors import Representation
+from subsetsel_core.errors import Cancelled, SubsetselError
+from subsetsel_core.evaluation.parallel import Mapper
+from subsetsel_core.evaluation.protocol import iter_evaluate, prepare
+from subsetsel_core.evaluation.result import EvaluationConfig, EvaluationResult
+
+log = logging.getLogger(__name__)
+
+#: Seconds between two looks of a page at a running job.
+POLL_SECONDS = 0.75
+_MAX_JOBS = 48
+JobKey = tuple[Hashable, ...]
+
+
+@dataclass(eq=False)
+class Job:
+    """One background computation (running or ended).
+
+    Attributes
+    ----------
+    key : tuple
+        Its registry key.
+    label : str
+        What it is, for messages ("the representation check").
+    total : int
+        Units of work (trials), for the progress bar.
+    request : Any
+        What it was asked to do (an :class:`Evaluation` for evaluation runs).
+    done : int
+        Units finished so far.
+    phase : str
+        What it is doing now, for the progress text.
+    result : Any
+        The answer; for an evaluation the latest partial result while it runs.
+    error : str or None
+        Why it failed.
+    cancelled : bool
+        Whether it stopped on request before the end (``result`` keeps what was done).
+    """
+
+    key: JobKey
+    label: str
+    total: int
+    request: Any = None
+    started: float = field(default_factory=time.time)
+    finished: float | None = None
+    done: int = 0
+    phase: str = ""
+    result: Any = None
+    error: str | None = None
+    cancelled: bool = False
+    stop_event: threading.Event = field(default_factory=threading.Event, repr=False)
+    thread: threading.Thread | None = field(default=None, repr=False)
+
+    @property
+    def running(self) -> bool:
+        """Whether the work is still going."""
+        return self.finished is None
+
+    @property
+    def status(self) -> str:
+        """``running``, ``done``, ``stopped`` or ``failed``."""
+        if self.running:
+            return "running"
+        if self.error is not None:
+            return "failed"
+        return "stopped" if self.cancelled else "done"
+
+    @property
+    def progress(self) -> float:
+        """Fraction done (0–1)."""
+        return min(1.0, self.done / max(1, self.total))
+
+    @property
+    def elapsed(self) -> float:
+        """Seconds since the start (until the end when ended)."""
+        return (self.finished or time.time()) - self.started
+
+    def should_stop(self) -> bool:
+        """Whether a stop was asked for (the work polls this)."""
+        return self.stop_event.is_set()
+
+    def report(self, done: int, phase: str = "") -> None:
+        """Progress from the work: ``done`` units finished, doing ``phase`` now."""
+        self.done = int(done)
+        if phase:
+            self.phase = phase
+
+    def stop(self) -> None:
+        """Ask the work to stop at its next check."""
+        self.stop_event.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the work ends; True if it ended."""
+        if self.thread is not None:
+            self.thread.join(timeout)
+        return not self.running
+
+
+_JOBS: OrderedDict[JobKey, Job] = OrderedDict()
+_LOCK = threading.Lock()
+
+
+def _work(job: Job, fn: Callable[[Job], Any]) -> None:
+    try:
+        job.result = fn(job)
+    except Cancelled:
+        job.cancelled = True
+    except SubsetselError as exc:
+        job.error = str(exc)
+    except Exception as exc:  # noqa: BLE001 - shown to the user, logged with the traceback
+        log.exception("%s failed", job.label)
+        job.error = f"{job.label} failed unexpectedly ({type(exc).__name__}: {exc})."
+    finally:
+        job.finished = time.time()
+
+
+def _register(job: Job) -> None:
+    with _LOCK:
+        _JOBS[job.key] = job
+        _JOBS.move_to_end(job.key)
+        while len(_JOBS) > _MAX_JOBS:
+            victim = next((k for k, j in _JOBS.items() if not j.running and k != job.key), None)
+            if victim is None:
+                break
+            _JOBS.pop(victim)
+
+
+def submit(key: JobKey, label: str, total: int, fn: Callable[[Job], Any], *, request: Any = None) -> Job:
+    """Start ``fn(job)`` in a background thread, unless a job with this key runs or has finished.
+
+    A finished job with the same key is returned as it is (the cache); a failed or stopped
+    one is replaced by a new run.
+    """
+    with _LOCK:
+        old = _JOBS.get(key)
+        if old is not None and (old.running or old.status == "done"):
+            _JOBS.move_to_end(key)
+            return old
+    job = Job(key, label, max(1, int(total)), request)
+    job.thread = threading.Thread(target=_work, args=(job, fn), daemon=True, name=f"subsetsel-{label[:24]}")
+    _register(job)
+    job.thread.start()
+    return job
+
+
+def get(key: JobKey | None) -> Job | None:
+    """The job with this key, if the registry still holds it."""
+    if key is None:
+        return None
+    with _LOCK:
+        return _JOBS.get(tuple(key))
+
+
+def stop(key: JobKey | None) -> None:
+    """Ask a job to stop (no-op for an unknown key)."""
+    job = get(key)
+    if job is not None:
+        job.stop()
+
+
+def wait_all(timeout: float = 120.0) -> bool:
+    """Wait until every job has ended (for tests and scripts); True if they all did."""
+    t0 = time.time()
+    with _LOCK:
+        jobs = list(_JOBS.values())
+    for j in jobs:
+        j.wait(max(0.0, timeout - (time.time() - t0)))
+    return all(not j.running for j in jobs)
+
+
+# --------------------------------------------------------------------------- evaluation runs
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """What an evaluation run was asked to do (its job's ``request``).
+
+    Attributes
+    ----------
+    token : str
+        The benchmark's cache token (to tell whether the run belongs to the active one).
+    benchmark_name : str
+    config : EvaluationConfig
+    representations : tuple of str
+    """
+
+    token: str
+    benchmark_name: str
+    config: EvaluationConfig
+    representations: tuple[str, ...]
+
+
+def default_batch_size(trials: int) -> int:
+    """Trials per partial result: small enough for the curves to move about every second."""
+    return max(1, min(10, trials // 10 or 1))
+
+
+def _evaluate(job: Job, benchmark: Benchmark, reps: Mapping[str, Representation], config: EvaluationConfig,
+              mapper: Mapper | None) -> EvaluationResult | None:
+    for part in iter_evaluate(benchmark, reps, config, mapper=mapper, should_stop=job.should_stop):
+        job.result = part
+        job.report(part.trials_done)
+    if job.result is None or not job.result.complete:
+        raise Cancelled("stopped")
+    return job.result
+
+
+def start_evaluation(
+    benchmark: Benchmark,
+    representations: Mapping[str, Representation],
+    config: EvaluationConfig,
+    *,
+    token: str = "",
+    mapper: Mapper | None = None,
+) -> Job:
+    """Validate an evaluation and start it in the background (a new key per run).
+
+    ``mapper`` runs the batches elsewhere (local processes, a Dask cluster; see
+    :mod:`subsetsel_core.evaluation.parallel`); None runs them in the thread itself.
+
+    Raises
+    ------
+    InputError
+        Bad configuration (checked before the thread starts).
+    """
+    prepare(benchmark, representations, config)
+    reps = dict(representations)
+    request = Evaluation(token, benchmark.name, config, tuple(reps))
+    return submit(("evaluation", uuid.uuid4().hex[:12]), "the evaluation", config.trials,
+                  lambda job: _evaluate(job, benchmark, reps, config, mapper), request=request)
+
+
+def restore_evaluation(result: EvaluationResult, *, token: str = "", benchmark_name: str = "",
+                       representations: tuple[str, ...] = ()) -> Job:
+    """Register a finished result (e.g. from a workspace file) as an ended run; no thread starts."""
+    now = time.time()
+    job = Job(("evaluation", uuid.uuid4().hex[:12]), "the evaluation", result.config.trials,
+              Evaluation(token, benchmark_name, result.config, tuple(representations)), started=now, finished=now,
+              done=result.trials_done, result=result, cancelled=not result.complete)
+    _register(job)
+    return job

@@ -1,0 +1,97 @@
+"""The session's benchmark and representation: what every page reads first.
+
+:func:`active` is the session's :class:`~subsetsel_app.model.ActiveData` (the default
+sample on first use), :func:`activate` makes another benchmark active; the
+Representation page's widgets describe the :func:`current_recipe`, and the Evaluate page
+offers :func:`offered_recipes`. Computations go through :mod:`subsetsel_app.cache`.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from subsetsel_core.descriptors import Representation
+from subsetsel_core.representations.recipe import RepresentationRecipe
+
+from . import cache, state
+from .model import ActiveData
+from .state import K
+
+
+def active() -> ActiveData:
+    """The session's active benchmark (the default sample on first use).
+
+    Raises
+    ------
+    InputError
+        Even the default sample cannot be loaded.
+    """
+    data = st.session_state.get(K.DATA)
+    if data is None:
+        data = cache.default_data()
+        st.session_state[K.DATA] = data
+    return data
+
+
+def activate(new: ActiveData, message: str | None = None) -> None:
+    """Make ``new`` the session's benchmark; the settings that depend on it reset when it changes."""
+    old = st.session_state.get(K.DATA)
+    st.session_state[K.DATA] = new
+    if old is None or old.token != new.token:
+        state.reset_for_new_benchmark()
+    if message:
+        state.flash("success", message)
+
+
+def seed() -> int:
+    """The session's seed (sidebar): same seed, same selections, maps and evaluations."""
+    return int(st.session_state[K.SEED])
+
+
+def ensure_rep_state(data: ActiveData) -> None:
+    """Fill in / repair the Representation widgets' values for the active benchmark."""
+    usable = list(data.usable_tables())
+    tables = st.session_state.get(K.REP_TABLES)
+    if not tables or not set(tables) <= set(data.tables):
+        st.session_state[K.REP_TABLES] = usable[:1] if usable else list(data.tables)[:1]
+    chosen = tuple(st.session_state[K.REP_TABLES])
+    if not chosen:
+        st.session_state[K.REP_COLUMNS] = []
+    elif st.session_state.get(K.REP_COLUMNS) is None:
+        st.session_state[K.REP_COLUMNS] = list(cache.default_columns(data, chosen))
+    else:
+        state.ensure_subset(K.REP_COLUMNS, cache.joined(data, chosen).pickable)
+
+
+def reset_rep_columns() -> None:
+    """Callback: a new table choice → that choice's default columns."""
+    st.session_state[K.REP_COLUMNS] = None
+
+
+def current_recipe(data: ActiveData) -> RepresentationRecipe | None:
+    """The representation configured on the Representation page (None without tables)."""
+    if not data.tables:
+        return None
+    ensure_rep_state(data)
+    tables = tuple(st.session_state[K.REP_TABLES])
+    if not tables:
+        return None
+    pca = float(st.session_state[K.REP_PCA_VAR]) if st.session_state[K.REP_PCA] else None
+    return cache.recipe(data, tables, tuple(st.session_state[K.REP_COLUMNS]), text=bool(st.session_state[K.REP_TEXT]),
+                        log=bool(st.session_state[K.REP_LOG]), pca=pca)
+
+
+def current_representation(data: ActiveData) -> tuple[RepresentationRecipe | None, Representation | None, str | None]:
+    """The configured representation, or ``(recipe, None, message)`` when it cannot be built."""
+    rec = current_recipe(data)
+    rep, err = cache.try_representation(data, rec, seed())
+    return rec, rep, err
+
+
+def offered_recipes(data: ActiveData) -> dict[str, RepresentationRecipe]:
+    """Representations the Evaluate page offers: each usable table, and the configured one."""
+    out = {r.label: r for r in (cache.recipe(data, (t,)) for t in data.usable_tables())}
+    cur = current_recipe(data)
+    if cur is not None and cur.label not in out:
+        out[cur.label] = cur
+    return out

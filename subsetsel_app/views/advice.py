@@ -1,0 +1,183 @@
+"""*How many datasets do I need?* on the Evaluate page.
+
+The smallest k whose 95 % band reaches a target (:func:`subsetsel_core.evaluation.advice.advise`),
+as a table (:func:`advice_frame`, :func:`advice_display`), as starred points on the curves
+(:func:`advice_marks`, :func:`curve_marks`) and as one plain sentence (:func:`advice_sentence`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from subsetsel_app import state, widgets
+from subsetsel_app.state import K
+from subsetsel_core.evaluation.advice import advise
+from subsetsel_core.evaluation.result import BASELINE, EvaluationResult
+from subsetsel_core.metrics import METRICS
+
+
+def target_bounds(metric: str, n_models: int | None = None) -> tuple[float, float, float]:
+    """``(min, max, step)`` of the target input for a metric."""
+    lo, hi = METRICS[metric].bounds(n_models)
+    return lo, hi, (0.01 if hi <= 1 else 0.1)
+
+
+def _who(strategy: str, rep: Any) -> str:
+    return f"{strategy} on {rep}" if isinstance(rep, str) and rep else strategy
+
+
+def advice_frame(result: EvaluationResult, metric: str, target: float) -> pd.DataFrame:
+    """One row per strategy × representation: the advised k, the curve value and band there.
+
+    Columns ``key, strategy, representation, k`` (``<NA>`` when not reached up to k_max),
+    ``mean, lo, hi, reached``; reached rows first, by k (then best value).
+    """
+    entries = {e.key: e for e in result.entries}
+    rows = [{"key": a.key, "strategy": entries[a.key].strategy, "representation": entries[a.key].representation,
+             "k": a.k, "mean": a.mean, "lo": a.lo, "hi": a.hi, "reached": a.k is not None}
+            for a in advise(result, metric=metric, target=float(target))]
+    df = pd.DataFrame(rows, columns=["key", "strategy", "representation", "k", "mean", "lo", "hi", "reached"])
+    df["k"] = pd.array(df["k"], dtype="Int64")
+    sign = -1.0 if METRICS[metric].higher_is_better else 1.0
+    order = df.assign(_k=df["k"].astype("Float64").fillna(np.inf), _v=sign * df["mean"].astype(float).fillna(0.0))
+    return df.loc[order.sort_values(["_k", "_v"], kind="stable").index].reset_index(drop=True)
+
+
+def best_advice(frame: pd.DataFrame) -> tuple[pd.Series | None, pd.Series | None]:
+    """The first reached non-random row (fewest datasets) and random's row."""
+    reached = frame[frame["reached"] & (frame["strategy"] != BASELINE)]
+    rand = frame[frame["strategy"] == "random"]
+    return (reached.iloc[0] if len(reached) else None), (rand.iloc[0] if len(rand) else None)
+
+
+def advice_marks(frame: pd.DataFrame) -> pd.DataFrame:
+    """The reached rows as points for :func:`subsetsel_core.viz.curves.mark_points`; the best
+    strategy and random are labelled."""
+    best, rand = best_advice(frame)
+    marks = frame[frame["reached"]].copy()
+    labels = []
+    for key in marks["key"]:
+        if best is not None and key == best["key"]:
+            labels.append(f"{key}: k = {best['k']}")
+        elif rand is not None and key == rand["key"] and bool(rand["reached"]):
+            labels.append(f"random: k = {rand['k']}")
+        else:
+            labels.append("")
+    marks["label"] = labels
+    marks["k"] = marks["k"].astype(int)
+    # the labelled points last, so they are drawn on top of others at the same k
+    marks = marks.assign(_top=[bool(t) for t in labels]).sort_values("_top", kind="stable")
+    return marks[["key", "strategy", "k", "mean", "lo", "hi", "label"]].reset_index(drop=True)
+
+
+def advice_sentence(result: EvaluationResult, frame: pd.DataFrame, metric: str, target: float) -> str:
+    """One plain-language sentence: the fewest datasets that reach the target, and random's need.
+
+    E.g. "With fafi-cosine on ucr_info, 8 datasets give Spearman ρ 0.94 [0.91, 0.96]; random needs 17."
+    """
+    label = METRICS[metric].label
+    k_max = int(result.ks[-1])
+    cmp = "≥" if METRICS[metric].higher_is_better else "≤"
+    prefix = "" if result.complete else f"So far ({result.trials_done} of {result.config.trials} trials): "
+    best, rand = best_advice(frame)
+    if rand is None:
+        rand_txt = ""
+    elif bool(rand["reached"]):
+        rand_txt = f"random needs {rand['k']}"
+    else:
+        rand_txt = f"random does not reach it up to k = {k_max}"
+    if best is not None:
+        return (prefix + f"With {_who(str(best['strategy']), best['representation'])}, {best['k']} datasets give "
+                f"{label} {best['mean']:.2f} [{best['lo']:.2f}, {best['hi']:.2f}]"
+                + (f"; {rand_txt}." if rand_txt else "."))
+    if rand is not None and bool(rand["reached"]):
+        lead = ("No strategy besides random was evaluated; " if (frame["strategy"] == BASELINE).all() else
+                f"No strategy reaches {label} {cmp} {target:g} with its whole 95 % band up to k = {k_max}; ")
+        return (prefix + lead + f"random needs {rand['k']} datasets ({label} {rand['mean']:.2f} "
+                f"[{rand['lo']:.2f}, {rand['hi']:.2f}]).")
+    return prefix + (f"Nothing reaches {label} {cmp} {target:g} with its whole 95 % band up to k = {k_max}: "
+                     "relax the target or evaluate larger k.")
+
+
+def advice_display(frame: pd.DataFrame, metric: str, k_max: int) -> pd.DataFrame:
+    """The advice table as shown: readable columns, "not reached up to k = …" where it is not."""
+    label = METRICS[metric].label
+    out = pd.DataFrame({
+        "strategy": frame["strategy"],
+        "representation": frame["representation"].fillna("—"),
+        "advised k": [str(int(k)) if r else f"not reached up to k = {k_max}"
+                      for k, r in zip(frame["k"], frame["reached"], strict=True)],
+        f"{label} at k": frame["mean"].astype(float),
+        "95% interval": [f"[{lo:.3f}, {hi:.3f}]" if r else "—"
+                         for lo, hi, r in zip(frame["lo"], frame["hi"], frame["reached"], strict=True)],
+    })
+    if out["representation"][out["representation"] != "—"].nunique() <= 1:
+        out = out.drop(columns=["representation"])
+    return out
+
+
+def _settings(result: EvaluationResult) -> tuple[str, float]:
+    """The advice metric and target from the session, repaired to be valid for ``result``."""
+    state.ensure_choice(K.EV_ADV_METRIC, list(result.config.metrics), fallback=state.default(K.EV_ADV_METRIC))
+    metric = st.session_state[K.EV_ADV_METRIC]
+    n_models = result.info.get("pool_models")
+    lo, hi, _ = target_bounds(metric, n_models)
+    try:
+        t = float(st.session_state[K.EV_ADV_TARGET])
+    except (TypeError, ValueError):
+        t = METRICS[metric].default_target(n_models)
+    if not (np.isfinite(t) and lo <= t <= hi):
+        t = METRICS[metric].default_target(n_models)
+    st.session_state[K.EV_ADV_TARGET] = t
+    return metric, t
+
+
+def _on_metric(n_models: int | None) -> None:
+    """Callback: a new advice metric → its default target, and the curves show that metric."""
+    metric = st.session_state[K.EV_ADV_METRIC]
+    st.session_state[K.EV_ADV_TARGET] = METRICS[metric].default_target(n_models)
+    st.session_state[K.EV_METRIC] = metric
+
+
+def curve_marks(result: EvaluationResult, curve_metric: str) -> tuple[pd.DataFrame | None, float | None]:
+    """Marks and target line for the curves figure, when it shows the advice metric."""
+    metric, target = _settings(result)
+    if metric != curve_metric or result.trials_done < 2:
+        return None, None
+    return advice_marks(advice_frame(result, metric, target)), target
+
+
+def advice_section(result: EvaluationResult, curve_metric: str) -> None:
+    """The "How many datasets?" part of the results panel (inside the polling fragment)."""
+    metric, target = _settings(result)
+    n_models = result.info.get("pool_models")
+    st.markdown("#### How many datasets do I need?")
+    c = st.columns([1.2, 1, 3])
+    c[0].selectbox("Advice metric", list(result.config.metrics), key=K.EV_ADV_METRIC, persist_state=state.PERSIST,
+                   format_func=lambda x: METRICS[x].label, on_change=_on_metric, args=(n_models,))
+    lo, hi, step = target_bounds(metric, n_models)
+    higher = METRICS[metric].higher_is_better
+    label = METRICS[metric].label
+    c[1].number_input("Target" + (" (at least)" if higher else " (at most)"), min_value=lo, max_value=hi, step=step,
+                      key=K.EV_ADV_TARGET, persist_state=state.PERSIST, format="%.2f",
+                      help=("The whole 95 % band must be at or above the target: the lower 2.5 % end counts."
+                            if higher else f"Lower {label} is better: the whole 95 % band must be at or below the "
+                            "target, so the upper 97.5 % end counts."))
+    c[2].caption(
+        f"The smallest k at which the {'lower' if higher else 'upper'} end of the 95 % band of {label} "
+        f"{'reaches' if higher else 'stays below'} the target, per strategy and representation"
+        + ("." if metric == curve_metric else f" — the stars appear on the curves when they show {label}.")
+        + (f" Based on {result.trials_done} trials so far; the bands narrow as trials finish."
+           if not result.complete else "")
+    )
+    if result.trials_done < 2:
+        st.info("Advice needs at least 2 finished trials.")
+        return
+    frame = advice_frame(result, metric, target)
+    st.markdown(f"**{widgets.md_escape(advice_sentence(result, frame, metric, target))}**")
+    st.dataframe(advice_display(frame, metric, int(result.ks[-1])), hide_index=True, width="stretch",
+                 column_config={f"{label} at k": st.column_config.NumberColumn(format="%.3f")})

@@ -1,0 +1,36 @@
+"""The sidebar below the page list: the active benchmark, its representation, the seed,
+where evaluations run and the workspace file."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from subsetsel_app import session, state
+from subsetsel_app.model import SOURCES
+from subsetsel_app.state import K
+from subsetsel_app.views import compute, workspace
+from subsetsel_app.widgets import md_escape
+from subsetsel_core.errors import InputError
+
+
+def sidebar() -> None:
+    """Draw the sidebar (every page has it; ``app.py`` calls this before the page runs)."""
+    try:
+        data = session.active()
+    except InputError:
+        return
+    b = data.benchmark
+    with st.sidebar:
+        st.markdown("**Active benchmark**")
+        st.markdown(md_escape(data.title))
+        st.caption(
+            f"{b.n_datasets} datasets · {b.n_models} models · {b.n_folds} fold(s) · "
+            f"{'higher' if b.higher_is_better else 'lower'} is better · {SOURCES.get(data.source, data.source)}"
+        )
+        rec = session.current_recipe(data)
+        st.markdown("**Representation**")
+        st.caption(md_escape(rec.label) if rec is not None else "none (no descriptor table)")
+        st.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key=K.SEED, persist_state=state.PERSIST,
+                        help="One seed for selections, maps and evaluations: same seed, same result.")
+    compute.section()
+    workspace.section()
