@@ -163,7 +163,7 @@ def load_descriptors(
         sources = [sources]
     sources = list(sources)
     if not sources:
-        raise InputError("no descriptor table given; give at least one (CLI: --features FILE).", field="descriptor_file")
+        raise InputError("no descriptor table given; give at least one descriptor file.", field="descriptor_file")
     tables: list[tuple[str, pd.DataFrame]] = []
     for i, src in enumerate(sources):
         label = source_label(src, labels[i] if labels and i < len(labels) else None)
@@ -175,7 +175,7 @@ def load_descriptors(
                 f"{', '.join(map(repr, list(df.columns)[:12]))}"
                 f"{' …' if df.shape[1] > 12 else ''}."
                 + (f" Did you mean {hint[0]!r}?" if hint else "")
-                + " Name the dataset column with --dataset-column (or rename it).",
+                + " Name the descriptor table's dataset column (or rename it).",
                 field="descriptor_dataset_column",
             )
         names = df[dataset_column].astype(str).str.strip()
@@ -224,7 +224,7 @@ def align_descriptors(
             f"{len(missing)} dataset(s) of the scores have no row in {label}: "
             f"{describe_mismatch(missing, [str(x) for x in descriptors.index if x not in set(datasets)])}. "
             "Rename them in one of the files or map them with an alias "
-            "(CLI: --alias 'NAME_IN_FEATURES=NAME_IN_SCORES').",
+            "(a descriptor name to a score name).",
             field="aliases",
         )
     extra = [d for d in descriptors.index if d not in set(datasets)]

@@ -173,8 +173,9 @@ def test_descriptors_mismatch_suggests_and_aliases(tmp_path: Path) -> None:
     b = load_scores(_long(tmp_path, LONG))
     f = tmp_path / "feat.csv"
     f.write_text("dataset,size,kind\nD1,10,a\nd2,20,b\nd3,30,a\n")
-    with pytest.raises(InputError, match=r"'d1' \(did you mean 'D1'\?\).*--alias"):
+    with pytest.raises(InputError, match=r"'d1' \(did you mean 'D1'\?\).*alias") as err:
         build_representation(load_descriptors(f), b.datasets)
+    assert err.value.field == "aliases"
     rep = build_representation(load_descriptors(f, aliases={"D1": "d1"}), b.datasets, name="feat")
     assert rep.X.shape == (3, 3)  # size + one-hot kind (2)
     assert rep.feature_names == ("size", "kind=a", "kind=b")
