@@ -6,14 +6,15 @@ from __future__ import annotations
 import streamlit as st
 
 from pages import page
-from subsetsel_app import budgets, cache, session, state, upload, widgets
+from subsetsel_app import cache, session, state, upload, widgets
 from subsetsel_app.model import ActiveData
 from subsetsel_app.state import K
 from subsetsel_app.views import placement
 from subsetsel_app.views import select as view
+from subsetsel_core import profiles
+from subsetsel_core.costs import COST_ESTIMATE
 from subsetsel_core.errors import InputError
 from subsetsel_core.metrics import METRICS
-from subsetsel_core.selection import COST_ESTIMATE
 from subsetsel_core.strategies import REGISTRY
 from subsetsel_core.viz import style
 
@@ -153,7 +154,7 @@ def select_panel(data: ActiveData) -> None:
                    format_func=lambda x: METRICS[x].label)
     metric = st.session_state[K.SEL_METRIC]
     if bs is not None:
-        prof = cache.budget_profile(data, rec, rep, strategy, bs.source, seed, budgets.shares_for(bs.budget / bs.total),
+        prof = cache.budget_profile(data, rec, rep, strategy, bs.source, seed, profiles.shares_for(bs.budget / bs.total),
                                     exclude)
         widgets.chart(view.budget_profile_chart(prof, bs, metric), key="select_budget_profile", container=p[1])
         st.caption(f"One subset per budget level (this seed) against {view.RANDOM_DRAWS} random draws that take "

@@ -18,6 +18,15 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from subsetsel_core import profiles
+from subsetsel_core.costs import (
+    COST_ESTIMATE,
+    BudgetSelection,
+    Costs,
+    cost_table,
+    dataset_costs,
+    select_within_budget,
+)
 from subsetsel_core.coverage import Coverage, coverage
 from subsetsel_core.descriptors import JoinedTables, Representation
 from subsetsel_core.errors import InputError
@@ -25,23 +34,13 @@ from subsetsel_core.evaluation.check import Geometry, geometry_agreement
 from subsetsel_core.io.folder import Catalog, scan_benchmarks
 from subsetsel_core.io.score_format import ScoreFormat
 from subsetsel_core.placement import Placement, place_model
+from subsetsel_core.profiles import k_profile, random_profile
 from subsetsel_core.representations.recipe import RepresentationRecipe
 from subsetsel_core.representations.tabular import column_kind
-from subsetsel_core.selection import (
-    COST_ESTIMATE,
-    BudgetSelection,
-    Costs,
-    Selection,
-    cost_table,
-    dataset_costs,
-    k_profile,
-    random_profile,
-    select_datasets,
-    select_within_budget,
-)
-from subsetsel_core.viz import profiles
+from subsetsel_core.selection import Selection, select_datasets
+from subsetsel_core.viz import profiles as profile_figures
 
-from . import budgets, model, upload
+from . import model, upload
 from .model import ActiveData
 
 ROOT: Path = Path(__file__).resolve().parent.parent
@@ -238,7 +237,7 @@ def k_profile_chart(data: ActiveData, rec: Recipe, _rep: Representation | None, 
                      exclude=exclude)
     rand = random_profile_to(data, int(ks.max()), seed)
     band = {m: tuple(a[ks - 1] for a in v) for m, v in rand.items()}
-    return profiles.k_profile_figure(ks, prof, band, metric, strategy=strategy)
+    return profile_figures.k_profile_figure(ks, prof, band, metric, strategy=strategy)
 
 
 @st.cache_data(max_entries=32, show_spinner="Comparing descriptor distances with performance distances …",
@@ -301,9 +300,9 @@ def budget_selection(data: ActiveData, rec: Recipe, _rep: Representation | None,
 
 @st.cache_data(max_entries=64, show_spinner="Choosing a subset for every budget level …", hash_funcs=BY_TOKEN)
 def budget_profile(data: ActiveData, rec: Recipe, _rep: Representation | None, strategy: str, source: str, seed: int,
-                   shares: tuple[float, ...], exclude: tuple[str, ...] = ()) -> budgets.BudgetProfile:
-    """:func:`subsetsel_app.budgets.budget_profile` at the budget levels ``shares``."""
-    return budgets.budget_profile(data.benchmark, _rep, strategy, costs(data, source), shares, seed=seed,
+                   shares: tuple[float, ...], exclude: tuple[str, ...] = ()) -> profiles.BudgetProfile:
+    """:func:`subsetsel_core.profiles.budget_profile` at the budget levels ``shares``."""
+    return profiles.budget_profile(data.benchmark, _rep, strategy, costs(data, source), shares, seed=seed,
                                   exclude=exclude)
 
 

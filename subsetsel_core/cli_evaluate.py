@@ -97,9 +97,9 @@ def _evaluate_budget(args: argparse.Namespace, data: D.Data, reps: list[Represen
                      cfg: EvaluationConfig) -> int:
     import numpy as np
 
+    from subsetsel_core.costs import dataset_costs
     from subsetsel_core.evaluation.budget import evaluate_budget
     from subsetsel_core.metrics import METRICS
-    from subsetsel_core.selection import dataset_costs
     from subsetsel_core.strategies import BUDGET_STRATEGIES
 
     if len(reps) != 1:

@@ -16,10 +16,11 @@ from subsetsel_core import cli_data as D
 from subsetsel_core.errors import InputError
 
 if TYPE_CHECKING:
+    from subsetsel_core.costs import BudgetSelection
     from subsetsel_core.coverage import Coverage
     from subsetsel_core.descriptors import Representation
     from subsetsel_core.export import SubsetRecipe
-    from subsetsel_core.selection import BudgetSelection, Selection
+    from subsetsel_core.selection import Selection
 
 #: Options a sidecar (``--recipe``) fixes; giving them as well is an error.
 _FIXED = ("strategy", "k", "budget", "cost_column", "seed", "include", "exclude", "representation", "columns",
@@ -82,7 +83,8 @@ def cmd_select(args: argparse.Namespace) -> int:
 
 def _choose(args: argparse.Namespace, side: SubsetRecipe | None, data: D.Data, rep: Representation | None,
             seed: int) -> tuple[Selection, BudgetSelection | None]:
-    from subsetsel_core.selection import dataset_costs, select_datasets, select_within_budget
+    from subsetsel_core.costs import dataset_costs, select_within_budget
+    from subsetsel_core.selection import select_datasets
 
     if side is not None:
         strategy, k, include, exclude = side.strategy, side.k, list(side.include), list(side.exclude)

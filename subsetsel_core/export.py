@@ -24,8 +24,9 @@ from subsetsel_core.version import VERSION
 
 if TYPE_CHECKING:
     from subsetsel_core.benchmark import Benchmark
+    from subsetsel_core.costs import BudgetSelection
     from subsetsel_core.coverage import Coverage
-    from subsetsel_core.selection import BudgetSelection, Selection
+    from subsetsel_core.selection import Selection
 
 _DANGEROUS = ("=", "+", "-", "@", "\t", "\r")
 #: Columns of the subset table that are not descriptors.

@@ -12,12 +12,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from subsetsel_app import budgets, cache, model
+from subsetsel_app import cache, model
 from subsetsel_app.views import placement as P
 from subsetsel_app.views import select as T
+from subsetsel_core import profiles
 from subsetsel_core.benchmark import Benchmark
+from subsetsel_core.costs import COST_ESTIMATE, Costs
 from subsetsel_core.errors import InputError
-from subsetsel_core.selection import COST_ESTIMATE, Costs, select_datasets
+from subsetsel_core.selection import select_datasets
 from subsetsel_core.strategies import BUDGET_STRATEGIES
 from subsetsel_core.viz import maps, rankings
 
@@ -94,8 +96,8 @@ def test_budget_excludes_and_tiny_budget_is_empty(tsc):
 def test_budget_profile_curves_and_random_band(tsc):
     cfg = model.table_recipe(tsc, "ucr_info")
     rep = model.build_representation(tsc, cfg)
-    prof = cache.budget_profile(tsc, cfg, rep, "fafi-cosine", "train_size", 0, budgets.shares_for(0.1))
-    B = len(budgets.PROFILE_SHARES)
+    prof = cache.budget_profile(tsc, cfg, rep, "fafi-cosine", "train_size", 0, profiles.shares_for(0.1))
+    B = len(profiles.PROFILE_SHARES)
     assert prof.budgets.shape == (B,) and np.all(np.diff(prof.budgets) > 0)
     assert prof.k_used[-1] > prof.k_used[0] and np.all(prof.spent <= prof.budgets + 1e-9)
     med, lo, hi = prof.random_band["spearman"]
@@ -106,7 +108,7 @@ def test_budget_profile_curves_and_random_band(tsc):
     names = [t.name for t in fig.data]
     assert "fafi-cosine" in names and "this subset" in names
     assert "budget" in fig.layout.xaxis.title.text and "train_size" in fig.layout.xaxis.title.text
-    wide = cache.budget_profile(tsc, cfg, rep, "random", "train_size", 0, budgets.shares_for(0.7))
+    wide = cache.budget_profile(tsc, cfg, rep, "random", "train_size", 0, profiles.shares_for(0.7))
     assert wide.budgets[-1] == pytest.approx(cache.costs(tsc, "train_size").total)
 
 

@@ -168,8 +168,8 @@ def test_recipe_reproduces_a_dashboard_subset_byte_for_byte(tsc, tmp_path: Path)
 
 
 def test_recipe_reproduces_a_budget_subset(tsc, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from subsetsel_core.costs import dataset_costs, select_within_budget
     from subsetsel_core.representations.recipe import make_recipe
-    from subsetsel_core.selection import dataset_costs, select_within_budget
 
     lb, specs = tsc
 

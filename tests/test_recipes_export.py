@@ -12,6 +12,7 @@ import pytest
 
 from subsetsel_core import export
 from subsetsel_core.benchmark import Benchmark
+from subsetsel_core.costs import COST_ESTIMATE, dataset_costs, select_within_budget
 from subsetsel_core.coverage import coverage
 from subsetsel_core.descriptors import join_tables, representation_from_matrix
 from subsetsel_core.errors import Cancelled, InputError
@@ -25,6 +26,7 @@ from subsetsel_core.evaluation.check import (
 from subsetsel_core.evaluation.result import EvaluationConfig
 from subsetsel_core.evaluation.timing import check_seconds, estimate_seconds
 from subsetsel_core.io.folder import load_benchmark_folder
+from subsetsel_core.profiles import k_profile, random_profile
 from subsetsel_core.representations import BUILDERS, MANIFEST_KINDS, get_builder
 from subsetsel_core.representations.recipe import (
     RepresentationRecipe,
@@ -33,14 +35,7 @@ from subsetsel_core.representations.recipe import (
     make_recipe,
     recipe_columns,
 )
-from subsetsel_core.selection import (
-    COST_ESTIMATE,
-    dataset_costs,
-    k_profile,
-    random_profile,
-    select_datasets,
-    select_within_budget,
-)
+from subsetsel_core.selection import select_datasets
 
 ROOT = Path(__file__).resolve().parent.parent / "sample_data"
 

@@ -14,20 +14,21 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from subsetsel_app import budgets, cache, state, widgets
+from subsetsel_app import cache, state, widgets
 from subsetsel_app.model import ActiveData
 from subsetsel_app.state import K
-from subsetsel_core import export
+from subsetsel_core import export, profiles
+from subsetsel_core.costs import BudgetSelection, Costs
 from subsetsel_core.coverage import Coverage
 from subsetsel_core.descriptors import Representation
 from subsetsel_core.metrics import METRICS
 from subsetsel_core.representations.recipe import RepresentationRecipe
-from subsetsel_core.selection import BudgetSelection, Costs, Selection
+from subsetsel_core.selection import Selection
 from subsetsel_core.strategies import REGISTRY, STRATEGIES
-from subsetsel_core.viz import profiles
+from subsetsel_core.viz import profiles as profile_figures
 
 #: Random subsets the k profile and the budget profile compare with.
-RANDOM_DRAWS = budgets.RANDOM_DRAWS
+RANDOM_DRAWS = profiles.RANDOM_DRAWS
 
 
 def available_strategies(rep: Representation | None) -> list[str]:
@@ -100,12 +101,12 @@ def ensure_budget_state(data: ActiveData, c: Costs) -> None:
         ss[K.SEL_BUDGET] = float(min(max(b, 0.0), c.total))
 
 
-def budget_profile_chart(prof: budgets.BudgetProfile, bs: BudgetSelection, metric: str) -> go.Figure:
+def budget_profile_chart(prof: profiles.BudgetProfile, bs: BudgetSelection, metric: str) -> go.Figure:
     """The budget profile figure with the current subset marked."""
     cur = None
     if bs.selection.k and metric in bs.selection.agreement:
         cur = (bs.budget, float(bs.selection.agreement[metric]))
-    return profiles.budget_profile_figure(prof.budgets, prof.values, prof.random_band, metric,
+    return profile_figures.budget_profile_figure(prof.budgets, prof.values, prof.random_band, metric,
                                           strategy=bs.selection.strategy, k_used=prof.k_used, spent=prof.spent,
                                           current=cur, unit=prof.unit)
 

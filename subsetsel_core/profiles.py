@@ -1,21 +1,94 @@
-"""One cost-aware strategy's subset at every budget level, next to random subsets that fit.
-
-Pure (no Streamlit); :func:`subsetsel_app.cache.budget_profile` caches it. The subsets
-come from :func:`subsetsel_core.selection.select_within_budget`; random subsets take
-datasets in random order while they fit, as the core's random budget strategy does.
-"""
+"""Agreement of one strategy's subsets across sizes: every k (:func:`k_profile`) or every
+budget level (:func:`budget_profile`), next to random subsets of the same sizes or costs."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from subsetsel_core.benchmark import Benchmark
+from subsetsel_core.costs import Costs, select_within_budget
 from subsetsel_core.descriptors import Representation
 from subsetsel_core.metrics import METRICS, agreement
-from subsetsel_core.selection import Costs, select_within_budget
+from subsetsel_core.strategies import get_strategy, select
+
+if TYPE_CHECKING:
+    pass
+
+
+def _scales(benchmark: Benchmark, ks: np.ndarray) -> tuple[float, np.ndarray]:
+    f = benchmark.n_folds
+    return 1.0 / (2.0 * f * benchmark.n_datasets), 1.0 / (2.0 * f * ks.astype(float))
+
+
+def k_profile(
+    benchmark: Benchmark, X: np.ndarray | None, strategy: str, ks: Sequence[int], *, seed: int = 0,
+    include: Sequence[int] = (), exclude: Sequence[int] = (), metrics: Sequence[str] = tuple(METRICS),
+) -> dict[str, np.ndarray]:
+    """Agreement of the strategy's k-subset with the full ranking, for every k.
+
+    Parameters
+    ----------
+    benchmark : Benchmark
+    X : ndarray of shape (n, p) or None
+        The representation (None for ``random``).
+    strategy : str
+    ks : sequence of int
+    seed : int
+        Every k-subset is chosen with ``numpy.random.default_rng(seed)`` (as
+        :func:`select_datasets` does), so each value is that of the subset chosen alone.
+    include, exclude : sequence of int
+        Positions chosen first / never chosen.
+    metrics : sequence of str
+
+    Returns
+    -------
+    dict metric → ndarray (len(ks),)
+    """
+    ks_arr = np.asarray(list(ks), dtype=int)
+    Xm = np.zeros((benchmark.n_datasets, 0)) if X is None else np.asarray(X, float)
+    sums = benchmark.rank_sums
+    subs = np.empty((ks_arr.size, benchmark.n_models))
+    if get_strategy(strategy).nested and ks_arr.size:
+        order = select(Xm, int(ks_arr.max()), strategy, rng=np.random.default_rng(seed), include=include,
+                       exclude=exclude)
+        subs[:] = np.cumsum(sums[order], axis=0)[ks_arr - 1]
+    else:
+        for i, k in enumerate(ks_arr):
+            idx = select(Xm, int(k), strategy, rng=np.random.default_rng(seed), include=include, exclude=exclude)
+            subs[i] = sums[idx].sum(axis=0)
+    rs, ss = _scales(benchmark, ks_arr)
+    return agreement(sums.sum(axis=0), subs, ref_scale=rs, sub_scale=ss, metrics=metrics)
+
+
+def random_profile(
+    benchmark: Benchmark, ks: Sequence[int], *, draws: int = 200, seed: int = 0,
+    metrics: Sequence[str] = tuple(METRICS),
+) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Median and 2.5 / 97.5 % percentiles of random subsets' agreement, for every k.
+
+    Returns
+    -------
+    dict metric → (median, lo, hi), each ndarray (len(ks),)
+    """
+    ks_arr = np.asarray(list(ks), dtype=int)
+    sums = benchmark.rank_sums
+    rng = np.random.default_rng(seed)
+    order = np.argsort(rng.random((draws, benchmark.n_datasets)), axis=1)
+    subs = np.empty((draws, ks_arr.size, benchmark.n_models))
+    for i, k in enumerate(ks_arr):
+        subs[:, i] = sums[order[:, :k]].sum(axis=1)
+    rs, ss = _scales(benchmark, ks_arr)
+    ref = np.broadcast_to(sums.sum(axis=0), (draws, benchmark.n_models))
+    vals = agreement(ref, subs, ref_scale=np.full(draws, rs), sub_scale=ss, metrics=metrics)
+    return {m: (np.median(v, axis=0), *np.percentile(v, [2.5, 97.5], axis=0)) for m, v in vals.items()}
+
+
+# --------------------------------------------------------------------------- budgets
+
 
 #: Budget levels of the profile, as shares of the total cost (extended to 1 for larger budgets).
 PROFILE_SHARES: tuple[float, ...] = tuple(np.round(np.linspace(0.02, 0.4, 20), 4))
@@ -87,7 +160,7 @@ def budget_profile(benchmark: Benchmark, representation: Representation | None, 
     Raises
     ------
     InputError
-        From :func:`~subsetsel_core.selection.select_within_budget`.
+        From :func:`~subsetsel_core.costs.select_within_budget`.
     """
     budgets = np.asarray(shares, dtype=float) * costs.total
     sums = benchmark.rank_sums
