@@ -18,7 +18,6 @@ from functools import cached_property
 
 import numpy as np
 
-from subsetsel_core.errors import InputError
 from subsetsel_core.ties import (
     TieRanks,
     as_float,
@@ -212,20 +211,6 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
     Metric("mrr", "MRR", True, _mrr_of, lower=0.0),
 )}
 """The metric registry, in display order (PROTOCOL.md, "Metrics")."""
-
-
-def get_metric(name: str) -> Metric:
-    """Look a metric up by name.
-
-    Raises
-    ------
-    InputError
-        For an unknown name, listing the valid ones.
-    """
-    try:
-        return METRICS[name]
-    except KeyError:
-        raise InputError(f"unknown metric '{name}'; valid metrics: {', '.join(METRICS)}.") from None
 
 
 def agreement(

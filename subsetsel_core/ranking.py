@@ -68,31 +68,3 @@ def rank_sums(scores: np.ndarray, higher_is_better: bool) -> np.ndarray:
 def mean_ranks(sums: np.ndarray, n_folds: int, n_datasets: int | np.ndarray = 1) -> np.ndarray:
     """Mean ranks from exact rank sums: ``sums / (2 · n_folds · n_datasets)``."""
     return np.asarray(sums, dtype=float) / (2.0 * n_folds * np.asarray(n_datasets, dtype=float))
-
-
-def reference_sums(sums: np.ndarray) -> np.ndarray:
-    """Rank sums of the reference ranking: all datasets of the benchmark, shape (M,)."""
-    return sums.sum(axis=0)
-
-
-def subset_sums(sums: np.ndarray, subsets: np.ndarray) -> np.ndarray:
-    """Rank sums of the rankings induced by subsets.
-
-    Parameters
-    ----------
-    sums : ndarray of shape (n, M)
-        Per-dataset rank sums.
-    subsets : ndarray of int, shape (..., k)
-        Dataset indices (rows of ``sums``).
-
-    Returns
-    -------
-    ndarray of shape (..., M)
-    """
-    return sums[subsets].sum(axis=-2)
-
-
-def nested_subset_sums(sums: np.ndarray, order: np.ndarray, ks: np.ndarray) -> np.ndarray:
-    """Rank sums for every prefix ``order[:k]``, k in ``ks``; shape (len(ks), M)."""
-    csum = np.cumsum(sums[order], axis=0)
-    return csum[np.asarray(ks) - 1]

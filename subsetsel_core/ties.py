@@ -60,12 +60,6 @@ class TieRanks:
         return (self.lo + self.hi) / 2.0
 
 
-def min_max_ranks(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """1-based 'min' and 'max' tie ranks along the last axis (ascending)."""
-    r = TieRanks(as_float(x))
-    return r.lo, r.hi
-
-
 def pearson(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a = a - a.mean(axis=-1, keepdims=True)
     b = b - b.mean(axis=-1, keepdims=True)
