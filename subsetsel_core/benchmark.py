@@ -179,7 +179,7 @@ def load_scores(
         options["layout"] = "wide" if options.pop("wide") else "long"
     fmt = replace(fmt or ScoreFormat(), **options)
     label = source_label(source, label)
-    df = read_table(source, label=label, field="scores_file")
+    df = read_table(source, label=label, field="scores_file", object_text=True)
     rb = ReportBuilder()
     cube, datasets, models, folds, dropped = score_cube(df, fmt, label, rb)
     if len(datasets) < MIN_DATASETS:

@@ -8,8 +8,12 @@ import re
 import numpy as np
 import pandas as pd
 
+from subsetsel_core.io.tables import text_codes
+
 MIXED_PERCENT = "some cells have a percent sign and some do not"
 MISSING_TOKENS = frozenset({"", "nan", "na", "n/a", "#n/a", "null", "none", "-", "—", "–", "?", ".", "missing"})
+DISTINCT_MIN_ROWS = 256
+"""Columns this long are parsed once per distinct cell (shorter ones cell by cell, which is quicker for them)."""
 _DECIMAL_COMMA = re.compile(r"^[+-]?\d*,\d+(?:[eE][+-]?\d+)?$")
 _THOUSANDS_COMMA = re.compile(r"^[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
 _THOUSANDS_DOT = re.compile(r"^[+-]?\d{1,3}(?:\.\d{3})+,\d+$")
@@ -37,6 +41,12 @@ def parse_numbers(values: pd.Series) -> tuple[pd.Series, pd.Series, list[str]]:
         True where a cell is neither a number nor a missing-value token.
     notes : list of str
         What was converted, for the validation report.
+
+    Notes
+    -----
+    A text column of at least :data:`DISTINCT_MIN_ROWS` cells is parsed once per distinct cell (see
+    :func:`~subsetsel_core.io.tables.text_codes`); every rule is cell by cell or a check
+    over all cells, so the result is the same.
     """
     if pd.api.types.is_bool_dtype(values):
         v = values.astype(float)
@@ -44,6 +54,21 @@ def parse_numbers(values: pd.Series) -> tuple[pd.Series, pd.Series, list[str]]:
     if pd.api.types.is_numeric_dtype(values):
         v = values.astype(float)
         return v, pd.Series(False, index=values.index), []
+    coded = text_codes(values) if len(values) >= DISTINCT_MIN_ROWS else None
+    if coded is None or len(coded[1]) == len(values):
+        return _parse_text(values)
+    codes, distinct = coded
+    distinct.name = values.name
+    num, bad, notes = _parse_text(distinct)
+    return (
+        pd.Series(num.to_numpy()[codes], index=values.index, name=num.name),
+        pd.Series(bad.to_numpy()[codes], index=values.index, name=bad.name),
+        notes,
+    )
+
+
+def _parse_text(values: pd.Series) -> tuple[pd.Series, pd.Series, list[str]]:
+    """:func:`parse_numbers` of a column that is neither boolean nor numeric."""
     text = values.astype(object).where(values.notna(), "").astype(str).str.strip()
     missing = text.str.lower().isin(MISSING_TOKENS)
     if not missing.any():

@@ -17,7 +17,7 @@ from subsetsel_core.errors import InputError
 from subsetsel_core.io.names import normalise_name, short, suggest
 from subsetsel_core.io.numbers import MIXED_PERCENT, finite, parse_numbers
 from subsetsel_core.io.score_format import ScoreFormat
-from subsetsel_core.io.tables import line_numbers, row_numbers
+from subsetsel_core.io.tables import line_numbers, row_numbers, text_codes
 from subsetsel_core.io.validation import ReportBuilder
 
 __all__ = ["ScoreCube", "score_cube"]
@@ -88,23 +88,23 @@ def score_cube(df: pd.DataFrame, fmt: ScoreFormat, label: str, rb: ReportBuilder
     else:
         cols = _long_columns(columns, fmt, label)
 
-    ds = _clean_names(df[cols.dataset], label, f"'{cols.dataset}'", rb)
-    ms = _clean_names(df[cols.model], label, "model" if wide else f"'{cols.model}'", rb)
+    di, datasets = _clean_names(df[cols.dataset], label, f"'{cols.dataset}'", rb)
+    mi, models = _clean_names(df[cols.model], label, "model" if wide else f"'{cols.model}'", rb)
     if cols.fold is None:
-        fs = pd.Series("0", index=df.index)
+        fi, folds = np.zeros(len(df), dtype=np.intp), ["0"]
     else:
-        fs = _clean_names(df[cols.fold], label, f"'{cols.fold}'", rb)
+        fi, folds = _clean_names(df[cols.fold], label, f"'{cols.fold}'", rb)
     sc = _parse_scores(df[cols.score], label, "score" if wide else cols.score, rb)
-    _check_unique_keys(pd.DataFrame({"d": ds, "m": ms, "f": fs}), cols.fold is not None, label)
-
-    datasets = _sort_labels(ds)
-    models = _sort_labels(ms)
-    folds = _sort_labels(fs) if cols.fold is not None else ["0"]
-    di = pd.Index(datasets).get_indexer(ds)
-    mi = pd.Index(models).get_indexer(ms)
-    fi = pd.Index(folds).get_indexer(fs)
     cube = np.full((len(datasets), len(folds), len(models)), np.nan)
-    cube[di, fi, mi] = sc.to_numpy(dtype=float)
+    cell = np.ravel_multi_index((di, fi, mi), cube.shape)
+    per_cell = np.bincount(cell, minlength=cube.size)
+    if per_cell.max() > 1:
+        repeated = per_cell[cell] > 1
+        first = int(np.argmax(repeated))
+        _repeated_keys(
+            df.index[repeated], datasets[di[first]], models[mi[first]], cols.fold is not None, label
+        )
+    cube.reshape(-1)[cell] = sc.to_numpy(dtype=float)
 
     _warn_lookalikes(datasets, label, "dataset", rb)
     _warn_lookalikes(models, label, "model", rb)
@@ -178,20 +178,41 @@ def _sort_labels(values: pd.Series) -> list[str]:
     return sorted(str(u) for u in uniq)
 
 
-def _clean_names(series: pd.Series, label: str, column: str, rb: ReportBuilder) -> pd.Series:
-    raw = series.astype(str)
+def _clean_names(
+    series: pd.Series, label: str, column: str, rb: ReportBuilder
+) -> tuple[np.ndarray, list[str]]:
+    """Names stripped of surrounding spaces: each row's position in the sorted names, and them.
+
+    The text rules run once per distinct cell (:func:`text_codes`), in order of first
+    appearance, so numeric labels that tie ('1', '01') keep that order.
+    """
+    coded = text_codes(series)
+    missing = np.zeros(len(series), dtype=bool)
+    if coded is None:
+        missing = series.isna().to_numpy()
+        coded = text_codes(series.astype(str))
+    if coded is None:  # pragma: no cover - astype(str) gives the string dtype
+        raise TypeError(f"{label}: {column} names are not text")
+    codes, distinct = coded
+    raw = distinct.astype(str)
     out = raw.str.strip()
-    empty = out.eq("") | series.isna()
-    if empty.any():
+    empty = (out.eq("") | distinct.isna()).to_numpy()
+    if empty.any() or missing.any():  # every distinct cell is some row's
+        rows = series.index[empty[codes] | missing]
         raise InputError(
-            f"{label}: empty {column} name in rows {row_numbers(out.index[empty])}. "
+            f"{label}: empty {column} name in rows {row_numbers(rows)}. "
             "Fill in the names or delete those rows.",
-            rows=line_numbers(out.index[empty]),
+            rows=line_numbers(rows),
         )
-    changed = int((out != raw).sum())
+    per_cell = np.bincount(codes, minlength=len(distinct))
+    changed = int(per_cell[(out != raw).to_numpy()].sum())
     if changed:
         rb.add("info", "whitespace", f"{label}: removed spaces around {changed} {column} names.")
-    return out
+    name_codes, names = out.factorize()
+    labels = _sort_labels(pd.Series(names))
+    position = {name: i for i, name in enumerate(labels)}
+    sorted_codes = np.array([position[str(n)] for n in names], dtype=np.intp)
+    return sorted_codes[name_codes][codes], labels
 
 
 def _parse_scores(series: pd.Series, label: str, column: str, rb: ReportBuilder) -> pd.Series:
@@ -228,22 +249,17 @@ def _parse_scores(series: pd.Series, label: str, column: str, rb: ReportBuilder)
     return num.astype(float)
 
 
-def _check_unique_keys(key: pd.DataFrame, use_folds: bool, label: str) -> None:
-    """One row per dataset, model (and fold); ``key`` has columns ``d, m, f``."""
-    dup = key.duplicated(keep=False)
-    if not dup.any():
-        return
-    rows = key.index[dup]
-    first = key.loc[rows[0]]
+def _repeated_keys(rows: pd.Index, dataset: str, model: str, use_folds: bool, label: str) -> None:
+    """Raise for ``rows``, those that repeat a dataset, model (and fold), the first with ``dataset, model``."""
     if use_folds:
         hint, field = " Keep one row per dataset, model and fold (or average them first).", None
     else:
         hint = " If these rows are folds, seeds or resamples, name that column as the fold column."
         field = "fold_column"
     raise InputError(
-        f"{label}: {int(dup.sum())} rows repeat the same dataset, model"
+        f"{label}: {len(rows)} rows repeat the same dataset, model"
         f"{' and fold' if use_folds else ''} (rows {row_numbers(rows)}; e.g. dataset "
-        f"'{first['d']}', model '{first['m']}').{hint}",
+        f"'{dataset}', model '{model}').{hint}",
         field=field,
         rows=line_numbers(rows),
     )
