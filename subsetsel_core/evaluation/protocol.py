@@ -4,7 +4,9 @@ One evaluation runs a grid of strategies × representations on the same random p
 (paired design). Each trial's pool and each (strategy, representation)'s randomness come
 from independent streams spawned from one seed with fixed keys
 (``SeedSequence(seed, spawn_key=…)``), so adding a strategy, a representation or more
-trials leaves every other number unchanged.
+trials leaves every other number unchanged. The keys: trial t's pool ``(0, t)``; entry
+(strategy s, representation r) in trial t ``(1, crc32(s), crc32(r), t)``, from which its
+subsets for k = k_min … k_max are drawn one after the other.
 
 :func:`iter_evaluate` yields a partial :class:`EvaluationResult` after every batch of
 trials (callers redraw curves from it and may stop early); :func:`evaluate` runs to the
@@ -128,9 +130,10 @@ def _run_batch(ctx: _Context, trials: Sequence[int]) -> dict[str, dict[str, np.n
                 order = info.kernel(X, kmax, rng=rng, include=np.empty(0, np.int64))
                 dest[:] = np.cumsum(psums[order], axis=0)[ks - 1]
                 continue
-            # one independent stream per k, spawned from the entry's stream (none for
-            # deterministic strategies)
-            rngs: list[Any] = trial_rng(ctx.config.seed, *key).spawn(nk) if info.uses_rng else [None] * nk
+            # the subsets of every k drawn one after the other from the entry's stream
+            # (independent draws; none for deterministic strategies)
+            entry_rng = trial_rng(ctx.config.seed, *key) if info.uses_rng else None
+            rngs: list[Any] = [entry_rng] * nk
             if info.many is not None:
                 chosen = info.many(X, [int(k) for k in ks], rngs)
             else:
