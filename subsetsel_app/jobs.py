@@ -34,7 +34,10 @@ log = logging.getLogger(__name__)
 
 #: Seconds between two looks of a page at a running job.
 POLL_SECONDS = 0.75
-_MAX_JOBS = 48
+#: Ended jobs kept per kind (the first element of a key), oldest dropped first: evaluation runs
+#: are not crowded out by the cached checks.
+_KEEP = {"evaluation": 32}
+_KEEP_OTHER = 48
 JobKey = tuple[Hashable, ...]
 
 
@@ -141,15 +144,20 @@ def _work(job: Job, fn: Callable[[Job], Any]) -> None:
         job.finished = time.time()
 
 
+def _register_locked(job: Job) -> None:
+    """Add ``job`` (the caller holds ``_LOCK``) and drop the oldest ended jobs of its kind over the limit."""
+    _JOBS[job.key] = job
+    _JOBS.move_to_end(job.key)
+    kind = job.key[0]
+    same = [k for k in _JOBS if k[0] == kind]
+    for k in same[: max(0, len(same) - _KEEP.get(str(kind), _KEEP_OTHER))]:
+        if not _JOBS[k].running and k != job.key:
+            _JOBS.pop(k)
+
+
 def _register(job: Job) -> None:
     with _LOCK:
-        _JOBS[job.key] = job
-        _JOBS.move_to_end(job.key)
-        while len(_JOBS) > _MAX_JOBS:
-            victim = next((k for k, j in _JOBS.items() if not j.running and k != job.key), None)
-            if victim is None:
-                break
-            _JOBS.pop(victim)
+        _register_locked(job)
 
 
 def submit(key: JobKey, label: str, total: int, fn: Callable[[Job], Any], *, request: Any = None) -> Job:
@@ -158,14 +166,14 @@ def submit(key: JobKey, label: str, total: int, fn: Callable[[Job], Any], *, req
     A finished job with the same key is returned as it is (the cache); a failed or stopped
     one is replaced by a new run.
     """
-    with _LOCK:
+    with _LOCK:  # one look-up and registration: two sessions asking at once share one job
         old = _JOBS.get(key)
         if old is not None and (old.running or old.status == "done"):
             _JOBS.move_to_end(key)
             return old
-    job = Job(key, label, max(1, int(total)), request)
-    job.thread = threading.Thread(target=_work, args=(job, fn), daemon=True, name=f"subsetsel-{label[:24]}")
-    _register(job)
+        job = Job(key, label, max(1, int(total)), request)
+        job.thread = threading.Thread(target=_work, args=(job, fn), daemon=True, name=f"subsetsel-{label[:24]}")
+        _register_locked(job)
     job.thread.start()
     return job
 

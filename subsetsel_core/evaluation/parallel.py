@@ -19,7 +19,7 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from subsetsel_core.errors import InputError
 
@@ -114,6 +114,7 @@ def dask_mapper(scheduler: Any, *, timeout: float = 20.0) -> Mapper:
 
 _BLAS_LOCK = threading.Lock()
 _BLAS_USERS: list[Any] = []  # the active limit while any thread is inside one_blas_thread
+_BLAS_CONTROLLER: list[ThreadpoolController] = []  # found once per process (a scan of the loaded libraries)
 
 
 @contextmanager
@@ -126,7 +127,9 @@ def one_blas_thread() -> Iterator[None]:
     """
     with _BLAS_LOCK:
         if not _BLAS_USERS:
-            _BLAS_USERS.append(threadpool_limits(limits=1, user_api="blas"))
+            if not _BLAS_CONTROLLER:
+                _BLAS_CONTROLLER.append(ThreadpoolController())
+            _BLAS_USERS.append(_BLAS_CONTROLLER[0].limit(limits=1, user_api="blas"))
         _BLAS_USERS.append(None)
     try:
         yield
