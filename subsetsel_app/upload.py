@@ -87,6 +87,7 @@ FIELD_HINTS: dict[str, str] = {
     "metric": "Choose another metric.",
     "seed": "Change the seed in the sidebar.",
     "workspace": "Load a .subsetsel file saved by this app.",
+    "recipe": "A sidecar is replayed on the command line: subsetsel select --recipe SIDECAR.json.",
     "release_dates": "Upload a table with a 'model' and a 'release_date' column.",
 }
 

@@ -34,6 +34,7 @@ FLAGS: dict[str, str] = {
     "k": "--k K",
     "strategy": "--strategy NAME",
     "representation": "--representation TABLE[+TABLE] (with --columns, --no-text, --log, --pca)",
+    "recipe": "--recipe SIDECAR.json",
     "include": "--include D1,D2",
     "exclude": "--exclude D1,D2",
     "budget": "--budget SHARE and --cost-column COL",

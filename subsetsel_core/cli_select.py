@@ -30,10 +30,10 @@ _FIXED = ("strategy", "k", "budget", "cost_column", "seed", "include", "exclude"
 def _from_sidecar(args: argparse.Namespace) -> SubsetRecipe:
     from subsetsel_core.export import read_sidecar
 
-    given = [f"--{k.replace('_', '-')}" for k in _FIXED if getattr(args, k) not in (None, [], False)]
+    given = [f"--{k.replace('_', '-')}" for k in _FIXED if getattr(args, k) is not None]
     if given:
         raise InputError(f"the sidecar given with --recipe fixes {', '.join(given)}; leave them out.",
-                         field="representation")
+                         field="recipe")
     return read_sidecar(args.recipe)
 
 
@@ -63,7 +63,7 @@ def cmd_select(args: argparse.Namespace) -> int:
     seed = side.seed if side is not None else int(args.seed or 0)
     rep = None if recipe is None else D.build(recipe, data, seed)
     sel, bs = _choose(args, side, data, rep, seed)
-    cov = _coverage(rep, sel) if args.coverage else None
+    cov = _coverage(rep, sel) if args.coverage or (side is not None and side.coverage) else None
     descriptors = None if recipe is None else recipe_columns(recipe, data.benchmark.datasets, data.descriptors,
                                                              data.specs)
     table = export.subset_table(sel, descriptors, budget=bs, coverage=cov)

@@ -65,6 +65,7 @@ FIELDS: dict[str, str] = {
     "metric": "the metric",
     "seed": "the seed",
     "workspace": "the workspace file",
+    "recipe": "the JSON sidecar a subset is reproduced from",
     "release_dates": "the models' release dates",
 }
 """Settings an :class:`InputError` can point at, with a neutral description."""

@@ -177,6 +177,8 @@ class SubsetRecipe:
         Budget mode: the total budget (in the costs' unit).
     cost_source : str or None
         Budget mode: the cost column, or the size estimate.
+    coverage : bool
+        Whether the subset's files carry its coverage (the dashboard's always do).
     """
 
     benchmark: str
@@ -189,6 +191,7 @@ class SubsetRecipe:
     datasets: tuple[str, ...]
     budget: float | None = None
     cost_source: str | None = None
+    coverage: bool = False
 
 
 def read_sidecar(source: str | Path | bytes) -> SubsetRecipe:
@@ -204,15 +207,15 @@ def read_sidecar(source: str | Path | bytes) -> SubsetRecipe:
         raw = source if isinstance(source, bytes) else Path(source).read_bytes()
         meta = json.loads(raw)
     except OSError as exc:
-        raise InputError(f"{label}: cannot read it ({exc.strerror}).", field="representation") from None
+        raise InputError(f"{label}: cannot read it ({exc.strerror}).", field="recipe") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"{label}: not a JSON sidecar ({exc}).", field="representation") from None
+        raise InputError(f"{label}: not a JSON sidecar ({exc}).", field="recipe") from None
 
     def need(key: str, kind: type | tuple[type, ...]) -> Any:
         value = meta.get(key) if isinstance(meta, dict) else None
         if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
             raise InputError(f"{label}: '{key}' is missing or mistyped; give the JSON sidecar saved with the subset.",
-                             field="representation")
+                             field="recipe")
         return value
 
     names = {key: tuple(str(v) for v in need(key, list)) for key in ("include", "exclude", "datasets")}
@@ -224,5 +227,6 @@ def read_sidecar(source: str | Path | bytes) -> SubsetRecipe:
         str(need("benchmark", str)), str(need("strategy", str)), int(need("k", int)), int(need("seed", int)),
         names["include"], names["exclude"], None if rec is None else RepresentationRecipe.from_dict(rec),
         names["datasets"], None if budget is None else float(budget["total_budget"]),
-        None if budget is None else str(budget.get("cost_source")),
+        None if budget is None or budget.get("cost_source") is None else str(budget["cost_source"]),
+        "coverage" in meta,
     )

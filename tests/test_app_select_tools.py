@@ -375,3 +375,20 @@ def test_page_bad_pasted_scores_give_clear_messages(app):
     at.text_input(key="pl_name").input("new model")
     at.run()
     assert not H.errors(at)
+
+
+@pytest.mark.parametrize("strategy", ["kmeans", "fafi-cosine"])
+def test_cli_recipe_replays_the_dashboard_download_byte_for_byte(tsc, tmp_path, strategy):
+    from subsetsel_core.cli import main
+
+    rec = model.table_recipe(tsc, "ucr_info")
+    rep = model.build_representation(tsc, rec)
+    sel = cache.selection(tsc, rec, rep, strategy, 7, 3, include=("Adiac",), exclude=("Wafer",))
+    cov = cache.subset_coverage(tsc, rec, rep, tuple(sel.datasets), 3)
+    csv_bytes, side_bytes = T.subset_files(tsc, rec, sel, cov=cov)
+    (tmp_path / "side.json").write_bytes(side_bytes)
+    rc = main(["select", "--benchmark", str(H.ROOT / "sample_data" / "tsc_bakeoff"), "--recipe",
+               str(tmp_path / "side.json"), "--out", str(tmp_path / "cli.csv"), "--sidecar", str(tmp_path / "cli.json")])
+    assert rc == 0
+    assert (tmp_path / "cli.csv").read_bytes() == csv_bytes
+    assert (tmp_path / "cli.json").read_bytes() == side_bytes

@@ -259,3 +259,28 @@ def test_strategy_and_metric_choices_come_from_the_registries(capsys: pytest.Cap
             main(argv)
         err = capsys.readouterr().err
         assert "invalid choice" in err and all(f"'{n}'" in err for n in names)
+
+
+@pytest.mark.parametrize("extra", [["--no-text"], ["--seed", "0"], ["--k", "3"], ["--log"]])
+def test_recipe_refuses_options_it_fixes(tmp_path: Path, capsys, extra) -> None:  # type: ignore[no-untyped-def]
+    side = tmp_path / "s.json"
+    assert main(["select", "--benchmark", "sample_data/tsc_bakeoff", "--strategy", "kmeans", "--k", "4",
+                 "--out", str(tmp_path / "a.csv"), "--sidecar", str(side)]) == 0
+    capsys.readouterr()
+    assert main(["select", "--benchmark", "sample_data/tsc_bakeoff", "--recipe", str(side), *extra]) == 2
+    err = capsys.readouterr().err
+    assert "fixes" in err and "--recipe" in err and err.count("\n") == 1
+
+
+def test_recipe_budget_sidecar_without_cost_source(tmp_path: Path) -> None:
+    import json
+
+    from subsetsel_core.export import read_sidecar
+
+    side = tmp_path / "s.json"
+    assert main(["select", "--benchmark", "sample_data/tsc_bakeoff", "--strategy", "fafi-cosine", "--budget", "0.05",
+                 "--out", str(tmp_path / "a.csv"), "--sidecar", str(side)]) == 0
+    meta = json.loads(side.read_text())
+    meta["budget"].pop("cost_source", None)
+    side.write_text(json.dumps(meta))
+    assert read_sidecar(side).cost_source is None
