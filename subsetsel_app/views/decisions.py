@@ -33,7 +33,7 @@ from subsetsel_core.evaluation.generalisation import (
     read_release_dates,
     split_models,
 )
-from subsetsel_core.evaluation.result import BASELINE, EvaluationConfig
+from subsetsel_core.evaluation.result import EvaluationConfig
 from subsetsel_core.evaluation.timing import check_seconds, estimate_seconds
 from subsetsel_core.metrics import METRICS
 from subsetsel_core.representations.recipe import RepresentationRecipe
@@ -148,8 +148,6 @@ def generalisation_frame(gen: GeneralisationResult, metric: str) -> pd.DataFrame
     """Per entry: AUC and p vs random on both groups, the gain over random on the held-out models and
     whether it holds there (AUC as in the verdict: trapezoid over k with unit spacing)."""
     df = gen.to_frame(metric)
-    sign = 1.0 if METRICS[metric].higher_is_better else -1.0
-    base = df.set_index("key").loc[BASELINE] if (df["key"] == BASELINE).any() else None
     out = pd.DataFrame({
         "strategy": df["key"],
         "AUC, judging models": df["auc_judged"],
@@ -157,13 +155,10 @@ def generalisation_frame(gen: GeneralisationResult, metric: str) -> pd.DataFrame
         "AUC, held-out models": df["auc_new"],
         "p, held-out": pd.to_numeric(df["p_new"], errors="coerce"),
     })
-    if base is not None:
-        out["gain over random, held-out"] = [sign * (v - base["auc_new"]) for v in df["auc_new"]]
-        out["holds on held-out"] = [
-            "—" if k == BASELINE else ("yes" if (not pd.isna(p) and p < 0.05 and g > 0) else "no")
-            for k, p, g in zip(df["key"], out["p, held-out"], out["gain over random, held-out"], strict=True)
-        ]
-    return out.sort_values("AUC, judging models", ascending=sign < 0).reset_index(drop=True)
+    if df["gain_new"].notna().any():
+        out["gain over random, held-out"] = pd.to_numeric(df["gain_new"])
+        out["holds on held-out"] = ["—" if h is None else ("yes" if h else "no") for h in df["holds"]]
+    return out.sort_values("AUC, judging models", ascending=not METRICS[metric].higher_is_better).reset_index(drop=True)
 
 
 def _gen_settings(data: ActiveData, run: jobs.Evaluation) -> GenSettings:
@@ -207,8 +202,7 @@ def _gen_result(job: jobs.Job) -> None:
     c[1].caption(f"Judging models ({len(gen.judge_models)}) and held-out models ({len(gen.new_models)}, "
                  f"{widgets.md_escape(gen.how)}), each run through the same {gen.judged.config.trials} random pools. "
                  f"Computed in {job.elapsed:.1f} s; kept for these settings.")
-    text = gen.verdict(metric)
-    holds = "still beats random" in text
+    text, holds = gen.verdict(metric), gen.holds(metric)
     (st.success if holds else st.warning)(
         widgets.md_escape(text) + ("" if holds else " The subset is not shown to hold for unseen models: pick it "
                                    "with care and check again when new models arrive."),

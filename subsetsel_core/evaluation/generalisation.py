@@ -62,13 +62,24 @@ class GeneralisationResult:
             })
         return pd.DataFrame(rows)
 
-    def verdict(self, metric: str = "spearman") -> str:
-        """Does the best entry on the judging models still beat random on the new models?"""
+    def best(self, metric: str = "spearman") -> pd.Series | None:
+        """The :meth:`to_frame` row of the best entry on the judging models (None: only random)."""
         df = self.to_frame(metric)
         cand = df[df["key"] != BASELINE]
         if cand.empty:
+            return None
+        return cand.sort_values("auc_judged", ascending=not METRICS[metric].higher_is_better).iloc[0]
+
+    def holds(self, metric: str = "spearman") -> bool:
+        """Whether the best entry on the judging models still beats random on the held-out ones."""
+        best = self.best(metric)
+        return best is not None and bool(best["holds"])
+
+    def verdict(self, metric: str = "spearman") -> str:
+        """Does the best entry on the judging models still beat random on the new models?"""
+        best = self.best(metric)
+        if best is None:
             return "Only random was evaluated."
-        best = cand.sort_values("auc_judged", ascending=not METRICS[metric].higher_is_better).iloc[0]
         gain, p = best["gain_new"], best["p_new"]
         return (f"Best on the {len(self.judge_models)} judging models: {best['key']}. On the "
                 f"{len(self.new_models)} held-out models ({self.how}) it "
