@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from reproduce_paper import mmlu_domain, mteb_domain, recsys_domain, tsc_domains  # noqa: E402
 
 from subsetsel_core import EvaluationConfig, evaluate, select_datasets  # noqa: E402
-from subsetsel_core.evaluation.advice import advise  # noqa: E402
 from subsetsel_core.evaluation.check import check_representation, overall_verdict  # noqa: E402
+from subsetsel_core.evaluation.required_k import advise  # noqa: E402
 from subsetsel_core.placement import place_model  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

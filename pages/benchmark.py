@@ -7,7 +7,7 @@ from pathlib import Path
 import streamlit as st
 
 from subsetsel_app import cache, state, upload, widgets
-from subsetsel_app.model import NONE
+from subsetsel_app.active_data import NONE
 from subsetsel_app.state import K
 from subsetsel_app.views import benchmark as view
 from subsetsel_core.errors import InputError

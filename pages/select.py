@@ -7,7 +7,7 @@ import streamlit as st
 
 from pages import page
 from subsetsel_app import cache, session, state, upload, widgets
-from subsetsel_app.model import ActiveData
+from subsetsel_app.active_data import ActiveData
 from subsetsel_app.state import K
 from subsetsel_app.views import placement
 from subsetsel_app.views import select as view

@@ -1,6 +1,6 @@
 """Every cache of the dashboard: ``st.cache_data`` / ``st.cache_resource`` around core calls.
 
-Each wrapper takes the benchmark as :class:`~subsetsel_app.model.ActiveData`, which the
+Each wrapper takes the benchmark as :class:`~subsetsel_app.active_data.ActiveData`, which the
 caches hash by its ``token`` (the token identifies the content, so two sessions on the
 same sample share every entry), and hashable settings (a recipe, ints, tuples). A
 representation goes in as a leading-underscore argument, which Streamlit does not hash:
@@ -40,8 +40,8 @@ from subsetsel_core.representations.tabular import column_kind
 from subsetsel_core.selection import Selection, select_datasets
 from subsetsel_core.viz import profiles as profile_figures
 
-from . import model, upload
-from .model import ActiveData
+from . import active_data, upload
+from .active_data import ActiveData
 
 ROOT: Path = Path(__file__).resolve().parent.parent
 BY_TOKEN = {ActiveData: lambda data: data.token}
@@ -72,7 +72,7 @@ def catalog(directory: str) -> Catalog:
 
 @st.cache_resource(max_entries=12, show_spinner="Loading the benchmark …")
 def _load_folder(folder: str, stamp: str, source: str) -> ActiveData:
-    return model.load_folder_data(folder, source=source)
+    return active_data.load_folder_data(folder, source=source)
 
 
 def load_folder(folder: str | Path) -> ActiveData:
@@ -84,12 +84,12 @@ def load_folder(folder: str | Path) -> ActiveData:
         From the manifest or table validation.
     """
     p = Path(folder).resolve()
-    return _load_folder(str(p), model.folder_stamp(p), "sample" if model.is_sample(p) else "folder")
+    return _load_folder(str(p), active_data.folder_stamp(p), "sample" if active_data.is_sample(p) else "folder")
 
 
 def default_data() -> ActiveData:
     """The sample the app opens on."""
-    return load_folder(model.default_sample())
+    return load_folder(active_data.default_sample())
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)  # a 200 MB upload is ~0.5 GB of text cells
@@ -121,27 +121,27 @@ def leaderboard(data: ActiveData) -> pd.DataFrame:
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=BY_TOKEN)
 def joined(data: ActiveData, tables: tuple[str, ...]) -> JoinedTables:
-    """:func:`subsetsel_app.model.joined` (shared, read-only).
+    """:func:`subsetsel_app.active_data.joined` (shared, read-only).
 
     Raises
     ------
     InputError
         An unknown table, or no table.
     """
-    return model.joined(data, tables)
+    return active_data.joined(data, tables)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=BY_TOKEN)
 def default_columns(data: ActiveData, tables: tuple[str, ...]) -> tuple[str, ...]:
-    """:func:`subsetsel_app.model.default_columns`."""
-    return tuple(model.default_columns(data, tables))
+    """:func:`subsetsel_app.active_data.default_columns`."""
+    return tuple(active_data.default_columns(data, tables))
 
 
 @st.cache_resource(max_entries=256, show_spinner=False, hash_funcs=BY_TOKEN)
 def recipe(data: ActiveData, tables: tuple[str, ...], columns: tuple[str, ...] | None = None, *, text: bool = True,
            log: bool = False, pca: float | None = None) -> RepresentationRecipe:
-    """:func:`subsetsel_app.model.make_recipe`."""
-    return model.make_recipe(data, tables, columns, text=text, log=log, pca=pca)
+    """:func:`subsetsel_app.active_data.make_recipe`."""
+    return active_data.make_recipe(data, tables, columns, text=text, log=log, pca=pca)
 
 
 @st.cache_resource(max_entries=64, show_spinner="Building the representation …", hash_funcs=BY_TOKEN)
@@ -153,7 +153,7 @@ def representation(data: ActiveData, rec: RepresentationRecipe, seed: int = 0) -
     InputError
         Datasets without descriptors, no usable column, bad options.
     """
-    return model.build_representation(data, rec, seed)
+    return active_data.build_representation(data, rec, seed)
 
 
 def try_representation(data: ActiveData, rec: Recipe, seed: int = 0) -> tuple[Representation | None, str | None]:
@@ -171,20 +171,20 @@ def try_representation(data: ActiveData, rec: Recipe, seed: int = 0) -> tuple[Re
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=BY_TOKEN)
 def hover_frame(data: ActiveData, rec: RepresentationRecipe) -> pd.DataFrame:
-    """:func:`subsetsel_app.model.hover_frame` (shared, read-only)."""
-    return model.hover_frame(data, rec)
+    """:func:`subsetsel_app.active_data.hover_frame` (shared, read-only)."""
+    return active_data.hover_frame(data, rec)
 
 
 @st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=BY_TOKEN)
 def color_options(data: ActiveData) -> tuple[tuple[str, ...], str]:
-    """What the map can be coloured by, and the default (:mod:`subsetsel_app.model`)."""
-    return tuple(model.color_options(data)), model.default_color(data)
+    """What the map can be coloured by, and the default (:mod:`subsetsel_app.active_data`)."""
+    return tuple(active_data.color_options(data)), active_data.default_color(data)
 
 
 @st.cache_resource(max_entries=128, show_spinner=False, hash_funcs=BY_TOKEN)
 def color_values(data: ActiveData, column: str | None) -> pd.Series | None:
-    """:func:`subsetsel_app.model.color_values` (shared, read-only)."""
-    return model.color_values(data, column)
+    """:func:`subsetsel_app.active_data.color_values` (shared, read-only)."""
+    return active_data.color_values(data, column)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)

@@ -1,6 +1,6 @@
 """The session's benchmark and representation: what every page reads first.
 
-:func:`active` is the session's :class:`~subsetsel_app.model.ActiveData` (the default
+:func:`active` is the session's :class:`~subsetsel_app.active_data.ActiveData` (the default
 sample on first use), :func:`activate` makes another benchmark active; the
 Representation page's widgets describe the :func:`current_recipe`, and the Evaluate page
 offers :func:`offered_recipes`. Computations go through :mod:`subsetsel_app.cache`.
@@ -14,7 +14,7 @@ from subsetsel_core.descriptors import Representation
 from subsetsel_core.representations.recipe import RepresentationRecipe
 
 from . import cache, state
-from .model import ActiveData
+from .active_data import ActiveData
 from .state import K
 
 

@@ -19,7 +19,7 @@ import streamlit as st
 from subsetsel_core.costs import COST_ESTIMATE
 from subsetsel_core.strategies import STRATEGIES
 
-from .model import NONE
+from .active_data import NONE
 
 #: ``persist_state`` of every keyed widget: values survive page switches.
 PERSIST = "session"

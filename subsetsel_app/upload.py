@@ -1,4 +1,4 @@
-"""Uploaded score and descriptor files → a validated :class:`~subsetsel_app.model.ActiveData`.
+"""Uploaded score and descriptor files → a validated :class:`~subsetsel_app.active_data.ActiveData`.
 
 Pure functions (no Streamlit), so the Benchmark page and the tests share them:
 :func:`guess_mapping` proposes a column mapping from a header, :func:`check_upload`
@@ -30,7 +30,7 @@ from subsetsel_core.io.tables import read_table
 from subsetsel_core.io.validation import ReportBuilder, ValidationReport
 from subsetsel_core.representations.tabular import column_kind
 
-from .model import ActiveData
+from .active_data import ActiveData
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from subsetsel_core.representations.recipe import RepresentationRecipe
 from subsetsel_core.viz import maps, svg
 
 from . import cache, entry, projection, session, state
-from .model import ActiveData
+from .active_data import ActiveData
 from .state import K
 
 ICONS = {"error": ":material/error:", "warning": ":material/warning:", "info": ":material/info:"}

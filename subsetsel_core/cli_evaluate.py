@@ -146,8 +146,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_advise(args: argparse.Namespace) -> int:
     """``subsetsel advise``: smallest k whose 95 % band meets the target."""
-    from subsetsel_core.evaluation.advice import advise
     from subsetsel_core.evaluation.protocol import evaluate
+    from subsetsel_core.evaluation.required_k import advise
 
     _check_names(args)
     data, reps = _data(args)

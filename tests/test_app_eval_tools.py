@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from subsetsel_app import jobs, model
-from subsetsel_app.views import advice, decisions
+from subsetsel_app import active_data, jobs
+from subsetsel_app.views import decisions, required_k
 from subsetsel_core.evaluation.protocol import evaluate
 from subsetsel_core.evaluation.result import EvaluationConfig
 from subsetsel_core.metrics import METRICS
@@ -59,12 +59,12 @@ def _sentences(at) -> list[str]:
 
 @pytest.fixture(scope="module")
 def mmlu():
-    return model.load_folder_data(H.ROOT / "sample_data" / "mmlu")
+    return active_data.load_folder_data(H.ROOT / "sample_data" / "mmlu")
 
 
 @pytest.fixture(scope="module")
 def mmlu_result(mmlu):
-    rep = model.build_representation(mmlu, model.table_recipe(mmlu, "subjects"))
+    rep = active_data.build_representation(mmlu, active_data.table_recipe(mmlu, "subjects"))
     return evaluate(mmlu.benchmark, {"subjects": rep},
                     EvaluationConfig(strategies=("random", "kmeans", "a-optimal"), trials=12, k_max=12, seed=0))
 
@@ -75,7 +75,7 @@ def mmlu_result(mmlu):
 def test_advice_frame_follows_advise_semantics(mmlu_result):
     res = mmlu_result
     for metric, target in (("spearman", 0.85), ("mae", 6.0)):
-        frame = advice.advice_frame(res, metric, target)
+        frame = required_k.advice_frame(res, metric, target)
         assert set(frame["key"]) == set(res.keys)
         for _, r in frame.iterrows():
             c = res.stats[r["key"]].curves[metric]
@@ -92,19 +92,19 @@ def test_advice_frame_follows_advise_semantics(mmlu_result):
 
 def test_advice_sentence_cases(mmlu_result):
     res = mmlu_result
-    frame = advice.advice_frame(res, "spearman", 0.8)
-    best, rand = advice.best_advice(frame)
-    text = advice.advice_sentence(res, frame, "spearman", 0.8)
+    frame = required_k.advice_frame(res, "spearman", 0.8)
+    best, rand = required_k.best_advice(frame)
+    text = required_k.advice_sentence(res, frame, "spearman", 0.8)
     assert text.startswith(f"With {best['strategy']} on subjects, {best['k']} datasets give Spearman ρ {best['mean']:.2f}")
     assert text.endswith(f"random needs {rand['k']}.")
-    none = advice.advice_frame(res, "spearman", 0.999)
+    none = required_k.advice_frame(res, "spearman", 0.999)
     assert not none["reached"].any()
-    assert "Nothing reaches Spearman ρ ≥ 0.999" in advice.advice_sentence(res, none, "spearman", 0.999)
+    assert "Nothing reaches Spearman ρ ≥ 0.999" in required_k.advice_sentence(res, none, "spearman", 0.999)
     only_rand = frame.assign(reached=frame["strategy"] == "random")
-    assert "No strategy reaches" in advice.advice_sentence(res, only_rand, "spearman", 0.8)
+    assert "No strategy reaches" in required_k.advice_sentence(res, only_rand, "spearman", 0.8)
     no_rand = frame.assign(reached=frame["strategy"] != "random")
-    assert "random does not reach it up to k = 12" in advice.advice_sentence(res, no_rand, "spearman", 0.8)
-    marks = advice.advice_marks(frame)
+    assert "random does not reach it up to k = 12" in required_k.advice_sentence(res, no_rand, "spearman", 0.8)
+    marks = required_k.advice_marks(frame)
     assert sorted(marks["label"].loc[marks["label"] != ""]) == sorted(
         [f"{best['key']}: k = {best['k']}", f"random: k = {rand['k']}"])
     assert METRICS["mae"].default_target(40) == 2.0 and METRICS["spearman"].default_target(None) == 0.9
@@ -119,7 +119,7 @@ def test_advice_table_and_marked_points_on_the_curves():
     table = _advice_table(at)
     assert set(table["strategy"]) == set(STRATS)
     assert {"advised k", "Spearman ρ at k", "95% interval"} <= set(table.columns)
-    frame = advice.advice_frame(run.result, "spearman", 0.9)
+    frame = required_k.advice_frame(run.result, "spearman", 0.9)
     reached = frame[frame["reached"]]
     assert len(reached) >= 1
     curves = _curves(at)
@@ -129,7 +129,7 @@ def test_advice_table_and_marked_points_on_the_curves():
                                strict=True))
     assert marks["marker"]["symbol"] == "star"
     notes = [a["text"] for a in curves["layout"].get("annotations", [])]
-    best, rand = advice.best_advice(frame)
+    best, rand = required_k.best_advice(frame)
     assert any(f"k = {best['k']}" in t for t in notes)
     assert any("target 0.9" in t for t in notes)  # the dotted target line
     # existing traces unchanged: one band per strategy, strategy-named lines
@@ -176,7 +176,7 @@ def test_mae_advice_uses_an_upper_bound_and_moves_the_curves():
     table = _advice_table(at)
     assert "rank MAE at k" in table.columns
     run = H.run_of(at)
-    frame = advice.advice_frame(run.result, "mae", target)
+    frame = required_k.advice_frame(run.result, "mae", target)
     for _, r in frame[frame["reached"]].iterrows():
         assert r["hi"] <= target
     curves = _curves(at)

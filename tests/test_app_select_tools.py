@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from subsetsel_app import cache, model
+from subsetsel_app import active_data, cache
 from subsetsel_app.views import placement as P
 from subsetsel_app.views import select as T
 from subsetsel_core import profiles
@@ -27,19 +27,19 @@ HOSTILE = ["=cmd|' /C calc'!A0", "<img src=x onerror=alert(1)>", "+1+2", "@SUM(A
 
 
 @pytest.fixture(scope="module")
-def tsc() -> model.ActiveData:
-    return model.load_folder_data(H.ROOT / "sample_data" / "tsc_bakeoff")
+def tsc() -> active_data.ActiveData:
+    return active_data.load_folder_data(H.ROOT / "sample_data" / "tsc_bakeoff")
 
 
 @pytest.fixture(scope="module")
-def hostile() -> model.ActiveData:
+def hostile() -> active_data.ActiveData:
     rng = np.random.default_rng(0)
     scores = rng.random((len(HOSTILE), 2, 5))
     names = tuple(sorted(HOSTILE))
     bench = Benchmark(scores, names, tuple(f"m{i}" for i in range(5)), ("0", "1"), name="hostile")
     table = pd.DataFrame({"hours": np.arange(1.0, len(names) + 1), "size": rng.integers(10, 100, len(names)),
                           "x": rng.normal(size=len(names))}, index=pd.Index(names, name="dataset"))
-    return model.ActiveData("hostile-token", "Hostile", "upload", bench, {"facts": table}, {}, bench.report)
+    return active_data.ActiveData("hostile-token", "Hostile", "upload", bench, {"facts": table}, {}, bench.report)
 
 
 # --------------------------------------------------------------------------- costs and budget (no page)
@@ -65,8 +65,8 @@ def test_bad_cost_column_gives_a_clear_error(hostile):
 
 @pytest.mark.parametrize("strategy", BUDGET_STRATEGIES)
 def test_budget_selection_stays_within_budget_with_costs_in_the_table(tsc, strategy):
-    cfg = model.table_recipe(tsc, "ucr_info")
-    rep = model.build_representation(tsc, cfg)
+    cfg = active_data.table_recipe(tsc, "ucr_info")
+    rep = active_data.build_representation(tsc, cfg)
     c = cache.costs(tsc, "train_size")
     budget = 0.15 * c.total
     bs = cache.budget_selection(tsc, cfg, rep, strategy, "train_size", budget, 0)
@@ -84,8 +84,8 @@ def test_budget_selection_stays_within_budget_with_costs_in_the_table(tsc, strat
 
 
 def test_budget_excludes_and_tiny_budget_is_empty(tsc):
-    cfg = model.table_recipe(tsc, "ucr_info")
-    rep = model.build_representation(tsc, cfg)
+    cfg = active_data.table_recipe(tsc, "ucr_info")
+    rep = active_data.build_representation(tsc, cfg)
     c = cache.costs(tsc, "train_size")
     bs = cache.budget_selection(tsc, cfg, rep, "fafi-cosine", "train_size", 0.1 * c.total, 0, ("Coffee", "Beef"))
     assert not {"Coffee", "Beef"} & set(bs.selection.datasets)
@@ -94,8 +94,8 @@ def test_budget_excludes_and_tiny_budget_is_empty(tsc):
 
 
 def test_budget_profile_curves_and_random_band(tsc):
-    cfg = model.table_recipe(tsc, "ucr_info")
-    rep = model.build_representation(tsc, cfg)
+    cfg = active_data.table_recipe(tsc, "ucr_info")
+    rep = active_data.build_representation(tsc, cfg)
     prof = cache.budget_profile(tsc, cfg, rep, "fafi-cosine", "train_size", 0, profiles.shares_for(0.1))
     B = len(profiles.PROFILE_SHARES)
     assert prof.budgets.shape == (B,) and np.all(np.diff(prof.budgets) > 0)
@@ -124,8 +124,8 @@ def test_budget_step_and_default():
 
 
 def test_coverage_columns_and_csv_are_formula_safe(hostile):
-    cfg = model.make_recipe(hostile, ["facts"], ["size", "hours"])
-    rep = model.build_representation(hostile, cfg)
+    cfg = active_data.make_recipe(hostile, ["facts"], ["size", "hours"])
+    rep = active_data.build_representation(hostile, cfg)
     sel = select_datasets(hostile.benchmark, rep, "fafi-euclidean", 3, seed=0)
     cov = cache.subset_coverage(hostile, cfg, rep, sel.datasets, 0)
     assert cov is not None
@@ -176,7 +176,7 @@ def test_coverage_lines_trace_joins_each_unchosen_dataset_to_its_representative(
 def test_parse_pasted_comma_tab_header_and_commas_in_names():
     p = P.parse_pasted("dataset,score\nCoffee,0.91\nBeef\t0.8\n\n# note\nA, B and C,75%\nX;0,5\n")
     assert not p.problems
-    # numbers are read as in uploaded tables (subsetsel_core.io.numbers): 75% is 0.75, 0,5 is 0.5
+    # numbers are read as in uploaded tables (subsetsel_core.io.numeric_cells): 75% is 0.75, 0,5 is 0.5
     assert p.rows == (("Coffee", None, 0.91), ("Beef", None, 0.8), ("A, B and C", None, 0.75), ("X", None, 0.5))
 
 
@@ -216,9 +216,9 @@ def test_placement_of_an_existing_model_lands_near_its_true_position(tsc):
     board = tsc.benchmark.leaderboard()
     held = board["model"].iloc[3]
     sub = tsc.benchmark.subset(models=[m for m in tsc.benchmark.models if m != held])
-    data = model.ActiveData("tsc-minus-one", "tsc", "upload", sub, tsc.tables, tsc.specs, tsc.report)
-    cfg = model.table_recipe(data, "ucr_info")
-    rep = model.build_representation(data, cfg)
+    data = active_data.ActiveData("tsc-minus-one", "tsc", "upload", sub, tsc.tables, tsc.specs, tsc.report)
+    cfg = active_data.table_recipe(data, "ucr_info")
+    rep = active_data.build_representation(data, cfg)
     subset = list(select_datasets(sub, rep, "kmeans", 15, seed=0).datasets)
     j = tsc.benchmark.models.index(held)
     text = "\n".join(f"{d},{tsc.benchmark.scores[tsc.benchmark.datasets.index(d), :, j].mean():.6f}" for d in subset)
@@ -260,10 +260,10 @@ def test_page_k_mode_has_coverage_lines_radius_and_columns(app):
     assert any("Not covered well" in m.value for m in at.markdown)
     # the CSV of this subset (the button's callable uses the same function)
     data = at.session_state["data"]
-    sel = select_datasets(data.benchmark, model.build_representation(data, model.table_recipe(data, "ucr_info")),
+    sel = select_datasets(data.benchmark, active_data.build_representation(data, active_data.table_recipe(data, "ucr_info")),
                           "fafi-cosine", 10, seed=0)
-    cfg = model.table_recipe(data, "ucr_info")
-    rep = model.build_representation(data, cfg)
+    cfg = active_data.table_recipe(data, "ucr_info")
+    rep = active_data.build_representation(data, cfg)
     cov = cache.subset_coverage(data, cfg, rep, sel.datasets, 0)
     csv_bytes, side = T.subset_files(data, cfg, sel, cov=cov)
     df = pd.read_csv(io.BytesIO(csv_bytes))
@@ -381,8 +381,8 @@ def test_page_bad_pasted_scores_give_clear_messages(app):
 def test_cli_recipe_replays_the_dashboard_download_byte_for_byte(tsc, tmp_path, strategy):
     from subsetsel_core.cli import main
 
-    rec = model.table_recipe(tsc, "ucr_info")
-    rep = model.build_representation(tsc, rec)
+    rec = active_data.table_recipe(tsc, "ucr_info")
+    rep = active_data.build_representation(tsc, rec)
     sel = cache.selection(tsc, rec, rep, strategy, 7, 3, include=("Adiac",), exclude=("Wafer",))
     cov = cache.subset_coverage(tsc, rec, rep, tuple(sel.datasets), 3)
     csv_bytes, side_bytes = T.subset_files(tsc, rec, sel, cov=cov)

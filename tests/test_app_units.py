@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from pages import PAGES
-from subsetsel_app import jobs, model, projection, projection_worker, state, upload
+from subsetsel_app import active_data, jobs, projection, projection_worker, state, upload
 from subsetsel_app.views import evaluate
 from subsetsel_app.views.select import file_stem, subset_files
 from subsetsel_app.widgets import md_escape
@@ -22,13 +22,13 @@ from subsetsel_core.viz import curves, maps, style
 
 
 @pytest.fixture(scope="module")
-def mmlu() -> model.ActiveData:
-    return model.load_folder_data(H.ROOT / "sample_data" / "mmlu")
+def mmlu() -> active_data.ActiveData:
+    return active_data.load_folder_data(H.ROOT / "sample_data" / "mmlu")
 
 
 @pytest.fixture(scope="module")
-def tsc() -> model.ActiveData:
-    return model.load_folder_data(H.ROOT / "sample_data" / "tsc_bakeoff")
+def tsc() -> active_data.ActiveData:
+    return active_data.load_folder_data(H.ROOT / "sample_data" / "tsc_bakeoff")
 
 
 # --------------------------------------------------------------------------- registries
@@ -67,37 +67,37 @@ def test_every_error_field_has_a_dashboard_hint():
 
 
 def test_tables_sharing_a_file_are_joined_once(mmlu):
-    joined = model.joined(mmlu, ["subjects", "description"])
+    joined = active_data.joined(mmlu, ["subjects", "description"])
     assert list(joined.table.columns).count("category") == 1
-    assert model.default_columns(mmlu, ["subjects", "description"]) == ["category", "n_test_questions", "description"]
+    assert active_data.default_columns(mmlu, ["subjects", "description"]) == ["category", "n_test_questions", "description"]
     assert "emb_000" not in joined.pickable
 
 
 def test_embedding_tables_are_used_in_full(mmlu):
-    rec = model.make_recipe(mmlu, ["minilm"])
-    rep = model.build_representation(mmlu, rec)
+    rec = active_data.make_recipe(mmlu, ["minilm"])
+    rep = active_data.build_representation(mmlu, rec)
     assert rep.X.shape[0] == 57 and rep.X.shape[1] > 300
-    assert model.hover_frame(mmlu, rec).shape == (57, 0)
+    assert active_data.hover_frame(mmlu, rec).shape == (57, 0)
 
 
 def test_recipe_names_show_non_defaults(tsc):
-    assert model.table_recipe(tsc, "ucr_info").label == "ucr_info"
-    rec = model.make_recipe(tsc, ["ucr_info", "description"], ["type", "n_classes"], text=False, log=True, pca=0.9)
+    assert active_data.table_recipe(tsc, "ucr_info").label == "ucr_info"
+    rec = active_data.make_recipe(tsc, ["ucr_info", "description"], ["type", "n_classes"], text=False, log=True, pca=0.9)
     assert rec.label == "ucr_info+description/2 cols,no text,log,PCA 90%"
-    assert model.make_recipe(tsc, ["ucr_info"], model.default_columns(tsc, ["ucr_info"])).columns is None
-    assert hash(rec) == hash(model.make_recipe(tsc, ["ucr_info", "description"], ["type", "n_classes"], text=False,
+    assert active_data.make_recipe(tsc, ["ucr_info"], active_data.default_columns(tsc, ["ucr_info"])).columns is None
+    assert hash(rec) == hash(active_data.make_recipe(tsc, ["ucr_info", "description"], ["type", "n_classes"], text=False,
                                                log=True, pca=0.9))
 
 
 def test_colour_values(tsc):
-    assert model.color_values(tsc, model.NO_COLOR) is None
-    s = model.color_values(tsc, "series_length")
+    assert active_data.color_values(tsc, active_data.NO_COLOR) is None
+    s = active_data.color_values(tsc, "series_length")
     assert s.dtype.kind in "fi" and len(s) == 112
-    assert model.color_values(tsc, "type").nunique() > 3
-    assert model.color_values(tsc, "description") is None  # free text
-    assert model.color_values(tsc, model.MEAN_SCORE).between(0, 1).all()
-    opts = model.color_options(tsc)
-    assert opts[0] == model.NO_COLOR and opts[-1] == model.MEAN_SCORE and model.default_color(tsc) == "type"
+    assert active_data.color_values(tsc, "type").nunique() > 3
+    assert active_data.color_values(tsc, "description") is None  # free text
+    assert active_data.color_values(tsc, active_data.MEAN_SCORE).between(0, 1).all()
+    opts = active_data.color_options(tsc)
+    assert opts[0] == active_data.NO_COLOR and opts[-1] == active_data.MEAN_SCORE and active_data.default_color(tsc) == "type"
 
 
 # --------------------------------------------------------------------------- jobs
@@ -135,7 +135,7 @@ def test_jobs_report_progress_stop_and_are_kept_by_key():
 def test_evaluation_jobs_validate_before_starting(mmlu):
     from subsetsel_core.errors import InputError
 
-    rep = model.build_representation(mmlu, model.table_recipe(mmlu, "subjects"))
+    rep = active_data.build_representation(mmlu, active_data.table_recipe(mmlu, "subjects"))
     with pytest.raises(InputError, match="alpha"):
         jobs.start_evaluation(mmlu.benchmark, {"subjects": rep}, EvaluationConfig(trials=2, alpha=0.01))
     job = jobs.start_evaluation(mmlu.benchmark, {"subjects": rep},
@@ -248,9 +248,9 @@ def test_subset_csv_is_formula_safe_and_sidecar_complete():
     scores = np.random.default_rng(0).random((4, 1, 3))
     bench = Benchmark(scores, ("=cmd()", "b", "c", "d"), ("m1", "m2", "m3"), name="tiny")
     table = pd.DataFrame({"size": [1, 2, 3, 4]}, index=pd.Index(bench.datasets, name="dataset"))
-    data = model.ActiveData("t", "Tiny", "upload", bench, {"facts": table}, {}, bench.report)
-    rec = model.make_recipe(data, ["facts"])
-    rep = model.build_representation(data, rec)
+    data = active_data.ActiveData("t", "Tiny", "upload", bench, {"facts": table}, {}, bench.report)
+    rec = active_data.make_recipe(data, ["facts"])
+    rep = active_data.build_representation(data, rec)
     sel = select_datasets(bench, rep, "fafi-euclidean", 3, seed=1)
     csv_bytes, side = subset_files(data, rec, sel)
     df = pd.read_csv(io.BytesIO(csv_bytes))

@@ -13,13 +13,13 @@ from subsetsel_core.cli import main
 from subsetsel_core.coverage import coverage
 from subsetsel_core.descriptors import build_representation, representation_from_matrix
 from subsetsel_core.errors import InputError
-from subsetsel_core.evaluation.advice import advise
 from subsetsel_core.evaluation.check import (
     check_representation,
     linear_cka,
     mantel,
     overall_verdict,
 )
+from subsetsel_core.evaluation.required_k import advise
 from subsetsel_core.placement import place_model
 from subsetsel_core.synthetic import make_synthetic
 

@@ -1,6 +1,6 @@
 """Reading a score table once per distinct cell gives what reading every cell gives.
 
-:func:`~subsetsel_core.io.numbers.parse_numbers` and the score loader work on the
+:func:`~subsetsel_core.io.numeric_cells.parse_numbers` and the score loader work on the
 distinct cells of a text column (:func:`~subsetsel_core.io.tables.text_codes`). Padding
 each cell with its own number of leading spaces makes every cell distinct without
 changing what it means (cells are stripped first), so the padded column takes the
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from subsetsel_core.benchmark import Benchmark, load_scores
 from subsetsel_core.errors import InputError
-from subsetsel_core.io.numbers import DISTINCT_MIN_ROWS, parse_numbers
+from subsetsel_core.io.numeric_cells import DISTINCT_MIN_ROWS, parse_numbers
 from subsetsel_core.io.tables import text_codes
 
 ODD = ["85%", "85 %", "0,85", "1,234.5", "1.234,5", "1 234", "1\u00a0234", "12'345", "NA", "n/a", "", "-",

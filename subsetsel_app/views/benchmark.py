@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from subsetsel_app import cache, session, state, upload
-from subsetsel_app.model import NONE, ActiveData
+from subsetsel_app.active_data import NONE, ActiveData
 from subsetsel_app.state import K
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.score_format import ScoreFormat

@@ -21,7 +21,7 @@ import pandas as pd
 import streamlit as st
 
 from subsetsel_app import cache, jobs, session, state, widgets
-from subsetsel_app.model import ActiveData
+from subsetsel_app.active_data import ActiveData
 from subsetsel_app.state import K
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.descriptors import Representation

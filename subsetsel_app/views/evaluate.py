@@ -11,9 +11,9 @@ import pandas as pd
 import streamlit as st
 
 from subsetsel_app import cache, jobs, session, state, widgets
-from subsetsel_app.model import ActiveData
+from subsetsel_app.active_data import ActiveData
 from subsetsel_app.state import K
-from subsetsel_app.views import advice, compute
+from subsetsel_app.views import compute, required_k
 from subsetsel_core.errors import InputError
 from subsetsel_core.evaluation.result import BASELINE, EvaluationConfig, EvaluationResult
 from subsetsel_core.metrics import METRICS
@@ -216,7 +216,7 @@ def _panel(polling: bool) -> None:
                    format_func=lambda x: METRICS[x].label)
     m[1].toggle("95% bands", key=K.EV_BANDS, persist_state=state.PERSIST)
     metric = st.session_state[K.EV_METRIC]
-    marks, target = advice.curve_marks(res, metric)
+    marks, target = required_k.curve_marks(res, metric)
     fig = curves.curves_figure(res.curves_frame(), metric, bands=bool(st.session_state[K.EV_BANDS]), height=500,
                                title=f"{METRICS[metric].label} vs k — {res.trials_done} trials"
                                      f"{'' if res.complete else ' so far'}", marks=marks, target=target)
@@ -228,7 +228,7 @@ def _panel(polling: bool) -> None:
                   else ""))
     if not job.running:
         _final(res, metric)
-    advice.advice_section(res, metric)
+    required_k.advice_section(res, metric)
 
 
 def results_panel() -> None:

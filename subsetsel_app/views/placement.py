@@ -13,12 +13,12 @@ import pandas as pd
 import streamlit as st
 
 from subsetsel_app import cache, state, widgets
-from subsetsel_app.model import ActiveData
+from subsetsel_app.active_data import ActiveData
 from subsetsel_app.state import K
 from subsetsel_core.errors import InputError
 from subsetsel_core.export import template_csv
 from subsetsel_core.io.names import describe_mismatch, normalise_name, short
-from subsetsel_core.io.numbers import parse_numbers
+from subsetsel_core.io.numeric_cells import parse_numbers
 from subsetsel_core.placement import read_model_scores
 from subsetsel_core.viz import rankings
 
@@ -47,7 +47,7 @@ class ParsedScores:
 
 
 def _score(text: str) -> float | None:
-    """A pasted score as :func:`subsetsel_core.io.numbers.parse_numbers` reads a cell (None: not a finite number)."""
+    """A pasted score as :func:`subsetsel_core.io.numeric_cells.parse_numbers` reads a cell (None: not a finite number)."""
     numbers, _, _ = parse_numbers(pd.Series([text.replace("\u2212", "-")], dtype=object))
     v = float(numbers.iloc[0])
     return v if np.isfinite(v) else None

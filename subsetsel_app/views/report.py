@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from subsetsel_app import cache, session, widgets
-from subsetsel_app.model import ActiveData
+from subsetsel_app.active_data import ActiveData
 from subsetsel_app.state import K
 from subsetsel_app.views import evaluate, select
 from subsetsel_core import __version__

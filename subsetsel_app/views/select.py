@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from subsetsel_app import cache, state, widgets
-from subsetsel_app.model import ActiveData
+from subsetsel_app.active_data import ActiveData
 from subsetsel_app.state import K
 from subsetsel_core import export, profiles
 from subsetsel_core.costs import BudgetSelection, Costs

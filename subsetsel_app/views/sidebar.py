@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from subsetsel_app import session, state
-from subsetsel_app.model import SOURCES
+from subsetsel_app.active_data import SOURCES
 from subsetsel_app.state import K
 from subsetsel_app.views import compute, workspace
 from subsetsel_app.widgets import md_escape

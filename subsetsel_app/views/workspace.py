@@ -18,7 +18,7 @@ from typing import Any
 import streamlit as st
 
 from subsetsel_app import jobs, session, state
-from subsetsel_app.model import ActiveData
+from subsetsel_app.active_data import ActiveData
 from subsetsel_app.state import K
 from subsetsel_core.descriptors import load_descriptors
 from subsetsel_core.errors import InputError

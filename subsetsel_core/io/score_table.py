@@ -15,7 +15,7 @@ import pandas as pd
 
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.names import normalise_name, short, suggest
-from subsetsel_core.io.numbers import MIXED_PERCENT, finite, parse_numbers
+from subsetsel_core.io.numeric_cells import MIXED_PERCENT, finite, parse_numbers
 from subsetsel_core.io.score_format import ScoreFormat
 from subsetsel_core.io.tables import line_numbers, row_numbers, text_codes
 from subsetsel_core.io.validation import ReportBuilder

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from subsetsel_core.errors import InputError
-from subsetsel_core.io.numbers import is_numeric_column, parse_numbers
+from subsetsel_core.io.numeric_cells import is_numeric_column, parse_numbers
 from subsetsel_core.io.validation import ReportBuilder
 from subsetsel_core.representations.text import tfidf_svd
 

@@ -1,6 +1,6 @@
 """*How many datasets do I need?* on the Evaluate page.
 
-The smallest k whose 95 % band reaches a target (:func:`subsetsel_core.evaluation.advice.advise`),
+The smallest k whose 95 % band reaches a target (:func:`subsetsel_core.evaluation.required_k.advise`),
 as a table (:func:`advice_frame`, :func:`advice_display`), as starred points on the curves
 (:func:`advice_marks`, :func:`curve_marks`) and as one plain sentence (:func:`advice_sentence`).
 """
@@ -15,7 +15,7 @@ import streamlit as st
 
 from subsetsel_app import state, widgets
 from subsetsel_app.state import K
-from subsetsel_core.evaluation.advice import advise
+from subsetsel_core.evaluation.required_k import advise
 from subsetsel_core.evaluation.result import BASELINE, EvaluationResult
 from subsetsel_core.metrics import METRICS
 
