@@ -18,9 +18,17 @@ def X() -> np.ndarray:
     return np.random.default_rng(7).normal(size=(40, 5))
 
 
-def test_registry_is_complete() -> None:
-    assert set(STRATEGIES) == set(REGISTRY) == {
-        "random", "kmeans", "fafi-euclidean", "fafi-cosine", "a-optimal", "d-optimal"}
+def test_registry_records_are_consistent() -> None:
+    import re
+
+    from subsetsel_core.strategies import BUDGET_STRATEGIES
+
+    assert STRATEGIES == tuple(REGISTRY)
+    assert all(name == info.name for name, info in REGISTRY.items())
+    colours = [info.colour for info in REGISTRY.values()]
+    assert all(re.fullmatch(r"#[0-9a-f]{6}", c) for c in colours) and len(set(colours)) == len(colours)
+    assert BUDGET_STRATEGIES == tuple(n for n, i in REGISTRY.items() if i.cost_aware is not None)
+    assert all(info.title and info.description for info in REGISTRY.values())
 
 
 @pytest.mark.parametrize("name", ALL)
