@@ -7,17 +7,20 @@ downstream sees one layout: ``scores[d, f, m]`` with datasets and models sorted 
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from subsetsel_core.errors import InputError
+from subsetsel_core.io import score_cache
 from subsetsel_core.io.score_format import ScoreFormat
 from subsetsel_core.io.score_table import score_cube
-from subsetsel_core.io.tables import TableSource, read_table, source_label
+from subsetsel_core.io.tables import TableSource, max_bytes, read_table, source_label
 from subsetsel_core.io.validation import ReportBuilder, ValidationReport
 from subsetsel_core.ranking import mean_ranks, rank_sums
 
@@ -179,6 +182,10 @@ def load_scores(
         options["layout"] = "wide" if options.pop("wide") else "long"
     fmt = replace(fmt or ScoreFormat(), **options)
     label = source_label(source, label)
+    key = _cache_key(source, fmt, name, label)
+    cached = None if key is None else score_cache.load(key)
+    if cached is not None:
+        return Benchmark(*cached)
     df = read_table(source, label=label, field="scores_file", object_text=True)
     rb = ReportBuilder()
     cube, datasets, models, folds, dropped = score_cube(df, fmt, label, rb)
@@ -210,7 +217,7 @@ def load_scores(
     rb.fact("models", len(models))
     rb.fact("folds", len(folds))
     rb.fact("orientation", "higher is better" if fmt.higher_is_better else "lower is better")
-    return Benchmark(
+    benchmark = Benchmark(
         cube,
         tuple(datasets),
         tuple(models),
@@ -219,3 +226,20 @@ def load_scores(
         name or label,
         rb.build(),
     )
+    if key is not None:
+        score_cache.store(key, score_cache.Entry(benchmark.scores, benchmark.datasets, benchmark.models,
+                                                 benchmark.folds, benchmark.higher_is_better, benchmark.name,
+                                                 benchmark.report))
+    return benchmark
+
+
+def _cache_key(source: TableSource, fmt: ScoreFormat, name: str | None, label: str) -> str | None:
+    """The :mod:`~subsetsel_core.io.score_cache` key of a score file on disk (None: not a file,
+    unreadable, or the cache is off)."""
+    if not isinstance(source, str | os.PathLike) or score_cache.cache_dir() is None:
+        return None
+    try:
+        raw = Path(source).read_bytes()
+    except OSError:
+        return None  # read_table words the error
+    return score_cache.entry_key(raw, [repr(fmt), name or "", label, str(max_bytes())])

@@ -1,0 +1,125 @@
+"""A disk cache of validated score files: reading the same file again skips the parsing.
+
+A score file is read, checked and turned into a :class:`~subsetsel_core.benchmark.Benchmark`
+by :func:`~subsetsel_core.benchmark.load_scores` (about 0.1 s for the TSC sample's 134,400
+scores). The result depends only on the file's bytes, the :class:`ScoreFormat`, the name and
+label, the table-size limit and the code that reads scores, so it is stored under a key
+that hashes all of them: a changed file, format or reader is a new key, never a stale
+answer. Entries hold the score cube as a plain ``.npy`` array and the names and the
+validation report as JSON text in one ``.npz`` file, read with ``allow_pickle=False`` (no
+code runs when an entry is read).
+
+Where: ``$SUBSETSEL_CACHE_DIR``, else ``$XDG_CACHE_HOME/subsetsel/scores``, else
+``~/.cache/subsetsel/scores``. ``SUBSETSEL_NO_CACHE=1`` turns the cache off. Any problem
+reading or writing an entry (no permission, a damaged file) falls back to parsing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from subsetsel_core.io.validation import Finding, ValidationReport
+
+
+class Entry(NamedTuple):
+    """What a validated score file reads as: the fields of a ``Benchmark``."""
+
+    scores: np.ndarray
+    datasets: tuple[str, ...]
+    models: tuple[str, ...]
+    folds: tuple[str, ...]
+    higher_is_better: bool
+    name: str
+    report: ValidationReport
+
+#: Entries kept (the oldest are removed beyond it).
+MAX_ENTRIES = 16
+#: Largest score cube stored, in bytes.
+MAX_CUBE_BYTES = 16 * 2**20
+#: The modules whose code decides what a score file reads as (part of every key).
+READER_MODULES = (
+    "subsetsel_core.benchmark", "subsetsel_core.io.score_table", "subsetsel_core.io.score_format",
+    "subsetsel_core.io.tables", "subsetsel_core.io.numeric_cells", "subsetsel_core.io.names",
+    "subsetsel_core.io.validation", "subsetsel_core.io.score_cache",
+)
+_FORMAT = 1
+
+
+def cache_dir() -> Path | None:
+    """The cache folder, or None when the cache is turned off."""
+    if os.environ.get("SUBSETSEL_NO_CACHE", "") not in ("", "0"):
+        return None
+    if os.environ.get("SUBSETSEL_CACHE_DIR"):
+        return Path(os.environ["SUBSETSEL_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "subsetsel" / "scores"
+
+
+def _reader_digest() -> bytes:
+    h = hashlib.sha256()
+    for name in READER_MODULES:
+        module = sys.modules.get(name)
+        path = getattr(module, "__file__", None)
+        h.update(Path(path).read_bytes() if path else name.encode())
+    return h.digest()
+
+
+def entry_key(raw: bytes, parts: Sequence[str]) -> str:
+    """The key of a file's bytes read with the settings ``parts`` (format, name, label, limit)."""
+    h = hashlib.sha256(_reader_digest())
+    h.update(hashlib.sha256(raw).digest())
+    h.update(json.dumps([_FORMAT, *parts]).encode("utf-8"))
+    return h.hexdigest()
+
+
+def load(key: str) -> Entry | None:
+    """The entry stored under ``key``, or None (no entry, or one that cannot be read)."""
+    folder = cache_dir()
+    if folder is None:
+        return None
+    try:
+        with np.load(folder / f"{key}.npz", allow_pickle=False) as z:
+            scores = np.array(z["scores"], dtype=float)
+            meta = json.loads(str(z["meta"]))
+        report = ValidationReport(tuple(Finding(*f) for f in meta["findings"]),
+                                  tuple((str(k), str(v)) for k, v in meta["facts"]))
+        return Entry(scores, tuple(map(str, meta["datasets"])), tuple(map(str, meta["models"])),
+                     tuple(map(str, meta["folds"])), bool(meta["higher_is_better"]), str(meta["name"]), report)
+    except Exception:  # a missing or damaged entry: parse the file instead
+        return None
+
+
+def store(key: str, benchmark: Entry) -> None:
+    """Keep ``benchmark`` under ``key`` (silently skipped when the folder is not writable)."""
+    folder = cache_dir()
+    if folder is None or benchmark.scores.nbytes > MAX_CUBE_BYTES:
+        return
+    meta = {
+        "datasets": list(benchmark.datasets), "models": list(benchmark.models), "folds": list(benchmark.folds),
+        "higher_is_better": benchmark.higher_is_better, "name": benchmark.name,
+        "findings": [[f.level, f.topic, f.message] for f in benchmark.report.findings],
+        "facts": [list(f) for f in benchmark.report.facts],
+    }
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                np.savez(fh, scores=benchmark.scores, meta=np.array(json.dumps(meta)))
+            os.replace(tmp, folder / f"{key}.npz")
+        finally:
+            Path(tmp).unlink(missing_ok=True)
+        entries = sorted(folder.glob("*.npz"), key=lambda p: p.stat().st_mtime)
+        for old in entries[: max(0, len(entries) - MAX_ENTRIES)]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        return
