@@ -167,7 +167,7 @@ def load_descriptors(
     tables: list[tuple[str, pd.DataFrame]] = []
     for i, src in enumerate(sources):
         label = source_label(src, labels[i] if labels and i < len(labels) else None)
-        df = read_table(src, label=label)
+        df = read_table(src, label=label, object_text=True)
         if dataset_column not in df.columns:
             hint = suggest(dataset_column, list(df.columns))
             raise InputError(

@@ -33,7 +33,7 @@ def twice_average_ranks(x: np.ndarray) -> np.ndarray:
     m = x.shape[-1]
     if m == 0:
         return np.zeros(x.shape, dtype=np.int64)
-    order = np.argsort(x, axis=-1, kind="stable")
+    order = np.argsort(x, axis=-1)  # any order of tied values gives the same tie groups
     s = np.take_along_axis(x, order, axis=-1)
     new = s[..., 1:] != s[..., :-1]  # a new tie group starts at position j + 1
     pos = np.broadcast_to(np.arange(m), s.shape)

@@ -11,17 +11,18 @@ Use it as ``evaluate(..., mapper=process_mapper(2))`` or
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from threadpoolctl import ThreadpoolController
 
 from subsetsel_core.errors import InputError
+
+if TYPE_CHECKING:
+    import multiprocessing as mp
 
 Mapper = Callable[[Callable[..., Any], Any, list[list[int]]], Iterator[Any]]
 
@@ -43,6 +44,8 @@ def _context() -> mp.context.BaseContext:
     """``fork`` when this process runs a single thread (workers start at once, sharing the
     loaded modules and data), else ``forkserver`` with the protocol preloaded (safe in
     threaded programs such as the dashboard)."""
+    import multiprocessing as mp  # process pools only: the command line starts without it
+
     if threading.active_count() == 1 and "fork" in mp.get_all_start_methods():
         return mp.get_context("fork")
     ctx = mp.get_context("forkserver")
@@ -59,13 +62,15 @@ def process_mapper(n_jobs: int | None = None) -> Mapper:
     """
     jobs = n_jobs or os.cpu_count() or 1
     if jobs < 1:
-        raise InputError(f"--jobs must be ≥ 1, got {n_jobs}.")
+        raise InputError(f"the number of worker processes must be ≥ 1, got {n_jobs}.")
 
     def run(fn: Callable[..., Any], ctx: Any, batches: list[list[int]]) -> Iterator[Any]:
         if jobs == 1 or len(batches) == 1:
             for b in batches:
                 yield fn(ctx, b)
             return
+        from concurrent.futures import ProcessPoolExecutor
+
         with ProcessPoolExecutor(max_workers=min(jobs, len(batches)), mp_context=_context(),
                                  initializer=_init_worker, initargs=(fn, ctx)) as ex:
             yield from ex.map(_run_in_worker, batches)

@@ -114,12 +114,6 @@ def _parse_text(values: pd.Series) -> tuple[pd.Series, pd.Series, list[str]]:
     return num, bad, notes
 
 
-def is_numeric_column(values: pd.Series) -> bool:
-    """True when every present cell parses as a number (after :func:`parse_numbers`)."""
-    num, bad, _ = parse_numbers(values)
-    return bool(num.notna().any() and not bad.any())
-
-
 def finite(values: pd.Series) -> np.ndarray:
     """Boolean mask of finite (not infinite) entries; NaN counts as finite here."""
     a = values.to_numpy(dtype=float, na_value=np.nan)

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from subsetsel_core.errors import InputError
-from subsetsel_core.io.numeric_cells import is_numeric_column, parse_numbers
+from subsetsel_core.io.numeric_cells import parse_numbers
 from subsetsel_core.io.validation import ReportBuilder
 from subsetsel_core.representations.text import tfidf_svd
 
@@ -24,20 +24,22 @@ def column_kind(values: pd.Series) -> ColumnKind:
     distinct values (at most half the rows and at most 50) is ``categorical``; other text
     is ``text`` (free descriptions).
     """
+    return _classify(values)[0]
+
+
+def _classify(values: pd.Series) -> tuple[ColumnKind, pd.Series | None]:
+    """:func:`column_kind` and, for a numeric column, its parsed numbers (one parse)."""
+    num, bad, _ = parse_numbers(values)
     if pd.api.types.is_bool_dtype(values) or pd.api.types.is_numeric_dtype(values):
-        return "numeric"
-    if is_numeric_column(values):
-        return "numeric"
+        return "numeric", num
+    if num.notna().any() and not bad.any():
+        return "numeric", num
     s = values.dropna().astype(str).str.strip()
     s = s[s != ""]
     nu = s.nunique()
     if nu <= MAX_CATEGORIES and nu <= max(2, len(values) // 2):
-        return "categorical"
-    return "text"
-
-
-def _numeric(values: pd.Series) -> pd.Series:
-    return parse_numbers(values)[0]
+        return "categorical", None
+    return "text", None
 
 
 def encode_tabular(
@@ -82,9 +84,8 @@ def encode_tabular(
     names: list[str] = []
     for col in table.columns:
         values = table[col]
-        kind = column_kind(values)
-        if kind == "numeric":
-            v = _numeric(values)
+        kind, v = _classify(values)
+        if v is not None:
             if v.isna().all():
                 rb.add("warning", "empty-column", f"{label}: column '{col}' is empty; dropped.")
                 continue
