@@ -185,7 +185,9 @@ def load_scores(
     key = _cache_key(source, fmt, name, label)
     cached = None if key is None else score_cache.load(key)
     if cached is not None:
-        return Benchmark(*cached)
+        benchmark = Benchmark(*cached[:-1])
+        benchmark.__dict__["rank_sums"] = cached.rank_sums  # the cached_property's value, as stored
+        return benchmark
     df = read_table(source, label=label, field="scores_file", object_text=True)
     rb = ReportBuilder()
     cube, datasets, models, folds, dropped = score_cube(df, fmt, label, rb)
@@ -229,7 +231,7 @@ def load_scores(
     if key is not None:
         score_cache.store(key, score_cache.Entry(benchmark.scores, benchmark.datasets, benchmark.models,
                                                  benchmark.folds, benchmark.higher_is_better, benchmark.name,
-                                                 benchmark.report))
+                                                 benchmark.report, benchmark.rank_sums))
     return benchmark
 
 

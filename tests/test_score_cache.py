@@ -28,6 +28,7 @@ def _same(a: Benchmark, b: Benchmark) -> None:
     assert (a.datasets, a.models, a.folds, a.higher_is_better, a.name) == (
         b.datasets, b.models, b.folds, b.higher_is_better, b.name)
     assert a.report == b.report
+    np.testing.assert_array_equal(a.rank_sums, b.rank_sums)
 
 
 def test_second_read_comes_from_the_cache_and_equals_parsing(cache: Path, tmp_path: Path,

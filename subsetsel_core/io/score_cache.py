@@ -31,7 +31,7 @@ from subsetsel_core.io.validation import Finding, ValidationReport
 
 
 class Entry(NamedTuple):
-    """What a validated score file reads as: the fields of a ``Benchmark``."""
+    """What a validated score file reads as: the fields of a ``Benchmark`` and its rank sums."""
 
     scores: np.ndarray
     datasets: tuple[str, ...]
@@ -40,6 +40,7 @@ class Entry(NamedTuple):
     higher_is_better: bool
     name: str
     report: ValidationReport
+    rank_sums: np.ndarray
 
 #: Entries kept (the oldest are removed beyond it).
 MAX_ENTRIES = 16
@@ -51,7 +52,7 @@ READER_MODULES = (
     "subsetsel_core.io.tables", "subsetsel_core.io.numeric_cells", "subsetsel_core.io.names",
     "subsetsel_core.io.validation", "subsetsel_core.io.score_cache",
 )
-_FORMAT = 1
+_FORMAT = 2
 
 
 def cache_dir() -> Path | None:
@@ -89,11 +90,16 @@ def load(key: str) -> Entry | None:
     try:
         with np.load(folder / f"{key}.npz", allow_pickle=False) as z:
             scores = np.array(z["scores"], dtype=float)
+            sums = np.array(z["rank_sums"], dtype=np.int64)
             meta = json.loads(str(z["meta"]))
         report = ValidationReport(tuple(Finding(*f) for f in meta["findings"]),
                                   tuple((str(k), str(v)) for k, v in meta["facts"]))
-        return Entry(scores, tuple(map(str, meta["datasets"])), tuple(map(str, meta["models"])),
-                     tuple(map(str, meta["folds"])), bool(meta["higher_is_better"]), str(meta["name"]), report)
+        entry = Entry(scores, tuple(map(str, meta["datasets"])), tuple(map(str, meta["models"])),
+                      tuple(map(str, meta["folds"])), bool(meta["higher_is_better"]), str(meta["name"]), report,
+                      sums)
+        if sums.shape != (len(entry.datasets), len(entry.models)):
+            return None
+        return entry
     except Exception:  # a missing or damaged entry: parse the file instead
         return None
 
@@ -114,7 +120,7 @@ def store(key: str, benchmark: Entry) -> None:
         fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as fh:
-                np.savez(fh, scores=benchmark.scores, meta=np.array(json.dumps(meta)))
+                np.savez(fh, scores=benchmark.scores, rank_sums=benchmark.rank_sums, meta=np.array(json.dumps(meta)))
             os.replace(tmp, folder / f"{key}.npz")
         finally:
             Path(tmp).unlink(missing_ok=True)
