@@ -41,9 +41,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from subsetsel_core.strategies import STRATEGIES
+
 import numpy as np
 
-STRATEGIES = ("random", "kmeans", "fafi-euclidean", "fafi-cosine", "a-optimal", "d-optimal")
 EVAL_STRATEGIES = ("random", "fafi-euclidean", "fafi-cosine")
 
 
