@@ -41,9 +41,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from subsetsel_core.strategies import STRATEGIES
-
 import numpy as np
+
+from subsetsel_core.strategies import STRATEGIES
 
 EVAL_STRATEGIES = ("random", "fafi-euclidean", "fafi-cosine")
 
