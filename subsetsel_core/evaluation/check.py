@@ -18,6 +18,7 @@ import numpy as np
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import Cancelled, InputError
+from subsetsel_core.ranking import twice_average_ranks
 from subsetsel_core.strategies import standardize
 
 if TYPE_CHECKING:
@@ -33,9 +34,8 @@ _MANTEL_BLOCK = 2**22  # elements of one batch of permuted distance matrices
 
 
 def _rank(values: np.ndarray) -> np.ndarray:
-    from scipy.stats import rankdata  # lazy: scipy.stats is slow to import
-
-    return np.asarray(rankdata(values), dtype=float)
+    """Average-tie ranks (1-based), as ``scipy.stats.rankdata``."""
+    return twice_average_ranks(np.asarray(values, float)) / 2.0
 
 
 def rank_distance(rank_vectors: np.ndarray) -> np.ndarray:
@@ -44,9 +44,7 @@ def rank_distance(rank_vectors: np.ndarray) -> np.ndarray:
     A row without variation (every model tied) has correlation 0 with everything
     (distance 1).
     """
-    from scipy.stats import rankdata
-
-    R = rankdata(np.asarray(rank_vectors, float), axis=1)
+    R = twice_average_ranks(np.asarray(rank_vectors, float)) / 2.0
     R = R - R.mean(axis=1, keepdims=True)
     norm = np.sqrt((R**2).sum(axis=1))
     U = np.zeros_like(R)
