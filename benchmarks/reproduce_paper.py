@@ -247,7 +247,9 @@ def run(trials: int, jobs: int) -> tuple[str, dict[str, EvaluationResult]]:
         f"T = {trials} trials, pools of ⌊0.8·n⌋ datasets, k = 2…20 (capped at the pool), ranks averaged over "
         "folds with average ties, reference on all datasets, AUC = trapezoid over k (unnormalised; 18 is the "
         "maximum for correlations), ± = std of per-trial AUC. p = one-sided Wilcoxon signed-rank test of the "
-        "per-trial AUCs against random, Holm-corrected across the strategies of a table. Seed 0.",
+        "per-trial AUCs against random, Holm-corrected across the strategies of a table: the test *vs random on "
+        "these pools*, conditional on the representation — no evidence that the descriptors help (for that, see "
+        "`benchmarks/permutation_checks.py` and the section on the permutation test). Seed 0.",
         "",
     ]
     results: dict[str, EvaluationResult] = {}

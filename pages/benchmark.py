@@ -7,11 +7,10 @@ from pathlib import Path
 import streamlit as st
 
 from subsetsel_app import cache, state, upload, widgets
-from subsetsel_app.active_data import NONE
 from subsetsel_app.state import K
 from subsetsel_app.views import benchmark as view
+from subsetsel_app.views import result_upload, upload_reading
 from subsetsel_core.errors import InputError
-from subsetsel_core.io.score_format import LAYOUTS, MISSING_POLICIES
 
 widgets.header("Benchmark", "Which scores and dataset descriptors to work on. Everything is validated before it is used.")
 data = widgets.active_or_stop()
@@ -63,9 +62,10 @@ with tab_folders:
                       on_click=view.load_folder, args=(str(m.folder),), key="load_folder_btn")
 
 with tab_upload:
-    st.markdown("Scores as a **long** table (one row per dataset, model and optional fold) or a **wide** one "
-                "(one row per dataset, one column per model); CSV, gzip CSV, TSV or Parquet. Descriptor tables "
-                "have a dataset column plus numeric, categorical or text columns.")
+    st.markdown("Scores as a **long** table (one row per dataset, model and optional fold), a **wide** one "
+                "(one row per dataset, one column per model) or a **leaderboard** (one row per model, one column "
+                "per dataset, with columns such as Rank, Average or Company set aside); CSV, gzip CSV, TSV or "
+                "Parquet. Descriptor tables have a dataset column plus numeric, categorical or text columns.")
     nonce = st.session_state[K.UP_NONCE]
     up_cols = st.columns(2)
     scores_file = up_cols[0].file_uploader("Scores", type=["csv", "gz", "tsv", "txt", "parquet", "pq"],
@@ -84,24 +84,9 @@ with tab_upload:
             st.error(widgets.md_escape(upload.error_text(exc)))
             head = None
         if head is not None:
-            cols = view.prime_mapping(head, scores)
-            with st.expander(f"Preview of {scores.name} ({len(head)} rows × {len(cols)} columns)"):
+            with st.expander(f"Preview of {scores.name} ({len(head)} rows × {head.shape[1]} columns)"):
                 st.dataframe(head.head(8), hide_index=True, width="stretch")
-            st.markdown("##### Column mapping")
-            c = st.columns([1.2, 1, 1, 1, 1])
-            c[0].radio("Layout", list(LAYOUTS), key=K.UP_LAYOUT, persist_state=state.PERSIST, horizontal=True,
-                       help="long: dataset, model[, fold], score columns; wide: one column per model.")
-            wide = st.session_state[K.UP_LAYOUT] == "wide"
-            c[1].selectbox("Dataset column", cols, key=K.UP_DATASET, persist_state=state.PERSIST)
-            c[2].selectbox("Model column", cols, key=K.UP_MODEL, persist_state=state.PERSIST, disabled=wide)
-            c[3].selectbox("Score column", cols, key=K.UP_SCORE, persist_state=state.PERSIST, disabled=wide)
-            c[4].selectbox("Fold / seed column", [NONE, *cols], key=K.UP_FOLD, persist_state=state.PERSIST,
-                           help="Optional: resamples, seeds or folds; ranks are averaged over them.")
-            c = st.columns([1.2, 1, 2])
-            c[0].radio("Scores", ["higher is better", "lower is better"], key=K.UP_HIGHER, persist_state=state.PERSIST, horizontal=True)
-            c[1].selectbox("Missing scores", list(MISSING_POLICIES), key=K.UP_MISSING, persist_state=state.PERSIST,
-                           help="error: stop and list them; drop-models / drop-datasets: remove incomplete ones.")
-            c[2].text_input("Benchmark name", key=K.UP_NAME, persist_state=state.PERSIST)
+            reading = upload_reading.form(head, scores)
 
             descs = tuple(upload.UploadedTable(f.name, f.getvalue()) for f in (desc_files or []))
             alias_map: dict[str, str] = {}
@@ -115,11 +100,14 @@ with tab_upload:
                     alias_map = upload.parse_aliases(st.session_state[K.UP_ALIASES])
                 except InputError as exc:
                     st.error(widgets.md_escape(upload.error_text(exc)))
-            check = cache.check_upload((scores.name, scores.digest), view.score_format(), st.session_state[K.UP_NAME],
-                                       tuple((t.name, t.digest) for t in descs), st.session_state[K.UP_DESC_COL],
-                                       tuple(sorted(alias_map.items())), scores, descs)
+            check = None if reading.fmt is None else cache.check_upload(
+                (scores.name, scores.digest), reading.fmt, st.session_state[K.UP_NAME],
+                tuple((t.name, t.digest) for t in descs), st.session_state[K.UP_DESC_COL],
+                tuple(sorted(alias_map.items())), reading.guess, reading.dates, scores, descs)
             st.markdown("##### Validation report")
-            if check.error:
+            if check is None:
+                st.caption("Fix the reading above; the active benchmark is unchanged.")
+            elif check.error:
                 st.error(widgets.md_escape(check.error), icon=widgets.ICONS["error"])
                 st.caption("Fix the file or the options above; the active benchmark is unchanged.")
             else:
@@ -133,4 +121,5 @@ with tab_upload:
                 b = check.data.benchmark
                 st.button(f"Use this benchmark ({b.n_datasets} datasets × {b.n_models} models × {b.n_folds} folds)",
                           type="primary", on_click=view.use_upload, args=(check.data,), key="use_upload_btn")
+    result_upload.draw(nonce)
     st.button("Clear the uploads", on_click=view.clear_upload, key="clear_upload_btn")

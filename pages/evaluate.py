@@ -7,7 +7,7 @@ import streamlit as st
 from subsetsel_app import session, state, widgets
 from subsetsel_app.state import K
 from subsetsel_app.views import decisions, evaluate
-from subsetsel_core.evaluation.timing import estimate_seconds
+from subsetsel_core.evaluation.timing import estimate_seconds, permutation_seconds
 from subsetsel_core.strategies import REGISTRY, STRATEGIES
 
 widgets.header("Evaluate",
@@ -25,7 +25,7 @@ st.session_state[K.EV_KRANGE] = (max(1, min(int(lo), n)), max(1, min(int(hi), n)
 with st.form("ev_form", border=True):
     c = st.columns([2, 2])
     c[0].multiselect("Strategies", strategies, key=K.EV_STRATEGIES, persist_state=state.PERSIST,
-                     format_func=lambda s: REGISTRY[s].title, help="random is always run as the baseline.")
+                     help="random is always run as the baseline.")
     c[1].multiselect("Representations", list(reps), key=K.EV_REPS, persist_state=state.PERSIST,
                      help="Each descriptor table with its defaults, and the one configured on the Representation page.")
     c = st.columns(4)
@@ -34,14 +34,31 @@ with st.form("ev_form", border=True):
     c[1].slider("α — share of datasets per pool", 0.1, 1.0, step=0.05, key=K.EV_ALPHA, persist_state=state.PERSIST)
     c[2].slider("β — share of models per pool", 0.1, 1.0, step=0.05, key=K.EV_BETA, persist_state=state.PERSIST)
     c[3].slider("k range", 1, n, key=K.EV_KRANGE, persist_state=state.PERSIST)
+    c = st.columns([2, 1, 1])
+    c[0].toggle("Test against shuffled descriptors (permutation test)", key=K.EV_PERMUTE, persist_state=state.PERSIST,
+                help="The only test behind a verdict that a strategy helps: the gain over random is compared with "
+                     "the gains of the same strategies on descriptors shuffled between datasets, on the same pools. "
+                     "Runs after the evaluation; entries stop early once ten shuffles beat them.")
+    c[1].number_input("Shuffles B", min_value=19, max_value=9999, step=10, key=K.EV_PERMUTATIONS,
+                      persist_state=state.PERSIST,
+                      help="With m strategies besides random the smallest Holm-adjusted p is m / (B + 1): five "
+                           "need B ≥ 100 for any 'helps' at 5 %.")
+    c[2].number_input("Trials of the test T′", min_value=2, max_value=5000, step=10, key=K.EV_PERM_TRIALS,
+                      persist_state=state.PERSIST, help="Gain and null on the first T′ trials (at most T).")
     st.form_submit_button("Run evaluation", type="primary", icon=":material/play_arrow:",
                           on_click=evaluate.start_from_state)
 if not reps:
     st.info("No descriptor table: only the random baseline can run.")
 cfg = evaluate.config_from_state()
-secs = estimate_seconds(cfg, len(st.session_state[K.EV_REPS] or []), n)
-st.caption(f"Seed {cfg.seed} (sidebar). Roughly {secs:.0f} s with these settings; the curves update while it runs, "
-           "and you can stop at any time and keep the trials done so far.")
+n_reps = len(st.session_state[K.EV_REPS] or [])
+secs = estimate_seconds(cfg, n_reps, n)
+test = ""
+if st.session_state[K.EV_PERMUTE]:
+    worst = permutation_seconds(cfg, n_reps, n, int(st.session_state[K.EV_PERMUTATIONS]),
+                                min(int(st.session_state[K.EV_PERM_TRIALS]), cfg.trials))
+    test = f", then the permutation test: at most about {worst:.0f} s (early stops shorten it)"
+st.caption(f"Seed {cfg.seed} (sidebar). Roughly {secs:.0f} s with these settings{test}; the curves update while it "
+           "runs, and you can stop at any time and keep the trials done so far.")
 
 run = evaluate.current_run()
 if run is not None and run.token != data.token:

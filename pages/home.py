@@ -24,11 +24,15 @@ left, right = st.columns([5, 6], gap="large")
 with left:
     st.markdown("#### Leaderboard on the full benchmark")
     board = cache.leaderboard(data)
-    widgets.html(svg.leaderboard_html(board, top=widgets.TOP_MODELS))
+    stab = cache.stability(data, session.seed())
+    widgets.html(svg.leaderboard_html(stab.annotate(board), top=widgets.TOP_MODELS))
     top = widgets.TOP_MODELS
     shown = f"Top {top} of {len(board)} models" if len(board) > top else f"All {len(board)} models"
     st.caption(f"{shown} by mean rank over all {data.benchmark.n_datasets} datasets "
-               "(average ranks for ties). This is the ranking a subset should preserve.")
+               "(average ranks for ties). This is the ranking a subset should preserve. "
+               f"95% rank interval: the model's positions over {widgets.md_escape(stab.describe())}; rows shaded "
+               f"alike and marked ≈ form a tie group (adjacent order not decided in 95 % of resamples). "
+               f"{widgets.md_escape(stab.summary())}")
 with right:
     st.markdown("#### Map of the datasets")
     rec, rep, err = session.current_representation(data)

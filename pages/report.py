@@ -29,6 +29,13 @@ with tab_show:
         col.metric(label, value)
     if content.verdict is not None:
         evaluate.show_verdict(content.verdict)
+        fav = content.favoured
+        if content.mismatch and fav is not None:
+            c = st.columns([4, 1.3])
+            c[0].warning(widgets.md_escape(content.mismatch), icon=widgets.ICONS["warning"])
+            c[1].button(f"Use {fav.strategy}" + (f" on {fav.representation}" if fav.representation else ""),
+                        on_click=view.use_favoured, args=(data, fav.strategy, fav.representation),
+                        icon=":material/swap_horiz:", key="rp_use_favoured", width="stretch")
     else:
         st.info("No finished evaluation for this benchmark yet — run one on the Evaluate page to add the "
                 "rank-agreement curves and the test against random.", icon=":material/monitoring:")

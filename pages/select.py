@@ -15,7 +15,6 @@ from subsetsel_core import profiles
 from subsetsel_core.costs import COST_ESTIMATE
 from subsetsel_core.errors import InputError
 from subsetsel_core.metrics import METRICS
-from subsetsel_core.strategies import REGISTRY
 from subsetsel_core.viz import style
 
 widgets.header("Select", "Choose k datasets — or as many as a budget allows — with a strategy. The subset's ranking "
@@ -53,7 +52,6 @@ def select_panel(data: ActiveData) -> None:
         c = st.columns([1.2, 1.4, 1.4, 1.4], gap="medium")
         opts = view.budget_strategies(rep)
         c[0].selectbox("Cost-aware strategy", opts, key=K.SEL_BUDGET_STRATEGY, persist_state=state.PERSIST,
-                       format_func=lambda s: REGISTRY[s].title,
                        help="Farthest-first takes the affordable dataset farthest from the chosen ones **per unit "
                             "cost**; k-means takes the cheapest of the 3 datasets nearest each centre, with the "
                             "largest k that fits; random takes datasets in random order while they fit.\n\n"
@@ -78,7 +76,7 @@ def select_panel(data: ActiveData) -> None:
     else:
         c = st.columns([1.3, 2, 1.6], gap="medium")
         c[0].selectbox("Strategy", strategies, key=K.SEL_STRATEGY, persist_state=state.PERSIST,
-                       format_func=lambda s: REGISTRY[s].title, help=view.strategy_help(strategies))
+                       help=view.strategy_help(strategies))
         c[1].slider("k — datasets in the subset", 1, k_max, key=K.SEL_K, persist_state=state.PERSIST)
     where = c[-1]
     where.markdown(f"**Representation:** {widgets.md_escape(rec.label) if rec is not None else 'none'}")

@@ -232,7 +232,7 @@ def color_values(data: ActiveData, column: str | None) -> pd.Series | None:
         return None
     ds = list(data.benchmark.datasets)
     if column == MEAN_SCORE:
-        return pd.Series(data.benchmark.scores.mean(axis=(1, 2)), index=ds, name="mean score")
+        return pd.Series(data.benchmark.file_scores().mean(axis=(1, 2)), index=ds, name="mean score")
     for t, df in data.tables.items():
         if column in df.columns and not data.in_full(t):
             kind = column_kind(df[column])

@@ -31,7 +31,9 @@ from subsetsel_core.coverage import Coverage, coverage
 from subsetsel_core.descriptors import JoinedTables, Representation
 from subsetsel_core.errors import InputError
 from subsetsel_core.evaluation.check import Geometry, geometry_agreement
+from subsetsel_core.evaluation.stability import Stability, full_stability
 from subsetsel_core.io.folder import Catalog, scan_benchmarks
+from subsetsel_core.io.guess import TableGuess
 from subsetsel_core.io.score_format import ScoreFormat
 from subsetsel_core.placement import Placement, place_model
 from subsetsel_core.profiles import k_profile, random_profile
@@ -40,7 +42,7 @@ from subsetsel_core.representations.tabular import column_kind
 from subsetsel_core.selection import Selection, select_datasets
 from subsetsel_core.viz import profiles as profile_figures
 
-from . import active_data, upload
+from . import active_data, result_upload, upload
 from .active_data import ActiveData
 
 ROOT: Path = Path(__file__).resolve().parent.parent
@@ -99,15 +101,37 @@ def upload_header(name: str, digest: str, _content: bytes) -> pd.DataFrame:
     return upload.read_header(upload.UploadedTable(name, _content))
 
 
+@st.cache_resource(max_entries=32, show_spinner=False)
+def upload_guess(name: str, digest: str, options: tuple[tuple[str, object], ...], _head: pd.DataFrame) -> TableGuess:
+    """:func:`subsetsel_app.upload.guess` of an uploaded table (cached by its digest and the options).
+
+    Raises
+    ------
+    InputError
+        As the guess does (not cached).
+    """
+    return upload.guess(_head, name, options)
+
+
 @st.cache_resource(max_entries=16, show_spinner="Validating the upload …")
 def check_upload(
     scores_key: tuple[str, str], fmt: ScoreFormat, name: str, desc_keys: tuple[tuple[str, str], ...],
-    dataset_column: str, aliases: tuple[tuple[str, str], ...],
+    dataset_column: str, aliases: tuple[tuple[str, str], ...], reading: TableGuess | None,
+    model_dates: tuple[tuple[str, str], ...],
     _scores: upload.UploadedTable, _descriptors: tuple[upload.UploadedTable, ...],
 ) -> upload.UploadCheck:
     """:func:`subsetsel_app.upload.check_upload`, cached by file digests and options."""
     return upload.check_upload(_scores, fmt, _descriptors, name=name, dataset_column=dataset_column,
-                               aliases=dict(aliases))
+                               aliases=dict(aliases), reading=reading, model_dates=dict(model_dates))
+
+
+@st.cache_resource(max_entries=8, show_spinner="Reading the results …")
+def check_results(
+    keys: tuple[tuple[str, str], ...], result_format: str, metric: str, missing: str, name: str,
+    _files: tuple[upload.UploadedTable, ...],
+) -> result_upload.ResultCheck:
+    """:func:`subsetsel_app.result_upload.check_results`, cached by file digests and options."""
+    return result_upload.check_results(_files, result_format, metric=metric, missing=missing, name=name)
 
 
 @st.cache_data(max_entries=16, show_spinner=False, hash_funcs=BY_TOKEN)
@@ -238,6 +262,12 @@ def k_profile_chart(data: ActiveData, rec: Recipe, _rep: Representation | None, 
     rand = random_profile_to(data, int(ks.max()), seed)
     band = {m: tuple(a[ks - 1] for a in v) for m, v in rand.items()}
     return profile_figures.k_profile_figure(ks, prof, band, metric, strategy=strategy)
+
+
+@st.cache_resource(max_entries=32, show_spinner="Resampling the benchmark's datasets …", hash_funcs=BY_TOKEN)
+def stability(data: ActiveData, seed: int = 0) -> Stability:
+    """The full benchmark's own stability (:func:`~subsetsel_core.evaluation.stability.full_stability`)."""
+    return full_stability(data.benchmark, seed=seed)
 
 
 @st.cache_data(max_entries=32, show_spinner="Comparing descriptor distances with performance distances …",

@@ -27,6 +27,7 @@ from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import Cancelled, SubsetselError
 from subsetsel_core.evaluation.parallel import Mapper
+from subsetsel_core.evaluation.permutation import PermutationTest, iter_permutation_test
 from subsetsel_core.evaluation.protocol import iter_evaluate, prepare
 from subsetsel_core.evaluation.result import EvaluationConfig, EvaluationResult
 
@@ -217,12 +218,18 @@ class Evaluation:
     benchmark_name : str
     config : EvaluationConfig
     representations : tuple of str
+    permutations : int
+        Shuffles B of the permutation test run after the evaluation (0: none).
+    permutation_trials : int
+        Its trials T' (the first T' of the evaluation).
     """
 
     token: str
     benchmark_name: str
     config: EvaluationConfig
     representations: tuple[str, ...]
+    permutations: int = 0
+    permutation_trials: int = 0
 
 
 def default_batch_size(trials: int) -> int:
@@ -237,6 +244,30 @@ def _evaluate(job: Job, benchmark: Benchmark, reps: Mapping[str, Representation]
         job.report(part.trials_done)
     if job.result is None or not job.result.complete:
         raise Cancelled("stopped")
+    req: Evaluation = job.request
+    if req.permutations > 0 and any(e.strategy != "random" for e in job.result.entries):
+        observed = job.result
+        submit(permutation_key(job.key), "the permutation test", req.permutations,
+               lambda j: _permute(j, benchmark, reps, observed, req, mapper))
+    return job.result
+
+
+def permutation_key(evaluation: JobKey) -> JobKey:
+    """Key of the permutation test that follows the evaluation with key ``evaluation``."""
+    return ("permutation", *tuple(evaluation)[1:])
+
+
+def _permute(job: Job, benchmark: Benchmark, reps: Mapping[str, Representation], observed: EvaluationResult,
+             req: Evaluation, mapper: Mapper | None) -> PermutationTest:
+    trials = min(req.permutation_trials or observed.config.trials, observed.config.trials)
+    metric = "spearman" if "spearman" in observed.config.metrics else observed.config.metrics[0]
+    for part in iter_permutation_test(benchmark, reps, observed.config, permutations=req.permutations,
+                                      trials=trials, observed=observed, verdict_metric=metric, mapper=mapper,
+                                      should_stop=job.should_stop):
+        job.result = part
+        job.report(req.permutations if part.complete else part.drawn)
+    if job.result is None or not job.result.complete:
+        raise Cancelled("stopped")
     return job.result
 
 
@@ -247,11 +278,15 @@ def start_evaluation(
     *,
     token: str = "",
     mapper: Mapper | None = None,
+    permutations: int = 0,
+    permutation_trials: int = 0,
 ) -> Job:
     """Validate an evaluation and start it in the background (a new key per run).
 
     ``mapper`` runs the batches elsewhere (local processes, a Dask cluster; see
-    :mod:`subsetsel_core.evaluation.parallel`); None runs them in the thread itself.
+    :mod:`subsetsel_core.evaluation.parallel`); None runs them in the thread itself. With
+    ``permutations`` > 0 the permutation test (B shuffles on the first ``permutation_trials``
+    trials) starts when the evaluation ends, as the job :func:`permutation_key` names.
 
     Raises
     ------
@@ -260,7 +295,7 @@ def start_evaluation(
     """
     prepare(benchmark, representations, config)
     reps = dict(representations)
-    request = Evaluation(token, benchmark.name, config, tuple(reps))
+    request = Evaluation(token, benchmark.name, config, tuple(reps), int(permutations), int(permutation_trials))
     return submit(("evaluation", uuid.uuid4().hex[:12]), "the evaluation", config.trials,
                   lambda job: _evaluate(job, benchmark, reps, config, mapper), request=request)
 

@@ -65,6 +65,8 @@ class K:
     UP_MODEL = "up_model_col"
     UP_SCORE = "up_score_col"
     UP_FOLD = "up_fold_col"
+    UP_DROP = "up_drop_cols"
+    UP_RELEASE = "up_release_col"
     UP_HIGHER = "up_higher"
     UP_MISSING = "up_missing"
     UP_DESC_COL = "up_desc_col"
@@ -72,6 +74,10 @@ class K:
     UP_NAME = "up_name"
     UP_NONCE = "up_nonce"
     UP_GUESSED = "up_guessed"
+    UP_RES_FORMAT = "up_res_format"
+    UP_RES_METRIC = "up_res_metric"
+    UP_RES_MISSING = "up_res_missing"
+    UP_RES_NAME = "up_res_name"
     REP_TABLES = "rep_tables"
     REP_COLUMNS = "rep_columns"
     REP_TEXT = "rep_text"
@@ -106,6 +112,10 @@ class K:
     EV_KRANGE = "ev_krange"
     EV_METRIC = "ev_metric"
     EV_BANDS = "ev_bands"
+    EV_ALL_BANDS = "ev_all_bands"
+    EV_PERMUTE = "ev_permute"
+    EV_PERMUTATIONS = "ev_permutations"
+    EV_PERM_TRIALS = "ev_perm_trials"
     EV_RUN = "ev_run"
     EV_COMPUTE = "ev_compute"
     EV_JOBS = "ev_jobs"
@@ -141,6 +151,8 @@ KEYS: dict[str, Key] = {
     K.UP_MODEL: Key(None),
     K.UP_SCORE: Key(None),
     K.UP_FOLD: Key(NONE),
+    K.UP_DROP: Key([]),  # columns set aside (not scores) in the wide layouts
+    K.UP_RELEASE: Key(NONE),  # column of model release dates
     K.UP_HIGHER: Key("higher is better"),
     K.UP_MISSING: Key("error"),
     K.UP_DESC_COL: Key("dataset"),
@@ -148,6 +160,11 @@ KEYS: dict[str, Key] = {
     K.UP_NAME: Key(""),
     K.UP_NONCE: Key(0),  # bumped to clear the uploaders
     K.UP_GUESSED: Key(None),  # digest of the score file whose mapping was guessed
+    # upload of a results folder (Benchmark page, subsetsel_app.views.result_upload)
+    K.UP_RES_FORMAT: Key("auto"),
+    K.UP_RES_METRIC: Key(""),  # "": each format's main metric
+    K.UP_RES_MISSING: Key("error"),
+    K.UP_RES_NAME: Key(""),
     # representation
     K.REP_TABLES: Key(None, **_BW),
     K.REP_COLUMNS: Key(None, **_BW),
@@ -185,6 +202,10 @@ KEYS: dict[str, Key] = {
     K.EV_KRANGE: Key((2, 20), **_W),
     K.EV_METRIC: Key("spearman", **_W),
     K.EV_BANDS: Key(True, **_W),
+    K.EV_ALL_BANDS: Key(False, **_W),  # bands of every strategy, not only random's and the favoured one's
+    K.EV_PERMUTE: Key(True, **_W),  # run the permutation test after the evaluation
+    K.EV_PERMUTATIONS: Key(199, **_W),  # its shuffles B (five entries need B ≥ 100 for any "helps")
+    K.EV_PERM_TRIALS: Key(50, **_W),  # its trials T' (the first T' of the evaluation)
     K.EV_RUN: Key(None),  # job key of this session's latest evaluation
     K.EV_COMPUTE: Key(COMPUTE_MODES[0]),
     K.EV_JOBS: Key(2),  # local worker processes

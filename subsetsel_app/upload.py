@@ -1,7 +1,7 @@
 """Uploaded score and descriptor files → a validated :class:`~subsetsel_app.active_data.ActiveData`.
 
 Pure functions (no Streamlit), so the Benchmark page and the tests share them:
-:func:`guess_mapping` proposes a column mapping from a header, :func:`check_upload`
+:func:`guess` is the core's guess of the layout and the columns, :func:`check_upload`
 validates everything and returns a report — sizes, gaps, name mismatches with
 suggestions (and aliases that would fix them), ties, what will be dropped — together with
 the benchmark when it can be used. Problems come back as readable messages, never as
@@ -23,6 +23,7 @@ import pandas as pd
 from subsetsel_core.benchmark import load_scores
 from subsetsel_core.descriptors import load_descriptors
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.guess import TableGuess, guess_table
 from subsetsel_core.io.manifest import RepresentationSpec
 from subsetsel_core.io.names import suggest
 from subsetsel_core.io.score_format import ScoreFormat
@@ -68,6 +69,9 @@ FIELD_HINTS: dict[str, str] = {
     "score_column": "Choose it under 'Score column' above.",
     "fold_column": "Choose it under 'Fold / seed column' above.",
     "direction": "Choose it under 'Scores' above (higher or lower is better).",
+    "dataset_directions": "Tick them in the 'Direction per dataset' table above.",
+    "drop_columns": "Choose them under 'Set aside (not scores)' above.",
+    "release_column": "Choose it under 'Release dates' above, or '(none)'.",
     "missing": "Choose it under 'Missing scores' above.",
     "aliases": "Type them in the 'Aliases' box: one 'name in descriptor file = name in scores' per line.",
     "descriptor_dataset_column": "Type it under 'Dataset column of the descriptor tables' above.",
@@ -86,6 +90,7 @@ FIELD_HINTS: dict[str, str] = {
     "k_range": "Change the 'k range' on the Evaluate page.",
     "metric": "Choose another metric.",
     "seed": "Change the seed in the sidebar.",
+    "permutations": "Change 'Shuffles B' of the permutation test on the Evaluate page.",
     "workspace": "Load a .subsetsel file saved by this app.",
     "recipe": "A sidecar is replayed on the command line: subsetsel select --recipe SIDECAR.json.",
     "release_dates": "Upload a table with a 'model' and a 'release_date' column.",
@@ -109,40 +114,52 @@ def read_header(table: UploadedTable) -> pd.DataFrame:
     return read_table(table.content, label=table.name)
 
 
-_DATASET = ("dataset", "datasets", "data", "task", "problem", "name", "subject")
-_MODEL = ("model", "models", "classifier", "method", "algorithm", "algo", "estimator", "system", "learner")
-_SCORE = ("score", "accuracy", "acc", "value", "metric", "result", "error", "auc", "f1")
-_FOLD = ("fold", "folds", "seed", "resample", "split", "repeat", "rep", "run", "iteration")
+def guess(head: pd.DataFrame, label: str, options: Sequence[tuple[str, object]] = ()) -> TableGuess:
+    """The core's guess of an uploaded score table, with the options the page sets
+    (:func:`~subsetsel_core.io.guess.guess_table`'s keyword arguments, as pairs).
 
-
-def _pick(columns: Sequence[str], names: Sequence[str], avoid: Sequence[str] = ()) -> str | None:
-    low = {c.lower().strip(): c for c in columns if c not in avoid}
-    for n in names:
-        if n in low:
-            return low[n]
-    for n in names:
-        for lc, c in low.items():
-            if n in lc:
-                return c
-    return None
-
-
-def guess_mapping(df: pd.DataFrame) -> dict[str, str | None]:
-    """Propose ``layout`` and the dataset / model / score / fold columns of a score table.
-
-    A table with model and score columns is long; otherwise it is wide (one column per
-    model, the first non-numeric column or the first column holds the dataset).
+    Raises
+    ------
+    InputError
+        A chosen column in two roles, a layout the table clearly is not, …
     """
-    cols = [str(c) for c in df.columns]
-    d = _pick(cols, _DATASET)
-    m = _pick(cols, _MODEL, avoid=[d] if d else [])
-    s = _pick(cols, _SCORE, avoid=[x for x in (d, m) if x])
-    f = _pick(cols, _FOLD, avoid=[x for x in (d, m, s) if x])
-    if m is not None and s is not None and len(cols) <= 6:
-        return {"layout": "long", "dataset": d or cols[0], "model": m, "score": s, "fold": f}
-    if d is None:
-        d = next((c for c in cols if column_kind(df[c]) != "numeric"), cols[0])
-    return {"layout": "wide", "dataset": d, "model": None, "score": None, "fold": f}
+    return guess_table(head, label=label, **dict(options))
+
+
+def reading_options(layout: str, dataset: str | None, model: str | None, score: str | None, fold: str | None,
+                    set_aside: Sequence[str], release: str | None, higher: bool | None) -> tuple[tuple[str, object], ...]:
+    """The page's choices as :func:`guess` options: only the columns the layout reads (no
+    ``fold``: the table has no fold column)."""
+    opts: dict[str, object] = {"layout": layout, "fold_column": fold or "", "higher_is_better": higher}
+    if layout == "long":
+        opts.update(dataset_column=dataset, model_column=model, score_column=score, release_column=release)
+    elif layout == "wide":
+        opts.update(dataset_column=dataset, set_aside=tuple(set_aside))
+    else:
+        opts.update(model_column=model, set_aside=tuple(set_aside), release_column=release)
+    return tuple(opts.items())
+
+
+#: The column of :func:`directions_frame` that says a dataset is lower-is-better.
+LOWER = "lower is better"
+
+
+def directions_frame(reading: TableGuess) -> pd.DataFrame:
+    """One row per dataset with its direction (``LOWER`` column), for the page's small table."""
+    own_lower = set(reading.lower_is_better_datasets)
+    own_higher = set(reading.higher_is_better_datasets)
+    lower = [(d in own_lower) or (not reading.higher_is_better and d not in own_higher) for d in reading.datasets]
+    return pd.DataFrame({"dataset": list(reading.datasets), LOWER: lower})
+
+
+def directions_from_frame(frame: pd.DataFrame, higher_is_better: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The datasets whose direction differs from ``higher_is_better``: (lower-is-better ones,
+    higher-is-better ones), from an edited :func:`directions_frame`."""
+    lower = frame[LOWER].fillna(False).astype(bool).to_numpy()
+    names = frame["dataset"].astype(str).tolist()
+    if higher_is_better:
+        return tuple(n for n, lo in zip(names, lower, strict=True) if lo), ()
+    return (), tuple(n for n, lo in zip(names, lower, strict=True) if not lo)
 
 
 def parse_aliases(text: str) -> dict[str, str]:
@@ -229,6 +246,8 @@ def check_upload(
     name: str = "",
     dataset_column: str = "dataset",
     aliases: Mapping[str, str] | None = None,
+    reading: TableGuess | None = None,
+    model_dates: Mapping[str, str] | None = None,
 ) -> UploadCheck:
     """Validate an upload and build the benchmark.
 
@@ -246,6 +265,10 @@ def check_upload(
         The dataset column of the descriptor tables.
     aliases : mapping, optional
         ``{name in descriptor files: name in scores}``.
+    reading : TableGuess, optional
+        How the table was read (its sentence and the columns set aside go into the report).
+    model_dates : mapping of str to str, optional
+        Model → release date (ISO) from the table's release column.
 
     Returns
     -------
@@ -257,6 +280,12 @@ def check_upload(
     except InputError as exc:
         return UploadCheck(None, error_text(exc))
     rb = ReportBuilder()
+    if reading is not None:
+        rb.add("info", "reading", reading.sentence())
+    dates = {m: d for m, d in (model_dates or {}).items() if m in set(bench.models)}
+    if dates:
+        rb.fact("release dates", f"{len(dates)} of {bench.n_models} models (from '{reading.release_column}')"
+                if reading is not None and reading.release_column else f"{len(dates)} of {bench.n_models} models")
     tables: dict[str, pd.DataFrame] = {}
     specs: dict[str, RepresentationSpec] = {}
     kinds: dict[str, dict[str, str]] = {}
@@ -316,7 +345,7 @@ def check_upload(
         )
     key = json.dumps(
         {"scores": scores.digest, "format": asdict(fmt), "name": name, "descriptors": [t.digest for t in descriptors],
-         "dataset_column": dataset_column, "aliases": dict(aliases or {})},
+         "dataset_column": dataset_column, "aliases": dict(aliases or {}), "dates": dates},
         sort_keys=True,
     )
     token = "upload:" + hashlib.sha256(key.encode()).hexdigest()[:20]
@@ -330,5 +359,6 @@ def check_upload(
         report=bench.report + rb.build(),
         description=f"Uploaded: {scores.name}" + (f" with {', '.join(t.name for t in descriptors)}" if descriptors else ""),
         metric="score",
+        model_dates=dates or None,
     )
     return UploadCheck(data, None, data.report, suggested, kinds)

@@ -8,6 +8,7 @@ downstream sees one layout: ``scores[d, f, m]`` with datasets and models sorted 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -18,6 +19,8 @@ import pandas as pd
 
 from subsetsel_core.errors import InputError
 from subsetsel_core.io import score_cache
+from subsetsel_core.io.result_files import is_result_source
+from subsetsel_core.io.score_directions import orient
 from subsetsel_core.io.score_format import ScoreFormat
 from subsetsel_core.io.score_table import score_cube
 from subsetsel_core.io.tables import TableSource, max_bytes, read_table, source_label
@@ -48,6 +51,10 @@ class Benchmark:
         Display name.
     report : ValidationReport
         What the loader found (sizes, dropped cells, ties, ...).
+    flipped : tuple of str
+        Datasets whose direction is the opposite of ``higher_is_better`` (leaderboards mix
+        metrics); their scores are stored negated, so every dataset ranks by
+        ``higher_is_better``. :meth:`to_long_frame` gives them back as in the file.
     """
 
     scores: np.ndarray
@@ -57,6 +64,7 @@ class Benchmark:
     higher_is_better: bool = True
     name: str = "benchmark"
     report: ValidationReport = field(default_factory=ValidationReport)
+    flipped: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         s = np.asarray(self.scores, dtype=float)
@@ -124,10 +132,20 @@ class Benchmark:
             self.higher_is_better,
             self.name,
             self.report,
+            tuple(d for d in self.flipped if d in datasets) if datasets else self.flipped,
         )
 
+    def file_scores(self) -> np.ndarray:
+        """The scores as in the file, shape (n, F, M): :attr:`scores` with the
+        :attr:`flipped` datasets' scores negated back."""
+        if not self.flipped:
+            return self.scores
+        sign = np.where(np.isin(np.asarray(self.datasets, dtype=object), list(self.flipped)), -1.0, 1.0)
+        return self.scores * sign[:, None, None]
+
     def to_long_frame(self) -> pd.DataFrame:
-        """The scores as a long table ``dataset, model, fold, score``."""
+        """The scores as a long table ``dataset, model, fold, score`` (as in the file: the
+        scores of :attr:`flipped` datasets un-negated)."""
         d, f, m = np.meshgrid(
             np.arange(self.n_datasets), np.arange(self.n_folds), np.arange(self.n_models), indexing="ij"
         )
@@ -136,7 +154,7 @@ class Benchmark:
                 "dataset": np.asarray(self.datasets, dtype=object)[d.ravel()],
                 "model": np.asarray(self.models, dtype=object)[m.ravel()],
                 "fold": np.asarray(self.folds, dtype=object)[f.ravel()],
-                "score": self.scores.ravel(),
+                "score": self.file_scores().ravel(),
             }
         )
 
@@ -147,6 +165,8 @@ def load_scores(
     *,
     name: str | None = None,
     label: str | None = None,
+    result_format: str | None = None,
+    result_metric: str | Mapping[str, str] | None = None,
     **options: Any,
 ) -> Benchmark:
     """Load and validate a score table.
@@ -163,6 +183,15 @@ def load_scores(
         Display name (defaults to the file name).
     label : str, optional
         File name used in messages.
+    result_format : {"auto", "lm-eval", "mteb", "eee", "table"}, optional
+        Read ``source`` as a results folder, zip archive or JSON file of an evaluation
+        framework (:func:`~subsetsel_core.io.result_folders.read_results`; ``"auto"``:
+        when ``source`` is a folder, ``.json`` or ``.zip``, recognised from its content).
+        None or ``"table"``: a score table.
+    result_metric : str or mapping, optional
+        The metric a results folder's scores are taken from
+        (:func:`~subsetsel_core.io.result_folders.parse_metric_choice`; default: each
+        format's main metric).
     **options
         Fields of :class:`ScoreFormat` that replace those of ``fmt``, e.g.
         ``load_scores(path, higher_is_better=False)``; ``wide=True`` stands for
@@ -182,6 +211,7 @@ def load_scores(
         options["layout"] = "wide" if options.pop("wide") else "long"
     fmt = replace(fmt or ScoreFormat(), **options)
     label = source_label(source, label)
+    source, fmt, found = _result_scores(source, fmt, result_format, result_metric, label)
     key = _cache_key(source, fmt, name, label)
     cached = None if key is None else score_cache.load(key)
     if cached is not None:
@@ -191,6 +221,7 @@ def load_scores(
     df = read_table(source, label=label, field="scores_file", object_text=True)
     rb = ReportBuilder()
     cube, datasets, models, folds, dropped = score_cube(df, fmt, label, rb)
+    cube, flipped = orient(cube, datasets, dropped, fmt, label, rb)
     if len(datasets) < MIN_DATASETS:
         raise InputError(
             f"{label}: only {len(datasets)} dataset(s) left; at least {MIN_DATASETS} are needed to "
@@ -226,13 +257,30 @@ def load_scores(
         tuple(folds),
         bool(fmt.higher_is_better),
         name or label,
-        rb.build(),
+        found + rb.build(),
+        flipped,
     )
     if key is not None:
         score_cache.store(key, score_cache.Entry(benchmark.scores, benchmark.datasets, benchmark.models,
                                                  benchmark.folds, benchmark.higher_is_better, benchmark.name,
-                                                 benchmark.report, benchmark.rank_sums))
+                                                 benchmark.report, benchmark.flipped, benchmark.rank_sums))
     return benchmark
+
+
+def _result_scores(
+    source: TableSource, fmt: ScoreFormat, result_format: str | None, metric: str | Mapping[str, str] | None,
+    label: str,
+) -> tuple[TableSource, ScoreFormat, ValidationReport]:
+    """A results folder as its long table, format and report; any other source unchanged."""
+    if result_format in (None, "table") or (result_format == "auto" and not is_result_source(source)):
+        return source, fmt, ValidationReport()
+    from subsetsel_core.io.result_folders import read_results
+
+    if not isinstance(source, str | Path | bytes):
+        raise InputError(f"{label}: a results folder is read from its path or from zip or JSON bytes.",
+                         field="scores_file")
+    table = read_results(source, result_format, metric=metric, label=label)
+    return table.frame, table.score_format(fmt), table.report()
 
 
 def _cache_key(source: TableSource, fmt: ScoreFormat, name: str | None, label: str) -> str | None:

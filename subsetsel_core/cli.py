@@ -13,18 +13,34 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from subsetsel_core.cli_data import add_data_args, add_representation_args, names, share
+from subsetsel_core.cli_args import (
+    check_environment,
+    count,
+    finite,
+    fraction,
+    names,
+    output_path,
+    scheduler_address,
+    seed,
+    share,
+)
+from subsetsel_core.cli_data import add_data_args, add_representation_args
+from subsetsel_core.cli_inspect import add_inspect_args
 from subsetsel_core.errors import InputError, SubsetselError
 from subsetsel_core.metrics import METRICS
+from subsetsel_core.safe_text import safe_message
 from subsetsel_core.strategies import REGISTRY
 
 FLAGS: dict[str, str] = {
-    "layout": "--wide",
+    "layout": "--layout auto|long|wide|models-as-rows",
     "dataset_column": "--dataset-column COL",
     "model_column": "--model-column COL",
     "score_column": "--score-column COL",
     "fold_column": "--fold-column COL",
-    "direction": "--lower-is-better",
+    "direction": "--lower-is-better or --higher-is-better",
+    "dataset_directions": "--lower-is-better-datasets A,B or --higher-is-better-datasets A,B",
+    "drop_columns": "--drop-columns A,B",
+    "release_column": "--release-column COL",
     "missing": "--missing POLICY",
     "aliases": "--alias NAME_IN_FEATURES=NAME_IN_SCORES",
     "descriptor_dataset_column": "--dataset-column COL",
@@ -44,6 +60,7 @@ FLAGS: dict[str, str] = {
     "k_range": "--k-min K and --k-max K",
     "metric": "--metric NAME",
     "seed": "--seed S",
+    "permutations": "--permutations B and --permutation-trials T",
     "release_dates": "--model-dates FILE",
 }
 """The option that fixes an :class:`~subsetsel_core.errors.InputError`, by its ``field``."""
@@ -61,27 +78,34 @@ COMMANDS: dict[str, str] = {
     "evaluate": "subsetsel_core.cli_evaluate:cmd_evaluate",
     "check": "subsetsel_core.cli_evaluate:cmd_check",
     "advise": "subsetsel_core.cli_evaluate:cmd_advise",
-    "generalise": "subsetsel_core.cli_evaluate:cmd_generalise",
+    "generalise": "subsetsel_core.cli_inspect:cmd_generalise",
     "place": "subsetsel_core.cli_select:cmd_place",
+    "inspect": "subsetsel_core.cli_inspect:cmd_inspect",
 }
 """Command → ``"module:function"`` run for it (imported when the command runs)."""
+
+
+#: Argparse types of the counts (whole numbers in a range).
+TRIALS = count(1, 100_000, "trials")
+K = count(1, 10**6, "k")
+JOBS = count(0, 1024, "jobs")
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
-        sys.stderr.write(f"subsetsel: error: {message}\n")
+        sys.stderr.write(f"subsetsel: error: {safe_message(message)}\n")
         raise SystemExit(2)
 
 
 def _protocol_args(p: argparse.ArgumentParser, trials: int) -> None:
     p.add_argument("--strategies", type=names, default=list(REGISTRY), metavar="S1,S2",
                    help=f"of {', '.join(REGISTRY)} (default: all)")
-    p.add_argument("--trials", type=int, default=trials)
-    p.add_argument("--alpha", type=float, default=0.8, help="dataset-pool fraction α")
-    p.add_argument("--k-min", type=int, default=2)
-    p.add_argument("--k-max", type=int, default=20)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--trials", type=TRIALS, default=trials)
+    p.add_argument("--alpha", type=share, default=0.8, help="dataset-pool fraction α")
+    p.add_argument("--k-min", type=K, default=2)
+    p.add_argument("--k-max", type=K, default=20)
+    p.add_argument("--seed", type=seed, default=0)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -95,46 +119,58 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--recipe", metavar="SIDECAR.json",
                    help="reproduce the subset of a JSON sidecar (downloaded from the dashboard or written with --sidecar)")
     s.add_argument("--strategy", choices=list(REGISTRY))
-    s.add_argument("--k", type=int, help="number of datasets (or give --budget)")
+    s.add_argument("--k", type=K, help="number of datasets (or give --budget)")
     s.add_argument("--budget", type=share, metavar="SHARE",
                    help="choose under a budget: share (0–1] of the benchmark's total cost")
     s.add_argument("--cost-column", metavar="COL", help="descriptor column of per-dataset costs (default: estimated from size columns)")
     s.add_argument("--coverage", action="store_true", help="add which unchosen datasets each chosen one stands for")
-    s.add_argument("--seed", type=int, help="default 0")
-    s.add_argument("--include", type=names, metavar="D1,D2", help="datasets chosen first")
+    s.add_argument("--seed", type=seed, help="default 0")
+    s.add_argument("--include", type=names, metavar="D1,D2",
+                   help="datasets chosen first (names as in the subset CSV are accepted; --include=-name for a "
+                        "name starting with '-')")
     s.add_argument("--exclude", type=names, metavar="D3", help="datasets never chosen")
     s.add_argument("--format", choices=("csv", "json"), default="csv")
-    s.add_argument("--out", metavar="PATH", help="write here instead of standard output")
-    s.add_argument("--sidecar", metavar="PATH.json", help="also write the JSON sidecar (as the dashboard's download)")
+    s.add_argument("--out", type=output_path, metavar="PATH", help="write here instead of standard output")
+    s.add_argument("--sidecar", type=output_path, metavar="PATH.json", help="also write the JSON sidecar (as the dashboard's download)")
 
     e = sub.add_parser("evaluate", help="bootstrap protocol: curves, AUC, tests against random")
     add_data_args(e)
     add_representation_args(e)
     _protocol_args(e, 200)
-    e.add_argument("--model-fraction", type=float, default=1.0, help="model-pool fraction β")
+    e.add_argument("--model-fraction", type=share, default=1.0, help="model-pool fraction β")
     e.add_argument("--metrics", type=names, default=list(METRICS), metavar="M1,M2",
                    help=f"of {', '.join(METRICS)} (default: all)")
-    e.add_argument("--out", metavar="result.json")
+    e.add_argument("--out", type=output_path, metavar="result.json")
     e.add_argument("--budget", type=share, metavar="MAX_SHARE",
                    help="curves against cost instead of k: 15 budget levels up to this share of the total cost")
     e.add_argument("--cost-column", metavar="COL", help="descriptor column of per-dataset costs")
-    e.add_argument("--jobs", type=int, default=1, help="worker processes on this machine")
-    e.add_argument("--scheduler", metavar="ADDRESS", help="run the trials on a Dask cluster (tcp://host:8786)")
+    e.add_argument("--jobs", type=JOBS, default=1, help="worker processes on this machine (0: all cores)")
+    e.add_argument("--scheduler", type=scheduler_address, metavar="ADDRESS", help="run the trials on a Dask cluster (tcp://host:8786)")
+    e.add_argument("--permutations", type=count(0, 10**6, "permutations"), default=0, metavar="B",
+                   help="permutation test: up to B shuffles of the descriptors behind every 'helps' "
+                        "(default 0 = off; 99 is usual, 199 lets five entries reach Holm p < 0.05)")
+    e.add_argument("--permutation-trials", type=TRIALS, default=None, metavar="T",
+                   help="the permutation test's gain and null on the first T trials (default: all)")
+    e.add_argument("--resamples", type=count(2, 10**6, "resamples"), default=1000,
+                   help="bootstrap resamples of the full benchmark's own stability (the ceiling)")
 
     c = sub.add_parser("check", help="does a representation track what makes models differ?")
     add_data_args(c)
     add_representation_args(c)
-    c.add_argument("--permutations", type=int, default=None, help="of the Mantel test (default: as the dashboard, 999)")
-    c.add_argument("--trials", type=int, default=50, help="trials of the quick protocol run")
-    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--permutations", type=count(1, 10**6, "permutations"), default=None, metavar="B",
+                   help="shuffles of the descriptors in the permutation test (default: as the dashboard, 199)")
+    c.add_argument("--mantel-permutations", type=count(1, 10**6, "permutations"), default=None,
+                   help="of the Mantel test (default: as the dashboard, 999)")
+    c.add_argument("--trials", type=TRIALS, default=50, help="trials of the quick protocol run")
+    c.add_argument("--seed", type=seed, default=0)
 
     a = sub.add_parser("advise", help="how many datasets are needed to reach a target agreement")
     add_data_args(a)
     add_representation_args(a)
     _protocol_args(a, 200)
     a.add_argument("--metric", default="spearman", choices=list(METRICS))
-    a.add_argument("--target", type=float, default=0.9)
-    a.add_argument("--jobs", type=int, default=1)
+    a.add_argument("--target", type=finite, default=0.9, help="within the metric's range")
+    a.add_argument("--jobs", type=JOBS, default=1)
 
     g = sub.add_parser("generalise", help="does the winner on today's models hold on held-out (newer) models?")
     add_data_args(g)
@@ -143,7 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--new-models", type=names, default=[], metavar="M1,M2", help="the held-out models")
     g.add_argument("--model-dates", metavar="FILE", help="table with model and release date columns: hold out the newest")
     g.add_argument("--date-column", default=None, help="default: release_date, date, released or release")
-    g.add_argument("--fraction", type=float, default=0.5, help="share of models held out")
+    g.add_argument("--fraction", type=fraction(open_high=True), default=0.5, help="share of models held out")
     g.add_argument("--metric", default="spearman", choices=list(METRICS))
 
     pl = sub.add_parser("place", help="estimate a new model's full-benchmark rank from its subset scores")
@@ -152,7 +188,11 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--scores", dest="new_scores", required=True, metavar="new_model.csv",
                     help="the new model's scores: dataset[,fold],score")
     pl.add_argument("--model-name", default="new model")
-    pl.add_argument("--seed", type=int, default=0)
+    pl.add_argument("--seed", type=seed, default=0)
+
+    i = sub.add_parser("inspect", help="what the tool makes of a score table (layout, columns set aside, sizes, "
+                                       "direction), as JSON")
+    add_inspect_args(i)
     return p
 
 
@@ -176,13 +216,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit code (0 ok, 2 bad input, 1 unexpected failure)."""
     args = build_parser().parse_args(argv)
     try:
+        check_environment()
         module, function = COMMANDS[args.command].split(":")
         return int(getattr(importlib.import_module(module), function)(args))
     except InputError as exc:
         sys.stderr.write(f"subsetsel: error: {error_text(args.command, exc)}\n")
         return 2
     except SubsetselError as exc:
-        sys.stderr.write(f"subsetsel: {exc}\n")
+        sys.stderr.write(f"subsetsel: {safe_message(str(exc))}\n")
         return 1
     except MemoryError:
         sys.stderr.write("subsetsel: error: out of memory; use fewer trials or a smaller benchmark.\n")
@@ -191,7 +232,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write("subsetsel: interrupted\n")
         return 130
     except Exception as exc:  # noqa: BLE001 - last line of defence: no traceback for users
-        sys.stderr.write(f"subsetsel: unexpected error ({type(exc).__name__}: {exc}). Please report it.\n")
+        sys.stderr.write(f"subsetsel: unexpected error ({type(exc).__name__}: {safe_message(str(exc), 300)}). "
+                         "Please report it.\n")
         return 1
 
 

@@ -12,12 +12,16 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from subsetsel_core.cli_args import names, readable, share
+from subsetsel_core.cli_scores import add_score_args, is_table, read_scores
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.result_records import RESULT_FORMATS
 from subsetsel_core.io.score_format import MISSING_POLICIES
+from subsetsel_core.safe_text import printable, safe_message
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -26,35 +30,19 @@ if TYPE_CHECKING:
     from subsetsel_core.descriptors import Representation
     from subsetsel_core.representations.recipe import RepresentationRecipe, TableSpec
 
-def names(value: str) -> list[str]:
-    """A comma-separated list of names."""
-    return [v.strip() for v in value.split(",") if v.strip()]
-
-
-def share(value: str) -> float:
-    """A share in (0, 1] (an argparse type)."""
-    try:
-        v = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
-    if not 0 < v <= 1:
-        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {value}")
-    return v
-
-
 def add_data_args(p: argparse.ArgumentParser, scores_flag: str = "--scores") -> None:
     """The options that say where the benchmark is."""
     g = p.add_argument_group("data (a benchmark folder, or score and descriptor files)")
     g.add_argument("--benchmark", metavar="FOLDER", help="benchmark folder with a manifest.json (e.g. sample_data/tsc_bakeoff)")
     g.add_argument(scores_flag, dest="scores", metavar="FILE", help="score table: CSV, CSV.gz or Parquet")
+    g.add_argument("--scores-format", choices=("table", *RESULT_FORMATS), default="auto",
+                   help="a score table, or a results folder / .zip / .json of lm-evaluation-harness (lm-eval), "
+                        "MTEB (mteb) or Every Eval Ever (eee); auto: a folder, .zip or .json is read as results "
+                        "of the format its files show. With results, --score-column chooses the metric: NAME, "
+                        "or TASK=NAME;TASK2=NAME (default: each format's main metric)")
     g.add_argument("--features", action="append", metavar="FILE",
                    help="descriptor table (repeat for several; each is a table named after its file)")
-    g.add_argument("--lower-is-better", action="store_true", help="scores are errors or losses")
-    g.add_argument("--dataset-column", default="dataset", metavar="COL")
-    g.add_argument("--model-column", default="model", metavar="COL")
-    g.add_argument("--score-column", default="score", metavar="COL")
-    g.add_argument("--fold-column", default="fold", metavar="COL", help="fold/seed column (used when present)")
-    g.add_argument("--wide", action="store_true", help="scores are wide: first column dataset, one column per model")
+    add_score_args(g)
     g.add_argument("--missing", choices=MISSING_POLICIES, default="error", help="what to do with missing scores")
     g.add_argument("--alias", action="append", metavar="A=B", help="descriptor name A means dataset B of the scores")
     g.add_argument("--name", help="benchmark name shown in outputs")
@@ -103,6 +91,8 @@ class Data:
         Every table the source has, loaded or not, in order.
     title : str
         Display name (the manifest's title).
+    model_dates : dict of str to str
+        Model → release date (ISO) from the score table's release column (empty without one).
     """
 
     benchmark: Benchmark
@@ -110,6 +100,7 @@ class Data:
     specs: dict[str, TableSpec]
     tables: tuple[str, ...]
     title: str
+    model_dates: dict[str, str] = field(default_factory=dict)
 
 
 def _stems(files: Sequence[str]) -> list[str]:
@@ -143,17 +134,22 @@ def load(args: argparse.Namespace, tables: Sequence[str] | None = None) -> Data:
     if not args.scores:
         raise InputError("no data: give a benchmark folder, or a score table (and descriptor tables).",
                          field="scores_file")
-    bench = load_scores(
-        args.scores, dataset_column=args.dataset_column, model_column=args.model_column,
-        score_column=args.score_column, fold_column=args.fold_column, wide=args.wide,
-        higher_is_better=not args.lower_is_better, missing=args.missing, name=args.name,
-    )
+    dates: dict[str, str] = {}
+    if is_table(args):
+        bench, dates = read_scores(args)
+    else:
+        bench = load_scores(
+            readable(args.scores), label=Path(args.scores).name, missing=args.missing, name=args.name,
+            higher_is_better=not args.lower_is_better, result_format=args.scores_format,
+            result_metric=None if args.score_column in (None, "score") else args.score_column,
+        )
     files = list(args.features or [])
     stems = _stems(files)
     alias = aliases(args.alias)
-    descriptors = {s: load_descriptors(f, dataset_column=args.dataset_column, aliases=alias)
+    descriptors = {s: load_descriptors(readable(f), dataset_column=args.dataset_column or "dataset", aliases=alias,
+                                       labels=[Path(f).name])
                    for s, f in zip(stems, files, strict=True) if not tables or s in tables}
-    return Data(bench, descriptors, {}, tuple(stems), bench.name)
+    return Data(bench, descriptors, {}, tuple(stems), bench.name, dates)
 
 
 def _load_folder(folder: str, tables: Sequence[str] | None) -> Data:
@@ -211,15 +207,24 @@ def warn(*reports: Any) -> None:
     for r in reports:
         for f in r.findings:
             if f.level == "warning":
-                sys.stderr.write(f"warning: {f.message}\n")
+                say(f"warning: {f.message}", err=True)
+
+
+def say(text: str, *, err: bool = False) -> None:
+    """Print a line for people (stdout, or stderr with ``err``): names' control characters escaped, long names cut."""
+    (sys.stderr if err else sys.stdout).write(safe_message(text.rstrip("\n"), limit=None) + "\n")
 
 
 def write(text: str, out: str | None) -> None:
-    """Write UTF-8 text to a file (exactly these bytes), or to standard output."""
+    """Write UTF-8 text to a file (exactly these bytes), or to standard output.
+
+    On a terminal, control characters (escape sequences in names) are shown escaped; a
+    pipe or a file gets the exact text.
+    """
     if out:
         try:
             Path(out).write_bytes(text.encode("utf-8"))
         except OSError as exc:
             raise InputError(f"cannot write {out}: {exc.strerror}. Check the folder exists and is writable.") from None
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(printable(text, newlines=True) if sys.stdout.isatty() else text)

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from subsetsel_core import cli_data as D
+from subsetsel_core.cli_args import readable
 from subsetsel_core.errors import InputError
 
 if TYPE_CHECKING:
@@ -52,8 +52,8 @@ def cmd_select(args: argparse.Namespace) -> int:
     if side is not None:
         recipe = side.representation
         if side.benchmark != data.benchmark.name:
-            sys.stderr.write(f"warning: the sidecar is of benchmark '{side.benchmark}', the data of "
-                             f"'{data.benchmark.name}'.\n")
+            D.say(f"warning: the sidecar is of benchmark '{side.benchmark}', the data of "
+                  f"'{data.benchmark.name}'.", err=True)
     else:
         found = D.recipes(args, data)
         if len(found) > 1:
@@ -69,8 +69,8 @@ def cmd_select(args: argparse.Namespace) -> int:
     table = export.subset_table(sel, descriptors, budget=bs, coverage=cov)
     meta = export.sidecar(sel, data.benchmark, recipe, title=data.title, budget=bs, coverage=cov)
     if side is not None and tuple(sel.datasets) != side.datasets:
-        sys.stderr.write(f"warning: this subset differs from the one listed in {Path(args.recipe).name}: the "
-                         "benchmark or its descriptor tables are not the ones it was chosen from.\n")
+        D.say(f"warning: this subset differs from the one listed in {Path(args.recipe).name}: the "
+              "benchmark or its descriptor tables are not the ones it was chosen from.", err=True)
     if args.format == "json":
         D.write(json.dumps({**meta, "subset": json.loads(table.to_json(orient="records"))}, indent=2,
                            ensure_ascii=False) + "\n", args.out)
@@ -103,9 +103,9 @@ def _choose(args: argparse.Namespace, side: SubsetRecipe | None, data: D.Data, r
             raise InputError(f"no dataset fits a budget of {budget:g} ({bs.unit}); the cheapest costs "
                              f"{bs.cheapest:g}.", field="budget")
         agree = bs.selection.agreement
-        sys.stderr.write(f"costs {bs.how}; spent {bs.spent / bs.total:.1%} of the total on {bs.selection.k} "
-                         f"datasets; Spearman {agree['spearman']:.3f}, Kendall {agree['kendall']:.3f}, "
-                         f"MAE {agree['mae']:.2f}\n")
+        D.say(f"costs {bs.how}; spent {bs.spent / bs.total:.1%} of the total on {bs.selection.k} "
+              f"datasets; Spearman {agree['spearman']:.3f}, Kendall {agree['kendall']:.3f}, "
+              f"MAE {agree['mae']:.2f}", err=True)
         return bs.selection, bs
     if k is None:
         raise InputError("give the number of datasets (or a budget).", field="k")
@@ -118,7 +118,7 @@ def _coverage(rep: Representation | None, sel: Selection) -> Coverage:
     if rep is None:
         raise InputError("coverage needs descriptors.", field="descriptor_file")
     cov = coverage(rep, list(sel.datasets))
-    sys.stderr.write(f"covering radius {cov.radius:.3f}; not covered well: {', '.join(cov.poorly_covered) or 'none'}\n")
+    D.say(f"covering radius {cov.radius:.3f}; not covered well: {', '.join(cov.poorly_covered) or 'none'}", err=True)
     return cov
 
 
@@ -126,16 +126,18 @@ def cmd_place(args: argparse.Namespace) -> int:
     """``subsetsel place``: a new model's estimated position from its subset scores."""
     from subsetsel_core.io.tables import read_table
     from subsetsel_core.placement import place_model, read_model_scores
+    from subsetsel_core.safe_csv import restore_frame
 
     data = D.load(args, ())
-    sub = read_table(args.subset)
+    sub = restore_frame(read_table(readable(args.subset), label=Path(args.subset).name))  # the CSV 'subsetsel select' wrote: names as they were
     if "dataset" not in sub.columns:
         raise InputError(f"{Path(args.subset).name}: no 'dataset' column; give the CSV written by 'subsetsel select'.")
     subset = [str(d).strip() for d in sub["dataset"]]
-    scores = read_model_scores(args.new_scores, dataset_column=args.dataset_column,
-                               score_column=args.score_column, fold_column=args.fold_column)
+    scores = read_model_scores(readable(args.new_scores), label=Path(args.new_scores).name,
+                               dataset_column=args.dataset_column or "dataset",
+                               score_column=args.score_column or "score", fold_column=args.fold_column or "fold")
     pl = place_model(data.benchmark, subset, scores, name=args.model_name, seed=args.seed)
     lo, hi = pl.mean_rank_interval
-    sys.stdout.write(pl.sentence() + f"\nestimated mean rank {pl.estimated_mean_rank:.2f} [{lo:.2f}, {hi:.2f}] "
-                     f"(scale of the {pl.n_models - 1} existing models)\n")
+    D.say(pl.sentence() + f"\nestimated mean rank {pl.estimated_mean_rank:.2f} [{lo:.2f}, {hi:.2f}] "
+          f"(scale of the {pl.n_models - 1} existing models)")
     return 0

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from subsetsel_core.safe_text import safe_message
+
 
 class SubsetselError(Exception):
     """Base class of every error raised on purpose by ``subsetsel_core``."""
@@ -24,7 +26,9 @@ class InputError(SubsetselError, ValueError):
     Parameters
     ----------
     message : str
-        What is wrong, where (file, row, column), and what to change.
+        What is wrong, where (file, row, column), and what to change. It is kept as
+        :func:`~subsetsel_core.safe_text.safe_message` makes it: control characters from
+        names escaped, very long names shortened, at most 1,500 characters.
     field : str, optional
         The setting that fixes it, a key of :data:`FIELDS`.
     rows : sequence of int, optional
@@ -32,7 +36,7 @@ class InputError(SubsetselError, ValueError):
     """
 
     def __init__(self, message: str, *, field: str | None = None, rows: Sequence[int] = ()) -> None:
-        super().__init__(message)
+        super().__init__(safe_message(str(message)))
         if field is not None and field not in FIELDS:
             raise ValueError(f"unknown InputError field {field!r}; add it to FIELDS")
         self.field = field
@@ -40,12 +44,15 @@ class InputError(SubsetselError, ValueError):
 
 
 FIELDS: dict[str, str] = {
-    "layout": "the layout of the score table (long, or wide with datasets as rows)",
+    "layout": "the layout of the score table (long, wide with datasets as rows, or wide with models as rows)",
     "dataset_column": "the column of the score table holding dataset names",
     "model_column": "the column of the score table holding model names",
     "score_column": "the column of the score table holding the scores",
     "fold_column": "the column of the score table holding folds / seeds / resamples",
     "direction": "whether higher or lower scores are better",
+    "dataset_directions": "the datasets whose scores are lower-is-better (or higher-is-better) unlike the rest",
+    "drop_columns": "the columns of the score table set aside (not read as scores)",
+    "release_column": "the column of the score table holding model release dates",
     "missing": "the missing-score policy",
     "aliases": "the aliases that map descriptor names to score names",
     "descriptor_dataset_column": "the column of a descriptor table holding dataset names",
@@ -64,6 +71,7 @@ FIELDS: dict[str, str] = {
     "k_range": "the range of k",
     "metric": "the metric",
     "seed": "the seed",
+    "permutations": "the permutation test's settings (shuffles B, its trials T')",
     "workspace": "the workspace file",
     "recipe": "the JSON sidecar a subset is reproduced from",
     "release_dates": "the models' release dates",

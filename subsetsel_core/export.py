@@ -1,9 +1,10 @@
 """The files of a selection: the subset table and CSV, the JSON sidecar, the file name.
 
 Both faces write a selection through these functions, so the dashboard's downloads and
-``subsetsel select --out`` give the same bytes for the same selection. CSV cells a
-spreadsheet would execute are neutralised (:func:`safe_frame`); a sidecar read back by
-:func:`read_sidecar` reproduces its subset (``subsetsel select --recipe``).
+``subsetsel select --out`` give the same bytes for the same selection. CSVs are written
+by :mod:`subsetsel_core.safe_csv` (the product's one CSV writer: cells a spreadsheet would
+run are neutralised); a sidecar read back by :func:`read_sidecar` reproduces its subset
+(``subsetsel select --recipe``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,10 @@ import numpy as np
 import pandas as pd
 
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.archive import json_part
+from subsetsel_core.io.file_guard import read_input_file
 from subsetsel_core.representations.recipe import RepresentationRecipe
+from subsetsel_core.safe_csv import csv_text
 from subsetsel_core.version import VERSION
 
 if TYPE_CHECKING:
@@ -28,38 +32,11 @@ if TYPE_CHECKING:
     from subsetsel_core.coverage import Coverage
     from subsetsel_core.selection import Selection
 
-_DANGEROUS = ("=", "+", "-", "@", "\t", "\r")
+#: Largest JSON sidecar read, in bytes.
+MAX_SIDECAR_BYTES = 32 * 2**20
 #: Columns of the subset table that are not descriptors.
 TABLE_COLUMNS = ("order", "dataset", "cost", "cumulative_cost", "n_represented", "represents",
                  "farthest_member_distance")
-
-
-def _is_number(s: str) -> bool:
-    try:
-        float(s)
-    except ValueError:
-        return False
-    return True
-
-
-def safe_cell(value: Any) -> Any:
-    """Prefix a text cell with ``'`` when a spreadsheet would run it as a formula.
-
-    Numbers (and text that is a plain number, like ``-0.5``) are left as they are.
-    """
-    if isinstance(value, str) and value.startswith(_DANGEROUS) and not _is_number(value):
-        return "'" + value
-    return value
-
-
-def safe_frame(df: pd.DataFrame) -> pd.DataFrame:
-    """Copy of ``df`` with every text cell and column name neutralised."""
-    out = df.copy()
-    for c in out.columns:
-        if out[c].dtype == object or pd.api.types.is_string_dtype(out[c]):
-            out[c] = out[c].map(safe_cell)
-    out.columns = [safe_cell(str(c)) for c in out.columns]
-    return out
 
 
 def subset_table(selection: Selection, descriptors: pd.DataFrame | None = None, *,
@@ -96,11 +73,12 @@ def subset_table(selection: Selection, descriptors: pd.DataFrame | None = None, 
 
 
 def subset_csv(table: pd.DataFrame, metadata: Mapping[str, Any] | None = None) -> str:
-    """CSV text of a subset table (formula-safe); ``metadata`` goes into leading ``# key: value`` lines."""
-    head = ""
-    if metadata:
-        head = "".join(f"# {k}: {json.dumps(v, ensure_ascii=False)}\n" for k, v in metadata.items())
-    return head + safe_frame(table).to_csv(index=False)
+    """CSV text of a subset table (:func:`~subsetsel_core.safe_csv.csv_text`: formula-safe).
+
+    ``metadata`` goes into leading ``# key: value`` lines (values as JSON), one quoted cell each.
+    """
+    comments = [(str(k), json.dumps(v, ensure_ascii=False)) for k, v in (metadata or {}).items()]
+    return csv_text(table, comments=comments)
 
 
 def sidecar(selection: Selection, benchmark: Benchmark, recipe: RepresentationRecipe | None = None, *,
@@ -158,7 +136,7 @@ def file_stem(selection: Selection, budget: float | None = None) -> str:
 
 def template_csv(datasets: Sequence[str]) -> str:
     """A ``dataset,score`` CSV with the given datasets and empty scores, to fill in (formula-safe)."""
-    return safe_frame(pd.DataFrame({"dataset": list(datasets), "score": [""] * len(datasets)})).to_csv(index=False)
+    return csv_text(pd.DataFrame({"dataset": list(datasets), "score": [""] * len(datasets)}))
 
 
 @dataclass(frozen=True)
@@ -197,36 +175,50 @@ class SubsetRecipe:
 def read_sidecar(source: str | Path | bytes) -> SubsetRecipe:
     """Read a sidecar written from :func:`sidecar`.
 
+    Parameters
+    ----------
+    source : str, Path or bytes
+        The sidecar file (a regular file or a pipe, at most :data:`MAX_SIDECAR_BYTES`), or its bytes.
+
     Raises
     ------
     InputError
-        Not readable, not JSON, or a missing or mistyped entry.
+        Not readable, not JSON, or a missing, mistyped or out-of-range entry.
     """
     label = "sidecar" if isinstance(source, bytes) else Path(source).name
-    try:
-        raw = source if isinstance(source, bytes) else Path(source).read_bytes()
-        meta = json.loads(raw)
-    except OSError as exc:
-        raise InputError(f"{label}: cannot read it ({exc.strerror}).", field="recipe") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"{label}: not a JSON sidecar ({exc}).", field="recipe") from None
+    raw = source if isinstance(source, bytes) else read_input_file(Path(source), label, MAX_SIDECAR_BYTES)
+    meta = json_part(raw, "the JSON sidecar", label, field="recipe")
+    if not isinstance(meta, dict):
+        raise InputError(f"{label}: not a JSON sidecar (not a JSON object).", field="recipe")
 
     def need(key: str, kind: type | tuple[type, ...]) -> Any:
-        value = meta.get(key) if isinstance(meta, dict) else None
+        value = meta.get(key)
         if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
             raise InputError(f"{label}: '{key}' is missing or mistyped; give the JSON sidecar saved with the subset.",
                              field="recipe")
         return value
 
-    names = {key: tuple(str(v) for v in need(key, list)) for key in ("include", "exclude", "datasets")}
+    def names(key: str) -> tuple[str, ...]:
+        values = need(key, list)
+        if not all(isinstance(v, str) for v in values):
+            raise InputError(f"{label}: '{key}' must be a list of dataset names.", field="recipe")
+        return tuple(values)
+
+    k, seed = need("k", int), need("seed", int)
+    if not 1 <= k <= 10**6 or not 0 <= seed <= 2**63 - 1:
+        raise InputError(f"{label}: 'k' must be at least 1 and 'seed' from 0 to 2**63 - 1; give the JSON sidecar "
+                         "saved with the subset.", field="recipe")
     rec = meta.get("representation_recipe")
     budget = meta.get("budget") if meta.get("mode") == "budget" else None
-    if budget is not None and not (isinstance(budget, dict) and isinstance(budget.get("total_budget"), int | float)):
-        raise InputError(f"{label}: 'budget' has no 'total_budget'.", field="budget")
+    total = budget.get("total_budget") if isinstance(budget, dict) else None
+    if budget is not None and (isinstance(total, bool) or not isinstance(total, int | float)
+                               or not 0 < total < float("inf")):
+        raise InputError(f"{label}: 'budget' has no 'total_budget' above 0.", field="budget")
+    source_column = None if budget is None else budget.get("cost_source")
+    if source_column is not None and not isinstance(source_column, str):
+        raise InputError(f"{label}: 'budget.cost_source' must be a column name.", field="budget")
     return SubsetRecipe(
-        str(need("benchmark", str)), str(need("strategy", str)), int(need("k", int)), int(need("seed", int)),
-        names["include"], names["exclude"], None if rec is None else RepresentationRecipe.from_dict(rec),
-        names["datasets"], None if budget is None else float(budget["total_budget"]),
-        None if budget is None or budget.get("cost_source") is None else str(budget["cost_source"]),
-        "coverage" in meta,
+        str(need("benchmark", str)), str(need("strategy", str)), int(k), int(seed),
+        names("include"), names("exclude"), None if rec is None else RepresentationRecipe.from_dict(rec),
+        names("datasets"), None if total is None else float(total), source_column, "coverage" in meta,
     )

@@ -13,6 +13,7 @@ from subsetsel_core.errors import InputError
 from subsetsel_core.io.names import describe_mismatch
 from subsetsel_core.io.tables import TableSource, read_table, source_label
 from subsetsel_core.ranking import rank_sums
+from subsetsel_core.safe_csv import restore
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,9 @@ def read_model_scores(
 ) -> pd.DataFrame:
     """A new model's scores: rows ``dataset[, fold], score`` (a ``model`` column is ignored).
 
+    Dataset names are read back as the product's CSVs write them: the template's
+    ``'+aug`` is the dataset ``+aug`` (:func:`~subsetsel_core.safe_csv.restore`).
+
     Returns
     -------
     DataFrame with columns dataset, fold (``None`` when absent) and score.
@@ -84,7 +88,8 @@ def read_model_scores(
         bad = df.index[score.isna() | ~np.isfinite(score.fillna(0))][:5]
         raise InputError(f"{label}: non-numeric or missing scores in rows {[int(i) + 2 for i in bad]}.")
     fold = df[fold_column].astype(str).str.strip() if fold_column and fold_column in df.columns else None
-    return pd.DataFrame({"dataset": df[dataset_column].astype(str).str.strip(), "fold": fold, "score": score})
+    names = df[dataset_column].astype(str).str.strip().map(restore)
+    return pd.DataFrame({"dataset": names, "fold": fold, "score": score})
 
 
 def place_model(
@@ -150,6 +155,8 @@ def place_model(
             if missing:
                 raise InputError(f"the new model lacks folds {missing[:5]} on dataset '{d}'.")
             new[i, :] = [by_fold[f] for f in benchmark.folds]
+    turned = [i for i, d in enumerate(subset) if d in set(benchmark.flipped)]
+    new[turned] = -new[turned]  # stored negated, as the benchmark's scores of these datasets
     cube = np.concatenate([benchmark.scores[S], new[:, :, None]], axis=2)  # (k, F, M+1)
     per_ds = rank_sums(cube, benchmark.higher_is_better) / (2.0 * F)  # (k, M+1) mean ranks per dataset
     full = benchmark.rank_vectors.mean(axis=0)  # (M,) existing models, full benchmark

@@ -14,6 +14,7 @@ from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.names import describe_mismatch
 from subsetsel_core.metrics import METRICS, agreement
+from subsetsel_core.safe_csv import restore
 from subsetsel_core.strategies import get_strategy, select
 
 if TYPE_CHECKING:
@@ -59,7 +60,15 @@ class Selection:
 
 
 def positions(names: Sequence[str], datasets: Sequence[str], what: str) -> list[int]:
+    """Row numbers of named datasets; a name copied from a subset CSV (``'+aug`` for ``+aug``) is accepted.
+
+    Raises
+    ------
+    InputError
+        For a name that is not a dataset (with suggestions).
+    """
     index = {d: i for i, d in enumerate(datasets)}
+    names = [n if n in index else restore(n) for n in names]
     missing = [n for n in names if n not in index]
     if missing:
         raise InputError(f"the {what} list names unknown datasets: {describe_mismatch(missing, list(datasets))}.",

@@ -4,14 +4,18 @@ A workspace is the benchmark, its descriptor tables, the representation recipes,
 user's settings (selection, evaluation choices: plain JSON) and finished or partial
 evaluation results. The
 file is a zip archive of JSON, CSV and ``.npy`` arrays: nothing in it is ever unpickled or
-evaluated (``numpy.load(..., allow_pickle=False)``), its uncompressed size is checked
-before reading, and every part is validated again on load.
+evaluated (a ``.npy`` part's header is read and checked, then its bytes are copied into an
+array of that dtype and shape). On load the archive's directory is checked before anything
+is decompressed (declared sizes under a limit, each part read with a cap at its declared
+size and checked against its CRC), and every field of ``workspace.json`` is checked for
+presence, type and range (:mod:`subsetsel_core.workspace_checks`) before it is used.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import math
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,15 +24,31 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from subsetsel_core.benchmark import Benchmark
+from subsetsel_core.benchmark import MIN_DATASETS, MIN_MODELS, Benchmark
 from subsetsel_core.errors import InputError
 from subsetsel_core.evaluation.result import Entry, EvaluationConfig, EvaluationResult
+from subsetsel_core.io.archive import MAX_ENTRIES, SafeZip, json_part, npy_array
+from subsetsel_core.io.file_guard import read_input_file
 from subsetsel_core.io.tables import max_bytes
 from subsetsel_core.metrics import METRICS
 from subsetsel_core.representations.recipe import RepresentationRecipe
+from subsetsel_core.safe_csv import csv_text, restore_frame
+from subsetsel_core.strategies import REGISTRY
+from subsetsel_core.workspace_checks import Fields
 
 FORMAT = "subsetsel-workspace"
 VERSION = 1
+#: Largest ``workspace.json`` read, in bytes.
+MAX_JSON_BYTES = 32 * 2**20
+#: Most trials of an evaluation held in a workspace.
+MAX_TRIALS = 10**6
+#: Largest seed.
+MAX_SEED = 2**63 - 1
+_NPY_HEADER = 10_000  # the largest .npy header read (numpy's own cap)
+_TOP_KEYS = ("format", "version", "benchmark", "descriptors", "recipes", "settings", "evaluations")
+_BENCHMARK_KEYS = ("name", "higher_is_better", "datasets", "models", "folds")
+_CONFIG_KEYS = ("strategies", "trials", "alpha", "beta", "k_min", "k_max", "seed", "metrics", "batch_size")
+_EVALUATION_KEYS = ("file", "config", "ks", "entries", "trials_done", "complete", "info")
 
 
 @dataclass
@@ -60,16 +80,6 @@ def _npy(arr: np.ndarray) -> bytes:
     return buf.getvalue()
 
 
-def _load_npy(data: bytes, what: str) -> np.ndarray:
-    try:
-        arr = np.load(io.BytesIO(data), allow_pickle=False)
-    except ValueError as exc:
-        raise InputError(f"workspace: {what} is not a plain numeric array ({exc}).", field="workspace") from None
-    if arr.dtype.kind not in "fiub":
-        raise InputError(f"workspace: {what} has dtype {arr.dtype}; a numeric array was expected.", field="workspace")
-    return arr
-
-
 def save_workspace(ws: Workspace, target: str | Path | None = None) -> bytes:
     """Write ``ws`` as a zip archive; returns its bytes (and writes ``target`` if given)."""
     b = ws.benchmark
@@ -86,7 +96,7 @@ def save_workspace(ws: Workspace, target: str | Path | None = None) -> bytes:
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as z:
         z.writestr("scores.npy", _npy(b.scores))
         for i, df in enumerate(ws.descriptors.values()):
-            z.writestr(f"descriptors/{i}.csv", df.to_csv(index=True, index_label="dataset"))
+            z.writestr(f"descriptors/{i}.csv", csv_text(df, index_label="dataset"))
         for i, (name, res) in enumerate(ws.evaluations.items()):
             entries = [{"key": e.key, "strategy": e.strategy, "representation": e.representation} for e in res.entries]
             meta["evaluations"][name] = {
@@ -104,57 +114,161 @@ def save_workspace(ws: Workspace, target: str | Path | None = None) -> bytes:
 
 
 def load_workspace(source: str | Path | bytes, *, label: str = "workspace") -> Workspace:
-    """Read a workspace written by :func:`save_workspace`.
+    """Read a workspace written by :func:`save_workspace`, checking everything before use.
+
+    Parameters
+    ----------
+    source : str, Path or bytes
+        The file (a regular file or a pipe), or its bytes.
+    label : str
+        The file's name in messages.
+
+    Returns
+    -------
+    Workspace
 
     Raises
     ------
     InputError
-        Not a workspace file, a newer format, an oversized or inconsistent archive.
+        (field ``workspace``) Not a workspace file, a newer format, a damaged archive (a bad
+        checksum, a part missing or cut short), parts declaring more than four times the
+        table limit (``SUBSETSEL_MAX_TABLE_MB``) in all, or any entry of ``workspace.json``
+        missing, unknown, of the wrong type or out of range, an array of the wrong shape or
+        dtype, or a name listed twice.
     """
-    data = Path(source).read_bytes() if isinstance(source, str | Path) else bytes(source)
+    limit = 4 * max_bytes()
+    if isinstance(source, str | Path):
+        data = read_input_file(Path(source), label, limit)
+    else:
+        data = bytes(source)
+    if not data:
+        raise InputError(f"{label}: the file is empty; it is not a subsetsel workspace file.", field="workspace")
+    z = SafeZip(data, label, limit, field="workspace", kind="a subsetsel workspace file")
     try:
-        z = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile:
-        raise InputError(f"{label}: not a subsetsel workspace file (not a zip archive).", field="workspace") from None
-    with z:
-        total = sum(i.file_size for i in z.infolist())
-        if total > 4 * max_bytes():
-            raise InputError(f"{label}: unpacks to {total / 2**20:.0f} MB, more than allowed; not loaded.", field="workspace")
-        names = set(z.namelist())
-        if "workspace.json" not in names:
-            raise InputError(f"{label}: not a subsetsel workspace file (no workspace.json).", field="workspace")
+        return _read(z, label)
+    finally:
+        z.close()
+
+
+def _read(z: SafeZip, label: str) -> Workspace:
+    if "workspace.json" not in z:
+        raise InputError(f"{label}: not a subsetsel workspace file (no workspace.json).", field="workspace")
+    meta = json_part(z.read("workspace.json", MAX_JSON_BYTES), "workspace.json", label, field="workspace")
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise InputError(f"{label}: not a subsetsel workspace file.", field="workspace")
+    f = Fields(label)
+    version = f.integer(meta.get("version"), "version", 1, 10**6)
+    if version > VERSION:
+        raise InputError(f"{label}: written by a newer subsetsel (format {version}); update subsetsel.",
+                         field="workspace")
+    f.obj(meta, "", _TOP_KEYS, ("format", "version", "benchmark"))
+    bench = _benchmark(z, f, meta["benchmark"])
+    names = f.names(meta.get("descriptors", []), "descriptors", nonempty=False, limit=1000)
+    descriptors = {name: _descriptor_table(z, f, i, name) for i, name in enumerate(names)}
+    recipes = f.mapping(meta.get("recipes") or {}, "recipes")
+    loaded = {}
+    for name, r in recipes.items():
         try:
-            meta = json.loads(z.read("workspace.json"))
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{label}: workspace.json is damaged ({exc}).", field="workspace") from None
-        if meta.get("format") != FORMAT:
-            raise InputError(f"{label}: not a subsetsel workspace file.", field="workspace")
-        if int(meta.get("version", 0)) > VERSION:
-            raise InputError(f"{label}: written by a newer subsetsel (format {meta.get('version')}); update subsetsel.", field="workspace")
-        bm = meta["benchmark"]
-        scores = _load_npy(z.read("scores.npy"), "scores.npy")
-        bench = Benchmark(scores, tuple(bm["datasets"]), tuple(bm["models"]), tuple(bm["folds"]),
-                          bool(bm["higher_is_better"]), str(bm["name"]))
-        descriptors = {}
-        for i, name in enumerate(meta.get("descriptors", [])):
-            df = pd.read_csv(io.BytesIO(z.read(f"descriptors/{i}.csv")), dtype=str, keep_default_na=False)
-            descriptors[str(name)] = df.set_index("dataset")
-        evaluations = {}
-        for name, ev in meta.get("evaluations", {}).items():
-            cfg_d = dict(ev["config"])
-            cfg_d["strategies"] = tuple(cfg_d["strategies"])
-            cfg_d["metrics"] = tuple(m for m in cfg_d["metrics"] if m in METRICS)
-            cfg = EvaluationConfig(**cfg_d)
-            entries = tuple(Entry(e["key"], e["strategy"], e["representation"]) for e in ev["entries"])
-            values = {
-                e.key: {m: _load_npy(z.read(f"evaluations/{ev['file']}/{j}_{m}.npy"), f"evaluation '{name}'").astype(float)
-                        for m in cfg.metrics}
-                for j, e in enumerate(entries)
-            }
-            evaluations[str(name)] = EvaluationResult(cfg, np.asarray(ev["ks"], dtype=np.int64), entries, values,
-                                                      int(ev["trials_done"]), bool(ev["complete"]), dict(ev["info"]))
-        recipes = meta.get("recipes") or {}
-        if not isinstance(recipes, dict):
-            raise InputError(f"{label}: 'recipes' in workspace.json is not an object.", field="workspace")
-        loaded = {str(n): RepresentationRecipe.from_dict(r) for n, r in recipes.items()}
-    return Workspace(bench, descriptors, dict(meta.get("settings", {})), evaluations, loaded)
+            loaded[name] = RepresentationRecipe.from_dict(r)
+        except InputError as exc:
+            raise f.fail(f"recipes.{name}", f"is not a representation recipe ({exc})") from None
+        unknown = [t for t in loaded[name].tables if t not in descriptors]
+        if unknown:
+            raise f.fail(f"recipes.{name}.tables", f"names '{unknown[0]}', which is not a descriptor table of the file")
+    settings = f.mapping(meta.get("settings", {}), "settings")
+    evaluations = {str(n): _evaluation(z, f, f"evaluations.{n}", ev, bench)
+                   for n, ev in f.mapping(meta.get("evaluations", {}), "evaluations").items()}
+    return Workspace(bench, descriptors, dict(settings), evaluations, loaded)
+
+
+def _benchmark(z: SafeZip, f: Fields, value: Any) -> Benchmark:
+    bm = f.obj(value, "benchmark", _BENCHMARK_KEYS, _BENCHMARK_KEYS)
+    datasets = f.names(bm["datasets"], "benchmark.datasets")
+    models = f.names(bm["models"], "benchmark.models")
+    folds = f.names(bm["folds"], "benchmark.folds")
+    if len(datasets) < MIN_DATASETS or len(models) < MIN_MODELS:
+        raise f.fail("benchmark", f"has {len(datasets)} datasets and {len(models)} models; at least "
+                                  f"{MIN_DATASETS} and {MIN_MODELS} are needed")
+    shape = (len(datasets), len(folds), len(models))
+    cube = npy_array(z.read("scores.npy", math.prod(shape) * 8 + _NPY_HEADER), "scores.npy", f.label, ndim=3,
+                     field="workspace")
+    if cube.shape != shape:
+        raise f.fail("benchmark", f"lists {shape[0]} datasets, {shape[1]} folds and {shape[2]} models, but "
+                                  f"scores.npy has the shape {cube.shape}")
+    if not np.isfinite(cube.astype(float)).all():
+        raise f.fail("benchmark", "has scores that are NaN or infinite in scores.npy")
+    return Benchmark(cube.astype(float), datasets, models, folds, f.boolean(bm["higher_is_better"],
+                     "benchmark.higher_is_better"), f.string(bm["name"], "benchmark.name", limit=10_000))
+
+
+def _descriptor_table(z: SafeZip, f: Fields, i: int, name: str) -> pd.DataFrame:
+    part = f"descriptors/{i}.csv"
+    raw = z.read(part)
+    try:
+        df = pd.read_csv(io.BytesIO(raw), dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError):
+        raise f.fail(f"descriptors[{i}]", f"('{name}') is stored in {part}, which is not a readable CSV table") \
+            from None
+    df = restore_frame(df)
+    if "dataset" not in df.columns:
+        raise f.fail(f"descriptors[{i}]", f"('{name}') has no 'dataset' column in {part}")
+    twice = df["dataset"][df["dataset"].duplicated()]
+    if len(twice):
+        raise f.fail(f"descriptors[{i}]", f"('{name}') lists the dataset '{str(twice.iloc[0])[:60]}' twice")
+    return df.set_index("dataset")
+
+
+def _config(f: Fields, value: Any, where: str) -> EvaluationConfig:
+    c = f.obj(value, where, _CONFIG_KEYS, _CONFIG_KEYS)
+    trials = f.integer(c["trials"], f"{where}.trials", 1, MAX_TRIALS)
+    k_min = f.integer(c["k_min"], f"{where}.k_min", 1, 10**6)
+    return EvaluationConfig(
+        strategies=f.names(c["strategies"], f"{where}.strategies", choices=REGISTRY), trials=trials,
+        alpha=f.fraction(c["alpha"], f"{where}.alpha"), beta=f.fraction(c["beta"], f"{where}.beta"),
+        k_min=k_min, k_max=f.integer(c["k_max"], f"{where}.k_max", k_min, 10**6),
+        seed=f.integer(c["seed"], f"{where}.seed", 0, MAX_SEED),
+        metrics=f.names(c["metrics"], f"{where}.metrics", choices=METRICS),
+        batch_size=f.integer(c["batch_size"], f"{where}.batch_size", 1, MAX_TRIALS),
+    )
+
+
+def _evaluation(z: SafeZip, f: Fields, where: str, value: Any, bench: Benchmark) -> EvaluationResult:
+    ev = f.obj(value, where, _EVALUATION_KEYS, _EVALUATION_KEYS)
+    file = f.integer(ev["file"], f"{where}.file", 0, MAX_ENTRIES)
+    cfg = _config(f, ev["config"], f"{where}.config")
+    ks_raw = ev["ks"]
+    if not isinstance(ks_raw, list) or not ks_raw:
+        raise f.fail(f"{where}.ks", "must be a non-empty list of subset sizes")
+    ks = [f.integer(k, f"{where}.ks[{i}]", 1, bench.n_datasets) for i, k in enumerate(ks_raw)]
+    if any(b <= a for a, b in zip(ks, ks[1:], strict=False)):
+        raise f.fail(f"{where}.ks", "must increase")
+    if not isinstance(ev["entries"], list) or not ev["entries"]:
+        raise f.fail(f"{where}.entries", "must be a non-empty list")
+    entries = []
+    for j, e in enumerate(ev["entries"]):
+        e = f.obj(e, f"{where}.entries[{j}]", ("key", "strategy", "representation"), ("key", "strategy"))
+        entries.append(Entry(f.string(e["key"], f"{where}.entries[{j}].key", nonempty=True, limit=1000),
+                             f.choice(e["strategy"], f"{where}.entries[{j}].strategy", REGISTRY),
+                             f.optional_string(e.get("representation"), f"{where}.entries[{j}].representation")))
+    f.names([e.key for e in entries], f"{where}.entries (keys)")
+    done = f.integer(ev["trials_done"], f"{where}.trials_done", 1, cfg.trials)
+    complete = f.boolean(ev["complete"], f"{where}.complete")
+    if complete and done != cfg.trials:
+        raise f.fail(f"{where}.complete", f"is true, but {done} of {cfg.trials} trials are done")
+    info = f.mapping(ev["info"], f"{where}.info")
+    values: dict[str, dict[str, np.ndarray]] = {}
+    for j, e in enumerate(entries):
+        values[e.key] = {}
+        for m in cfg.metrics:
+            part = f"evaluations/{file}/{j}_{m}.npy"
+            arr = npy_array(z.read(part, done * len(ks) * 8 + _NPY_HEADER), part, f.label, ndim=2,
+                            field="workspace").astype(float)
+            if arr.shape != (done, len(ks)):
+                raise f.fail(where, f"has {done} trials of {len(ks)} subset sizes, but {part} has the shape "
+                                    f"{arr.shape}")
+            lo, hi = METRICS[m].bounds(bench.n_models)
+            finite = arr[~np.isnan(arr)]
+            if np.isinf(finite).any() or ((finite < lo - 1e-9) | (finite > hi + 1e-9)).any():
+                raise f.fail(where, f"has values of {METRICS[m].label} outside {lo:g}…{hi:g} in {part}")
+            values[e.key][m] = arr
+    return EvaluationResult(cfg, np.asarray(ks, dtype=np.int64), tuple(entries), values, done, complete, dict(info))

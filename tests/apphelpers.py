@@ -32,12 +32,17 @@ SAMPLES = ("tsc_bakeoff", "mmlu", "synthetic")
 TIMEOUT = 120
 
 
+#: Shuffles of the permutation test in app tests (the dashboard's default is 199).
+FEW_SHUFFLES = 19
+
+
 def new_app() -> Any:
     """A fresh AppTest of the dashboard, run once (opens on the default sample)."""
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.run()
+    at.session_state["ev_permutations"] = FEW_SHUFFLES  # the permutation test after each run stays short
     return at
 
 
@@ -112,10 +117,14 @@ def run_of(at: Any) -> Any:
 
 
 def wait_for_run(at: Any, timeout: float = 120.0) -> Any:
-    """Wait until the session's evaluation run ends, then rerun the page."""
+    """Wait until the session's evaluation run (and the permutation test after it) ends, then rerun the page."""
+    from subsetsel_app import jobs
+
     run = run_of(at)
     assert run is not None
     assert run.wait(timeout), "evaluation did not finish in time"
+    test = jobs.get(jobs.permutation_key(run.key))
+    assert test is None or test.wait(timeout), "the permutation test did not finish in time"
     at.run()
     return at
 

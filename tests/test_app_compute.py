@@ -25,8 +25,12 @@ def _run(at, trials: int = 6):
 
 
 def _numbers(run) -> str:
+    from subsetsel_app import jobs
+
     d = run.result.to_json_dict()
-    return json.dumps({k: d[k] for k in ("ks", "results", "friedman")}, sort_keys=True)
+    test = jobs.get(jobs.permutation_key(run.key))
+    d["permutation"] = test.result.to_json_dict() if test is not None else None
+    return json.dumps({k: d[k] for k in ("ks", "results", "friedman", "permutation")}, sort_keys=True)
 
 
 def test_worker_processes_give_the_numbers_of_this_server():
@@ -36,6 +40,7 @@ def test_worker_processes_give_the_numbers_of_this_server():
     at = AppTest.from_file(H.APP, default_timeout=H.TIMEOUT)
     at.session_state["ev_compute"] = "local processes"
     at.session_state["ev_jobs"] = 2
+    at.session_state["ev_permutations"] = H.FEW_SHUFFLES
     at.run()
     # AppTest drops the sidebar's elements after switch_page: look at them on the first page
     captions = [str(e.value) for e in at.sidebar if getattr(e, "type", "") == "caption"]

@@ -7,6 +7,7 @@ import time
 import apphelpers as H  # puts the repository root on sys.path (before subsetsel_app imports)
 
 from subsetsel_core.strategies import STRATEGIES
+from subsetsel_core.viz.curves import CEILING_NAME
 
 
 def _start(at, trials: int, strategies=None):
@@ -31,14 +32,38 @@ def test_short_evaluation_shows_curves_table_and_verdict():
     names = H.trace_names(curves)
     for s in STRATEGIES:
         assert s in names
-    assert sum("2.5%" in n for n in names) == len(STRATEGIES)  # one shaded band per strategy
+    banded = {n.removesuffix(" 2.5%") for n in names if n.endswith("2.5%")}
+    assert "random" in banded and len(banded) == 2  # random's band and the favoured strategy's only
+    assert any(s.get("type") == "rect" for s in curves["layout"].get("shapes", []))  # the ceiling band
+    assert curves["layout"]["xaxis"]["range"] == [1.5, 20.5]
     table = at.dataframe[0].value
     assert set(table["strategy"]) == set(STRATEGIES)
-    assert "p vs random (Holm)" in table.columns
+    assert {"p vs random on these pools (Holm)", "p permutation (Holm)", "verdict"} <= set(table.columns)
+    assert set(table["verdict"]) <= {"baseline", "helps", "no evidence that it helps"}
+    assert not (table.astype(str) == "0.0000").any().any() and not (table.astype(str) == "None").any().any()
     verdicts = [x.value for x in at.success] + [x.value for x in at.info]
-    assert any("random" in v and "k = 5" in v for v in verdicts)
+    assert any("shuffled descriptors give" in v for v in verdicts)
+    assert any("Permutation test finished" in str(p.proto.text) for p in at.get("progress"))
     labels = {b.proto.label for b in at.get("download_button")}
     assert {"Results (JSON)", "AUC table (CSV)", "Curves (CSV)"} <= labels
+
+
+def test_without_the_permutation_test_no_verdict_is_positive():
+    at = H.goto(H.new_app(), "evaluate")
+    at.toggle(key="ev_permute").set_value(False)
+    at.number_input(key="ev_trials").set_value(6)
+    at.multiselect(key="ev_strategies").set_value(["random", "kmeans"])
+    at.button[0].click()  # the form's "Run evaluation"
+    at.run()
+    H.wait_for_run(at)
+    assert not at.success and not H.errors(at)
+    assert any("Not tested against shuffled descriptors" in x.value for x in at.info)
+    table = at.dataframe[0].value
+    assert "not tested against shuffled descriptors" in set(table["verdict"])
+    at.toggle(key="ev_all_bands").set_value(True)
+    at.run()
+    curves = next(s for s in H.plotly_specs(at) if "kmeans" in H.trace_names(s))
+    assert sum(n.endswith("2.5%") for n in H.trace_names(curves)) == 2
 
 
 def test_metric_and_bands_controls_redraw_the_curves():
@@ -48,7 +73,7 @@ def test_metric_and_bands_controls_redraw_the_curves():
     at.toggle(key="ev_bands").set_value(False)
     at.run()
     curves = next(s for s in H.plotly_specs(at) if "fafi-cosine" in H.trace_names(s))
-    assert H.trace_names(curves) == ["random", "fafi-cosine"]
+    assert H.trace_names(curves) == [CEILING_NAME, "random", "fafi-cosine"]
     assert "rank MAE" in curves["layout"]["yaxis"]["title"]["text"]
 
 

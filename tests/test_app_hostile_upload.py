@@ -23,7 +23,7 @@ import apphelpers as H  # puts the repository root on sys.path (before subsetsel
 import pytest
 
 from subsetsel_core.descriptors import build_representation
-from subsetsel_core.export import safe_frame, subset_table
+from subsetsel_core.export import subset_csv, subset_table
 from subsetsel_core.selection import select_datasets
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -91,7 +91,7 @@ def subset_csv_like_the_cli(data: Any, k: int = 3) -> str:
     desc = data.tables["features"]
     rep = build_representation(desc, data.benchmark.datasets, name="features", text="tfidf")
     sel = select_datasets(data.benchmark, rep, "fafi-euclidean", k, seed=0)
-    return safe_frame(subset_table(sel, desc)).to_csv(index=False)
+    return subset_csv(subset_table(sel, desc))
 
 
 def is_clear(message: str, needle: str, label: str) -> bool:

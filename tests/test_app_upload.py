@@ -36,13 +36,14 @@ def test_wide_upload_and_guessed_mapping():
     wide = long.pivot(index="dataset", columns="model", values="score").reset_index()
     raw = wide.to_csv(index=False).encode()
     head = upload.read_header(upload.UploadedTable("wide.csv", raw))
-    g = upload.guess_mapping(head)
-    assert g["layout"] == "wide" and g["dataset"] == "dataset"
+    g = upload.guess(head, "wide.csv")
+    assert g.layout == "wide" and g.dataset_column == "dataset"
     check = _check(raw, layout="wide", dataset_column="dataset", fold_column=None, name="wide.csv")
     assert check.ok
     assert check.data.benchmark.n_models == 4
-    g2 = upload.guess_mapping(upload.read_header(upload.UploadedTable("s.csv", H.tiny_long_csv())))
-    assert g2 == {"layout": "long", "dataset": "dataset", "model": "model", "score": "score", "fold": "fold"}
+    g2 = upload.guess(upload.read_header(upload.UploadedTable("s.csv", H.tiny_long_csv())), "s.csv")
+    assert (g2.layout, g2.dataset_column, g2.model_column, g2.score_column, g2.fold_column) == (
+        "long", "dataset", "model", "score", "fold")
 
 
 def test_parquet_upload(tmp_path):

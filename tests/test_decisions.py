@@ -17,7 +17,6 @@ from subsetsel_core.evaluation.check import (
     check_representation,
     linear_cka,
     mantel,
-    overall_verdict,
 )
 from subsetsel_core.evaluation.required_k import advise
 from subsetsel_core.placement import place_model
@@ -48,8 +47,6 @@ def test_check_separates_oracle_from_noise(synth) -> None:  # type: ignore[no-un
     bad = check_representation(bench, noise, permutations=199)
     assert good.mantel_r > 0.5 and good.mantel_p < 0.01 and not good.looks_like_noise
     assert bad.looks_like_noise and "no better than random" in bad.verdict()
-    assert "no better than random" in overall_verdict(bad, "kmeans [noise]", -0.1, 0.9)
-    assert "helps" in overall_verdict(good, "kmeans [oracle]", 0.5, 0.001)
 
 
 def test_advise(synth) -> None:  # type: ignore[no-untyped-def]
@@ -109,8 +106,10 @@ def test_cli_check_advise_place(synth, tmp_path: Path, capsys: pytest.CaptureFix
     s.scores.to_csv(tmp_path / "scores.csv", index=False)
     s.oracle.to_csv(tmp_path / "oracle.csv", index=False)
     base = ["--scores", str(tmp_path / "scores.csv"), "--features", str(tmp_path / "oracle.csv"), "--lower-is-better"]
-    assert main(["check", *base, "--permutations", "49", "--trials", "8"]) == 0
-    assert "Mantel r" in capsys.readouterr().out
+    assert main(["check", *base, "--permutations", "9", "--mantel-permutations", "49", "--trials", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "Mantel r" in out and "shuffled descriptors give" in out and "no evidence that it helps" in out
+    assert "smallest possible Holm-adjusted p is 0.500" in out  # five entries, B = 9
     assert main(["advise", *base, "--trials", "10", "--strategies", "kmeans", "--target", "0.5"]) == 0
     assert "kmeans: k = " in capsys.readouterr().out
     assert main(["select", *base, "--strategy", "kmeans", "--k", "6", "--out", str(tmp_path / "sub.csv")]) == 0

@@ -20,9 +20,9 @@ from subsetsel_core.evaluation.check import (
     check_representation,
     geometry_agreement,
     mantel,
-    quick_check,
     rank_distance,
 )
+from subsetsel_core.evaluation.quick import quick_check
 from subsetsel_core.evaluation.result import EvaluationConfig
 from subsetsel_core.evaluation.timing import check_seconds, estimate_seconds
 from subsetsel_core.io.folder import load_benchmark_folder
@@ -190,12 +190,15 @@ def test_quick_check_reports_progress_and_stops(mmlu) -> None:  # type: ignore[n
     bench, desc, specs = mmlu
     rep = build_recipe(make_recipe(desc, specs, ["subjects"]), bench, desc, specs)
     seen: list[float] = []
-    qc = quick_check(bench, rep, trials=20, permutations=49, progress=seen.append)
+    qc = quick_check(bench, rep, trials=10, permutations=19, mantel_permutations=49, progress=seen.append)
     assert seen == sorted(seen) and seen[-1] == pytest.approx(1.0) and len(seen) >= 3
     assert qc.result.complete and qc.best in {e.key for e in qc.result.entries} - {"random"} and qc.verdict
-    assert list(qc.table()["Spearman AUC"]) == sorted(qc.table()["Spearman AUC"], reverse=True)
+    assert qc.permutation.complete and set(qc.permutation.keys) == {e.key for e in qc.result.entries} - {"random"}
+    gains = list(qc.table()["gain over random"])
+    assert gains == sorted(gains, reverse=True)
+    assert not qc.helps  # 19 shuffles and five entries: the smallest Holm p is 5 / 20
     with pytest.raises(Cancelled):
-        quick_check(bench, rep, trials=20, permutations=9, should_stop=lambda: True)
+        quick_check(bench, rep, trials=10, permutations=9, mantel_permutations=9, should_stop=lambda: True)
 
 
 def test_time_estimates_grow_with_the_work() -> None:
@@ -203,3 +206,4 @@ def test_time_estimates_grow_with_the_work() -> None:
     assert estimate_seconds(EvaluationConfig(trials=100), 1, 50) == pytest.approx(10 * small)
     assert estimate_seconds(EvaluationConfig(trials=10), 2, 50) > small
     assert check_seconds(224, 50) > check_seconds(112, 50) > 0
+    assert check_seconds(112, 50, 199) > check_seconds(112, 50)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 
 import numpy as np
@@ -42,6 +43,12 @@ def test_leaderboard_rows_in_rank_order_with_escaped_names() -> None:
     assert "mean score —" in _decoded(rows[1])
     widths = [float(w) for w in re.findall(r"width:([0-9.]+)%;border-radius", out)]
     assert widths == [75.0, 100.0]  # bars relative to the longest shown
+    banded = board.assign(rank_lo=[1.0, 1.0, 3.0], rank_hi=[2.0, 2.5, 3.0], tie_group=[1, 1, 2])
+    out = svg.leaderboard_html(banded, top=3)
+    shown = html.unescape(out)
+    assert "95% rank interval" in shown and ">1–2.5<" in shown and shown.count(" ≈") == 2  # the first two tie
+    assert out.count('style="background:#f1f3f7"') == 1  # tie group 2 shaded
+    assert "tie group 1: not told apart" in html.unescape(out)
 
 
 def _circles(svg: str) -> list[tuple[float, float, str, str]]:

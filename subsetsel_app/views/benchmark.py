@@ -1,4 +1,4 @@
-"""The Benchmark page's state and callbacks: loading a folder, the upload's column mapping.
+"""The Benchmark page's state and callbacks: loading a folder, using or clearing an upload.
 
 Callbacks run before the page script, so the sidebar sees their effect at once.
 """
@@ -7,14 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import pandas as pd
 import streamlit as st
 
 from subsetsel_app import cache, session, state, upload
-from subsetsel_app.active_data import NONE, ActiveData
+from subsetsel_app.active_data import ActiveData
 from subsetsel_app.state import K
 from subsetsel_core.errors import InputError
-from subsetsel_core.io.score_format import ScoreFormat
 
 
 def load_folder(folder: str) -> None:
@@ -52,41 +50,3 @@ def clear_upload() -> None:
     st.session_state[K.UP_NONCE] = int(st.session_state.get(K.UP_NONCE, 0)) + 1
     st.session_state[K.UP_GUESSED] = None
     st.session_state[K.UP_ALIASES] = ""
-
-
-def prime_mapping(head: pd.DataFrame, scores: upload.UploadedTable) -> list[str]:
-    """Guess the column mapping once per new score file; keep the stored choices valid.
-
-    Returns
-    -------
-    list of str
-        The score table's columns.
-    """
-    cols = [str(c) for c in head.columns]
-    if st.session_state[K.UP_GUESSED] != scores.digest:
-        g = upload.guess_mapping(head)
-        st.session_state[K.UP_LAYOUT] = g["layout"]
-        st.session_state[K.UP_DATASET] = g["dataset"]
-        st.session_state[K.UP_MODEL] = g["model"] or cols[min(1, len(cols) - 1)]
-        st.session_state[K.UP_SCORE] = g["score"] or cols[-1]
-        st.session_state[K.UP_FOLD] = g["fold"] or NONE
-        st.session_state[K.UP_NAME] = scores.stem
-        st.session_state[K.UP_GUESSED] = scores.digest
-    for key in (K.UP_DATASET, K.UP_MODEL, K.UP_SCORE):
-        state.ensure_choice(key, cols)
-    state.ensure_choice(K.UP_FOLD, [NONE, *cols], fallback=NONE)
-    return cols
-
-
-def score_format() -> ScoreFormat:
-    """How to read the uploaded scores, as chosen on the Benchmark page."""
-    fold = st.session_state[K.UP_FOLD]
-    return ScoreFormat(
-        layout=st.session_state[K.UP_LAYOUT],
-        dataset_column=st.session_state[K.UP_DATASET],
-        model_column=st.session_state[K.UP_MODEL],
-        score_column=st.session_state[K.UP_SCORE],
-        fold_column=None if fold == NONE else fold,
-        higher_is_better=st.session_state[K.UP_HIGHER] == "higher is better",
-        missing=st.session_state[K.UP_MISSING],
-    )

@@ -26,13 +26,15 @@ from subsetsel_app.state import K
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import SubsetselError
-from subsetsel_core.evaluation.check import PERMUTATIONS, QuickCheck, quick_check
+from subsetsel_core.evaluation.check import MANTEL_PERMUTATIONS
 from subsetsel_core.evaluation.generalisation import (
     GeneralisationResult,
     evaluate_generalisation,
     read_release_dates,
     split_models,
 )
+from subsetsel_core.evaluation.permutation import format_p
+from subsetsel_core.evaluation.quick import CHECK_PERMUTATIONS, QuickCheck, quick_check
 from subsetsel_core.evaluation.result import EvaluationConfig
 from subsetsel_core.evaluation.timing import check_seconds, estimate_seconds
 from subsetsel_core.metrics import METRICS
@@ -151,9 +153,9 @@ def generalisation_frame(gen: GeneralisationResult, metric: str) -> pd.DataFrame
     out = pd.DataFrame({
         "strategy": df["key"],
         "AUC, judging models": df["auc_judged"],
-        "p, judging": pd.to_numeric(df["p_judged"], errors="coerce"),
+        "p vs random on these pools, judging": [format_p(p) for p in pd.to_numeric(df["p_judged"], errors="coerce")],
         "AUC, held-out models": df["auc_new"],
-        "p, held-out": pd.to_numeric(df["p_new"], errors="coerce"),
+        "p vs random on these pools, held-out": [format_p(p) for p in pd.to_numeric(df["p_new"], errors="coerce")],
     })
     if df["gain_new"].notna().any():
         out["gain over random, held-out"] = pd.to_numeric(df["gain_new"])
@@ -214,8 +216,7 @@ def _gen_result(job: jobs.Job) -> None:
     fmt = st.column_config.NumberColumn
     st.dataframe(generalisation_frame(gen, metric), hide_index=True, width="stretch",
                  column_config={"AUC, judging models": fmt(format="%.3f"), "AUC, held-out models": fmt(format="%.3f"),
-                                "gain over random, held-out": fmt(format="%+.3f"), "p, judging": fmt(format="%.4f"),
-                                "p, held-out": fmt(format="%.4f")})
+                                "gain over random, held-out": fmt(format="%+.3f")})
     ks = gen.judged.ks
     st.caption(f"AUC: trapezoid over k = {int(ks[0])} … {int(ks[-1])} (unit spacing), as in the AUC table above; "
                f"divided by {max(1, len(ks) - 1)} it is the curve's mean. p: one-sided Wilcoxon against random on "
@@ -298,12 +299,13 @@ def _start_check(data: ActiveData, rec: RepresentationRecipe) -> None:
     """Button callback: start the quick check of the configured representation (kept per settings)."""
     key = _check_key(data, rec)
     seed, trials = session.seed(), int(st.session_state[K.REP_CHECK_TRIALS])
+    units = 1 + trials + CHECK_PERMUTATIONS
     try:
         rep = cache.representation(data, rec, seed)
         bench = data.benchmark
-        jobs.submit(key, "the representation check", trials + 1,
+        jobs.submit(key, "the representation check", units,
                     lambda j: quick_check(bench, rep, trials=trials, seed=seed, should_stop=j.should_stop,
-                                          progress=lambda f: j.report(round(f * (trials + 1)), _phase(f, trials))))
+                                          progress=lambda f: j.report(round(f * units), _phase(f, trials))))
     except SubsetselError as exc:
         state.flash("error", f"The representation check could not start: {exc}")
         return
@@ -311,40 +313,55 @@ def _start_check(data: ActiveData, rec: RepresentationRecipe) -> None:
 
 
 def _phase(fraction: float, trials: int) -> str:
-    done = max(0, round(fraction * (trials + 1)) - 1)
-    return f"quick run, {done} of {trials} trials"
+    done = max(0, round(fraction * (1 + trials + CHECK_PERMUTATIONS)) - 1)
+    if done <= trials:
+        return f"quick run, {done} of {trials} trials"
+    return (f"permutation test, {done - trials} of at most {CHECK_PERMUTATIONS} shuffles of the descriptors "
+            "(entries stop early once ten shuffles beat them)")
 
 
 def _check_result(job: jobs.Job) -> None:
     qc: QuickCheck = job.result
-    chk = qc.check
+    chk, pt = qc.check, qc.permutation
+    best = qc.best
+    mu, sd = pt.null_summary(best) if best in pt.gain else (float("nan"), float("nan"))
     c = st.columns(4)
-    c[0].metric("Expected AUC gain over random", f"{qc.gain:+.2f}",
-                delta="significant" if qc.beats_random else "not significant", delta_arrow="off",
-                delta_color="normal" if qc.beats_random else "off",
-                help=f"Spearman AUC (trapezoid over k = {int(qc.result.ks[0])} … {int(qc.result.ks[-1])}) of the best "
-                     f"strategy ({qc.best}) minus random's; per k that is {qc.gain_normalised:+.3f} in Spearman ρ on "
-                     "average.")
-    c[1].metric("p vs random", "n/a" if qc.p is None else f"{qc.p:.3g}",
-                help="One-sided Wilcoxon signed-rank test on the paired per-trial AUCs, Holm-corrected.")
-    c[2].metric("Mantel r", f"{chk.mantel_r:.2f}", help=f"p = {chk.mantel_p:.3g} ({PERMUTATIONS} permutations): "
-                "descriptor distances vs rank-profile distances.")
-    c[3].metric("CKA", f"{chk.cka:.2f}", help="Linear centred kernel alignment between the standardised "
-                "descriptors and the datasets' model-rank vectors (0 = unrelated, 1 = same geometry).")
+    c[0].metric(f"Gain over random ({best})", f"{qc.gain:+.2f}",
+                delta="helps" if qc.helps else "no evidence that it helps", delta_arrow="off",
+                delta_color="normal" if qc.helps else "off",
+                help=f"{pt.unit()}: Spearman AUC of {best} minus random's (per k that is {qc.gain_normalised:+.3f} "
+                     "in Spearman ρ on average).")
+    c[1].metric("Shuffled descriptors give", f"{mu:+.2f} ± {sd:.2f}",
+                help=f"Mean ± sd of the same gain with the descriptors shuffled between datasets "
+                     f"({pt.null[best]['spearman'].size} shuffles, same pools and streams).")
+    c[2].metric("p (permutation, Holm)", format_p(pt.p_holm[best]["spearman"]) if best in pt.gain else "—",
+                help=pt.describe())
+    c[3].metric("Mantel r", f"{chk.mantel_r:.2f}", help=f"p = {format_p(chk.mantel_p)} ({MANTEL_PERMUTATIONS} "
+                f"permutations): descriptor distances vs rank-profile distances. CKA = {chk.cka:.2f}.")
     text = widgets.md_escape(qc.verdict)
-    if qc.beats_random:
+    if qc.helps:
         st.success(text, icon=":material/verified:")
-    elif chk.looks_like_noise:
-        st.warning(text + " Subsets chosen from it are as good as a random draw.", icon=widgets.ICONS["warning"])
     else:
         st.warning(text, icon=widgets.ICONS["warning"])
-    with st.expander("Quick run per strategy"):
+    with st.expander("Per strategy: gain, shuffled null and both tests", expanded=True):
         fmt = st.column_config.NumberColumn
-        st.dataframe(qc.table(), hide_index=True, width="stretch",
-                     column_config={"Spearman AUC": fmt(format="%.3f"), "gain over random": fmt(format="%+.3f"),
-                                    "p vs random (Holm)": fmt(format="%.4f")})
-    st.caption(f"Took {job.elapsed:.1f} s ({qc.result.trials_done} trials, α = {qc.result.config.alpha}); kept for "
-               "this representation, seed and number of trials.")
+        table = qc.table()
+        for col in ("p permutation (Holm)", "p vs random on these pools (Holm)"):
+            if col in table:
+                table[col] = [format_p(p) for p in table[col]]
+        for col, form in (("shuffled: mean gain", "{:+.3f}"), ("shuffled: sd", "{:.3f}")):
+            if col in table:
+                table[col] = ["—" if pd.isna(v) else form.format(v) for v in table[col]]
+        if "verdict" in table:
+            table["verdict"] = table["verdict"].fillna("baseline")
+        st.dataframe(table, hide_index=True, width="stretch",
+                     column_config={"Spearman AUC": fmt(format="%.3f"), "gain over random": fmt(format="%+.3f")})
+        st.caption("The verdict rests on the permutation test only. 'p vs random on these pools' is the Wilcoxon "
+                   "test of the paired trials: it holds the descriptors fixed, so their trials share datasets and "
+                   "it overstates the evidence.")
+    st.caption(f"Took {job.elapsed:.1f} s: {qc.result.trials_done} trials (α = {qc.result.config.alpha}, seed "
+               f"{qc.result.config.seed}, k = {int(qc.result.ks[0])}…{int(qc.result.ks[-1])}), {pt.describe()}. "
+               "Kept for this representation, seed and number of trials.")
 
 
 def _check_panel(key: jobs.JobKey, polling: bool) -> None:
@@ -355,9 +372,9 @@ def _check_panel(key: jobs.JobKey, polling: bool) -> None:
 
 def representation_check_section(data: ActiveData, rec: RepresentationRecipe) -> None:
     """Can a strategy on this representation be expected to beat random? (Representation page.)"""
-    st.markdown("#### Can a strategy be expected to beat random here?")
+    st.markdown("#### Do these descriptors help a strategy beat random?")
     trials = int(st.session_state[K.REP_CHECK_TRIALS])
-    secs = check_seconds(data.benchmark.n_datasets, trials)
+    secs = check_seconds(data.benchmark.n_datasets, trials, CHECK_PERMUTATIONS)
     c = st.columns([1, 1.3, 3.2])
     c[0].number_input("Trials of the quick run", min_value=10, max_value=1000, step=10, key=K.REP_CHECK_TRIALS,
                       persist_state=state.PERSIST)
@@ -365,10 +382,12 @@ def representation_check_section(data: ActiveData, rec: RepresentationRecipe) ->
     job = jobs.get(key)
     c[1].button("Run the check", icon=":material/play_arrow:", key="rep_check_btn", width="stretch",
                 on_click=_start_check, args=(data, rec), disabled=job is not None and job.running,
-                help=f"About {secs:.0f} s in the background; the page stays usable.")
-    c[2].caption(f"A Mantel test ({PERMUTATIONS} permutations) and CKA of '{widgets.md_escape(rec.label)}' against "
-                 f"the rank profiles, then a quick protocol run (T = {trials}, α = 0.8, k = 2 … "
-                 f"{min(20, data.benchmark.n_datasets)}, all strategies) for the Spearman gain over random. "
-                 f"Takes about {secs:.0f} s in the background.")
+                help=f"At most about {secs:.0f} s in the background; the page stays usable.")
+    c[2].caption(f"A Mantel test ({MANTEL_PERMUTATIONS} permutations) and CKA of '{widgets.md_escape(rec.label)}' "
+                 f"against the rank profiles, a quick protocol run (T = {trials}, α = 0.8, k = 2 … "
+                 f"{min(20, data.benchmark.n_datasets)}, seed {session.seed()}, all strategies) for the Spearman "
+                 f"gain over random, then the permutation test (up to {CHECK_PERMUTATIONS} shuffles of the "
+                 f"descriptors) that decides whether it helps. At most about {secs:.0f} s in the background; "
+                 "early stops shorten it.")
     if job is not None:
         st.fragment(_check_panel, run_every=jobs.POLL_SECONDS if job.running else None)(key, job.running)

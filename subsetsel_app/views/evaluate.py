@@ -4,9 +4,8 @@ the AUC table and the plain verdict."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from typing import Any
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -15,8 +14,19 @@ from subsetsel_app.active_data import ActiveData
 from subsetsel_app.state import K
 from subsetsel_app.views import compute, required_k
 from subsetsel_core.errors import InputError
+from subsetsel_core.evaluation.permutation import PermutationTest, format_p, p_phrase
 from subsetsel_core.evaluation.result import BASELINE, EvaluationConfig, EvaluationResult
+from subsetsel_core.evaluation.stability import Stability
+from subsetsel_core.evaluation.summary import evaluation_json
+from subsetsel_core.evaluation.verdict import (
+    NOT_TESTED,
+    Verdict,
+    evaluation_verdict,
+    favoured_entry,
+    settings_label,
+)
 from subsetsel_core.metrics import METRICS
+from subsetsel_core.safe_csv import csv_text
 from subsetsel_core.viz import curves
 
 
@@ -53,6 +63,7 @@ def start_from_state() -> None:
     data = session.active()
     config = config_from_state()
     jobs.stop(st.session_state.get(K.EV_RUN))  # one run per session at a time
+    jobs.stop(jobs.permutation_key(st.session_state[K.EV_RUN]) if st.session_state.get(K.EV_RUN) else None)
     try:
         names = list(st.session_state[K.EV_REPS] or [])
         if any(s != BASELINE for s in config.strategies) and not names:
@@ -63,97 +74,86 @@ def start_from_state() -> None:
         if unknown:
             raise InputError(f"unknown representation '{unknown[0]}'.", field="representation")
         reps = {offered[n].label: cache.representation(data, offered[n], session.seed()) for n in names}
-        job = jobs.start_evaluation(data.benchmark, reps, config, token=data.token, mapper=compute.mapper_from_state())
+        permute = bool(st.session_state[K.EV_PERMUTE]) and any(s != BASELINE for s in config.strategies)
+        b = int(st.session_state[K.EV_PERMUTATIONS]) if permute else 0
+        t = min(int(st.session_state[K.EV_PERM_TRIALS]), config.trials)
+        job = jobs.start_evaluation(data.benchmark, reps, config, token=data.token, mapper=compute.mapper_from_state(),
+                                    permutations=b, permutation_trials=t)
     except InputError as exc:
         state.flash("error", f"The evaluation could not start: {exc}")
         return
     st.session_state[K.EV_RUN] = job.key
 
 
-def auc_table(result: EvaluationResult, metric: str) -> pd.DataFrame:
-    """The AUC rows of one metric, best first, with readable columns."""
+def permutation_job() -> jobs.Job | None:
+    """The permutation test that follows the session's latest evaluation, if it was asked for."""
+    job = current_job()
+    return None if job is None else jobs.get(jobs.permutation_key(job.key))
+
+
+def current_permutation(data: ActiveData) -> PermutationTest | None:
+    """The finished permutation test of the session's latest evaluation of the active benchmark."""
+    job = permutation_job()
+    if job is None or job.status != "done" or current_result(data) is None:
+        return None
+    return job.result
+
+
+def auc_table(result: EvaluationResult, metric: str, permutation: PermutationTest | None = None, *,
+              pending: bool = False) -> pd.DataFrame:
+    """The AUC rows of one metric, best first, with readable columns (p-values as text: "< 1e-4", "—")."""
     df = result.to_frame()
     df = df[df["metric"] == metric].sort_values("auc_mean", ascending=not METRICS[metric].higher_is_better)
+    sign = 1.0 if METRICS[metric].higher_is_better else -1.0
+    base = result.stats[BASELINE].auc[metric].mean
+    tested = permutation is not None and permutation.complete and metric in permutation.metrics
+
+    def null(key: str) -> str:
+        if not tested or permutation is None or key not in permutation.gain:
+            return "—"
+        mu, sd = permutation.null_summary(key, metric)
+        return f"{mu:+.2f} ± {sd:.2f}"
+
+    def perm_p(key: str) -> str:
+        return format_p(permutation.p_holm[key][metric]) if tested and permutation is not None and \
+            key in permutation.gain else "—"
+
+    def helps(key: str, strategy: str) -> str:
+        if strategy == BASELINE:
+            return "baseline"
+        if not tested or permutation is None:
+            return "permutation test running" if pending else NOT_TESTED
+        return "helps" if permutation.helps(key, metric) else "no evidence that it helps"
+
     out = pd.DataFrame({
         "strategy": df["strategy"],
         "representation": df["representation"].fillna("—"),
+        "verdict": [helps(k, s) for k, s in zip(df["key"], df["strategy"], strict=True)],
+        "gain over random": sign * (df["auc_mean"] - base),
+        "shuffled descriptors: gain": [null(k) for k in df["key"]],
+        "p permutation (Holm)": [perm_p(k) for k in df["key"]],
+        "p vs random on these pools (Holm)": ["—" if s == BASELINE else format_p(p)
+                                              for s, p in zip(df["strategy"], df["p_vs_random"], strict=True)],
         "AUC": df["auc_mean"],
         "AUC 95% interval": [f"[{lo:.2f}, {hi:.2f}]" for lo, hi in zip(df["auc_lo"], df["auc_hi"], strict=True)],
         "normalised AUC": df["auc_mean"] / max(1, len(result.ks) - 1),
-        "p vs random (Holm)": pd.to_numeric(df["p_vs_random"], errors="coerce"),
-        "p (raw)": pd.to_numeric(df["p_raw"], errors="coerce"),
     })
     if out["representation"][out["representation"] != "—"].nunique() <= 1:
         out = out.drop(columns=["representation"])
     return out.reset_index(drop=True)
 
 
-@dataclass(frozen=True)
-class Verdict:
-    """A plain-language verdict of an evaluation on one metric.
-
-    Attributes
-    ----------
-    text : str
-        Markdown-free sentences.
-    beats_random : bool
-        Whether some strategy beats random significantly.
-    """
-
-    text: str
-    beats_random: bool
-
-
-def _fmt_p(p: float | None) -> str:
-    if p is None or not np.isfinite(p):
-        return "p n/a"
-    return f"p = {p:.2g}" if p >= 0.001 else "p < 0.001"
-
-
-def verdict(result: EvaluationResult, metric: str, *, k_target: int = 5, alpha: float = 0.05) -> Verdict:
-    """The verdict: the best strategy that beats random on ``metric`` (Holm-corrected p below ``alpha``),
-    quoted at the evaluated k nearest ``k_target``, or the best one when none does."""
-    label, higher = METRICS[metric].label, METRICS[metric].higher_is_better
-    df = result.to_frame()
-    df = df[df["metric"] == metric]
-    ks = np.asarray(result.ks)
-    ki = int(np.argmin(np.abs(ks - k_target))) if ks.size else 0
-    k = int(ks[ki]) if ks.size else k_target
-    prefix = "" if result.complete else f"Preliminary ({result.trials_done} of {result.config.trials} trials): "
-
-    def at_k(key: str) -> str:
-        c = result.stats[key].curves[metric]
-        return f"{c.mean[ki]:.2f} [{c.lo[ki]:.2f}, {c.hi[ki]:.2f}]"
-
-    def who(row: pd.Series) -> str:
-        rep = row["representation"]
-        return f"{row['strategy']} on {rep}" if isinstance(rep, str) and rep else str(row["strategy"])
-
-    others = df[df["strategy"] != BASELINE].copy()
-    base = df[df["strategy"] == BASELINE]
-    base_txt = f" (random: {at_k(str(base['key'].iloc[0]))})" if len(base) else ""
-    if result.trials_done < 2 or others.empty:
-        return Verdict(prefix + f"Not enough to compare yet: {result.trials_done} trial(s), {len(others)} "
-                       "strategy(ies) besides random.", False)
-    others["p"] = pd.to_numeric(others["p_vs_random"], errors="coerce")
-    sig = others[others["p"] < alpha].sort_values("auc_mean", ascending=not higher)
-    if len(sig):
-        best = sig.iloc[0]
-        text = (f"{who(best)} beats random on {label}, {_fmt_p(best['p'])} (Holm-corrected one-sided Wilcoxon over "
-                f"{result.trials_done} trials); with k = {k} it reaches {at_k(str(best['key']))}{base_txt}.")
-        rest = [f"{who(r)} ({_fmt_p(r['p'])})" for _, r in sig.iloc[1:].iterrows()]
-        if rest:
-            text += f" Also significantly better than random: {', '.join(rest)}."
-        return Verdict(prefix + text, True)
-    best = others.sort_values("auc_mean", ascending=not higher).iloc[0]
-    return Verdict(prefix + f"No strategy beats random significantly on {label} (α = {alpha}, Holm-corrected, "
-                   f"{result.trials_done} trials). The best, {who(best)}, has {_fmt_p(best['p'])}; with k = {k} it "
-                   f"reaches {at_k(str(best['key']))}{base_txt}.", False)
+def verdict(result: EvaluationResult, metric: str, permutation: PermutationTest | None = None) -> Verdict:
+    """The core's verdict (:func:`~subsetsel_core.evaluation.verdict.evaluation_verdict`)."""
+    return evaluation_verdict(result, permutation, metric)
 
 
 def show_verdict(v: Verdict) -> None:
-    """The verdict as a success box (beats random) or an info box."""
-    (st.success if v.beats_random else st.info)(widgets.md_escape(v.text), icon=":material/gavel:")
+    """A success box only when the permutation test says some strategy helps; an info box otherwise."""
+    if v.helps:
+        st.success(widgets.md_escape(v.text), icon=":material/verified:")
+    else:
+        st.info(widgets.md_escape(v.text), icon=":material/gavel:")
 
 
 def _status(job: jobs.Job) -> None:
@@ -164,40 +164,81 @@ def _status(job: jobs.Job) -> None:
     st.progress(1.0 if job.status == "done" else job.progress, text=text)
 
 
-def _final(res: EvaluationResult, metric: str) -> None:
-    show_verdict(verdict(res, metric))
+def _perm_status(job: jobs.Job | None, res: EvaluationResult) -> None:
+    if job is None:
+        st.caption(f"Not tested against shuffled descriptors: no verdict can say that a strategy helps. Switch on "
+                   f"the permutation test above and run again ({widgets.md_escape(settings_label(res))}).")
+        return
+    pt: PermutationTest | None = job.result
+    drawn = 0 if pt is None else pt.drawn
+    text = {"running": f"Permutation test: {drawn} of at most {job.total} shuffles · {job.elapsed:.0f} s "
+                       "(entries stop early once ten shuffles beat them)",
+            "done": f"Permutation test finished in {job.elapsed:.1f} s: up to {drawn} shuffles per strategy "
+                    "(each stops after ten shuffles that match its gain)",
+            "stopped": f"Permutation test stopped after {drawn} shuffles: no verdict"}.get(job.status, "Failed")
+    c = st.columns([4, 1])
+    c[0].progress(1.0 if job.status == "done" else job.progress, text=text)
+    if job.running:
+        c[1].button("Stop test", on_click=jobs.stop, args=(job.key,), icon=":material/stop_circle:", key="pt_stop",
+                    width="stretch")
+    if job.error:
+        st.error(widgets.md_escape(job.error))
+
+
+def _final(res: EvaluationResult, metric: str, perm_job: jobs.Job | None, stab: Stability | None) -> None:
+    pt = perm_job.result if perm_job is not None and perm_job.status == "done" else None
+    _perm_status(perm_job, res)
+    show_verdict(verdict(res, metric, pt if pt is not None or perm_job is None else perm_job.result))
     st.markdown(f"#### Area under the curve — {METRICS[metric].label}")
     fmt = st.column_config.NumberColumn
-    st.dataframe(auc_table(res, metric), hide_index=True, width="stretch",
+    st.dataframe(auc_table(res, metric, pt, pending=perm_job is not None and perm_job.running), hide_index=True,
+                 width="stretch",
                  column_config={"AUC": fmt(format="%.3f"), "normalised AUC": fmt(format="%.3f"),
-                                "p vs random (Holm)": fmt(format="%.4f"), "p (raw)": fmt(format="%.4f")})
+                                "gain over random": fmt(format="%+.3f")})
     left, right = st.columns([3, 2], gap="large")
     with left:
         widgets.chart(curves.auc_figure(res.to_frame(), metric), key="ev_auc")
     with right:
         fr = res.friedman().get(metric)
         st.caption(
-            f"AUC: trapezoid over k = {int(res.ks[0])} … {int(res.ks[-1])} (unit spacing); normalised = AUC / "
-            f"{max(1, len(res.ks) - 1)}. p: one-sided Wilcoxon signed-rank test on the paired per-trial AUCs against "
-            "random, Holm-corrected across strategies."
-            + (f" Friedman test across all strategies: p = {fr:.3g}." if fr is not None else "")
+            f"{widgets.md_escape(settings_label(res))}. AUC: trapezoid over k = {int(res.ks[0])} … {int(res.ks[-1])} "
+            f"(unit spacing); normalised = AUC / {max(1, len(res.ks) - 1)}. **Verdict**: the permutation test — the "
+            "gain over random against the gains of the same strategies on shuffled descriptors (same pools), "
+            "Holm-corrected across entries" + (f"; {widgets.md_escape(pt.describe())}" if pt is not None else "")
+            + ". **p vs random on these pools**: one-sided Wilcoxon on the paired per-trial AUCs, Holm-corrected; "
+            "conditional on the one representation, it overstates the evidence and is no verdict."
+            + (f" Friedman test across all strategies: {p_phrase(fr)}." if fr is not None else "")
         )
         name = res.info.get("benchmark", "benchmark")
-        st.download_button("Results (JSON)", json.dumps(res.to_json_dict(), indent=2, default=float).encode("utf-8"),
-                           file_name=f"evaluation_{name}.json", mime="application/json", icon=":material/download:",
-                           key="dl_eval_json")
-        st.download_button("AUC table (CSV)", res.to_frame().to_csv(index=False).encode(), mime="text/csv",
+        st.download_button("Results (JSON)", json.dumps(evaluation_json(res, pt, stab), indent=2, default=float)
+                           .encode("utf-8"), file_name=f"evaluation_{name}.json", mime="application/json",
+                           icon=":material/download:", key="dl_eval_json")
+        st.download_button("AUC table (CSV)", csv_text(res.to_frame()).encode(), mime="text/csv",
                            file_name=f"auc_{name}.csv", icon=":material/download:", key="dl_eval_auc")
-        st.download_button("Curves (CSV)", res.curves_frame().to_csv(index=False).encode(), mime="text/csv",
+        st.download_button("Curves (CSV)", csv_text(res.curves_frame()).encode(), mime="text/csv",
                            file_name=f"curves_{name}.csv", icon=":material/download:", key="dl_eval_curves")
+
+
+def curves_for(res: EvaluationResult, metric: str, pt: PermutationTest | None, stab: Stability | None, *,
+               all_bands: bool, bands: bool = True, height: int = 500, marks: pd.DataFrame | None = None,
+               target: float | None = None) -> Any:
+    """The curves figure with the ceiling band; bands for random and the favoured entry unless ``all_bands``."""
+    fav = favoured_entry(res, pt, metric)
+    band = stab.bands.get(metric) if stab is not None else None
+    return curves.curves_figure(
+        res.curves_frame(), metric, bands=bands, height=height, marks=marks, target=target,
+        ceiling=None if band is None else (band.lo, band.hi),
+        band_keys=None if all_bands else {BASELINE, *([fav] if fav else [])},
+        title=f"{METRICS[metric].label} vs k — T = {res.trials_done}{'' if res.complete else ' so far'}, "
+              f"seed {res.config.seed}")
 
 
 def _panel(polling: bool) -> None:
     job = current_job()
     if job is None:
         return
-    if polling and not job.running:
-        st.rerun()  # the run ended: redraw the whole page once, without polling
+    if polling and not _busy(job):
+        st.rerun()  # the run and its test ended: redraw the whole page once, without polling
     c = st.columns([4, 1])
     with c[0]:
         _status(job)
@@ -210,25 +251,40 @@ def _panel(polling: bool) -> None:
     if res is None:
         st.info("Waiting for the first batch of trials …")
         return
-    m = st.columns([1.2, 1, 3])
+    m = st.columns([1.2, 1, 1.4, 1.6])
     state.ensure_choice(K.EV_METRIC, list(res.config.metrics), fallback=state.default(K.EV_METRIC))
     m[0].selectbox("Metric", list(res.config.metrics), key=K.EV_METRIC, persist_state=state.PERSIST,
                    format_func=lambda x: METRICS[x].label)
     m[1].toggle("95% bands", key=K.EV_BANDS, persist_state=state.PERSIST)
+    m[2].toggle("Bands of every strategy", key=K.EV_ALL_BANDS, persist_state=state.PERSIST,
+                help="Off: bands of random and of the strategy the evaluation favours only.")
     metric = st.session_state[K.EV_METRIC]
     marks, target = required_k.curve_marks(res, metric)
-    fig = curves.curves_figure(res.curves_frame(), metric, bands=bool(st.session_state[K.EV_BANDS]), height=500,
-                               title=f"{METRICS[metric].label} vs k — {res.trials_done} trials"
-                                     f"{'' if res.complete else ' so far'}", marks=marks, target=target)
+    perm_job = permutation_job()
+    pt = perm_job.result if perm_job is not None and perm_job.status == "done" else None
+    data = session.active()
+    stab = cache.stability(data, res.config.seed) if job.request.token == data.token else None
+    fig = curves_for(res, metric, pt, stab, all_bands=bool(st.session_state[K.EV_ALL_BANDS]),
+                     bands=bool(st.session_state[K.EV_BANDS]), marks=marks, target=target)
     widgets.chart(fig, key="ev_curves")
     st.caption("Lines: mean over trials; shaded: 2.5–97.5 % of trials. Each trial draws a pool of "
                f"⌊α·n⌋ = {res.info.get('pool_datasets')} datasets and {res.info.get('pool_models')} models; "
                "every strategy sees the same pools."
+               + ("" if stab is None else " Grey band: the full benchmark's own stability — "
+                  f"{widgets.md_escape(stab.describe())}; no subset can be expected above it.")
                + (" Stars: the advised k of each strategy (below); dotted line: the target." if marks is not None
                   else ""))
     if not job.running:
-        _final(res, metric)
-    required_k.advice_section(res, metric)
+        _final(res, metric, perm_job, stab)
+    required_k.advice_section(res, metric, stab, favoured_entry(res, pt, metric), pt,
+                              pending=perm_job is not None and perm_job.running)
+
+
+def _busy(job: jobs.Job) -> bool:
+    """The evaluation or the permutation test after it is still running."""
+    test = jobs.get(jobs.permutation_key(job.key))
+    return job.running or (test is not None and test.running) or (
+        not job.running and job.status == "done" and job.request.permutations > 0 and test is None)
 
 
 def results_panel() -> None:
@@ -238,4 +294,5 @@ def results_panel() -> None:
         st.info("No evaluation in this session yet. Choose strategies and representations above and press "
                 "**Run evaluation**; the curves fill in while the trials run.")
         return
-    st.fragment(_panel, run_every=jobs.POLL_SECONDS if job.running else None)(job.running)
+    busy = _busy(job)
+    st.fragment(_panel, run_every=jobs.POLL_SECONDS if busy else None)(busy)

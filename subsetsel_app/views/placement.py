@@ -161,7 +161,7 @@ def check_scores(parsed: ParsedScores, data: ActiveData, subset: Sequence[str]) 
     out_of_range = []
     for d, _, v in parsed.rows:
         if d in index and d in set(subset):
-            s = bench.scores[index[d]]
+            s = bench.file_scores()[index[d]]
             lo, hi = float(np.nanmin(s)), float(np.nanmax(s))
             pad = max(hi - lo, 1e-9)
             if v < lo - pad or v > hi + pad:

@@ -7,6 +7,7 @@ import io
 import time
 import zipfile
 from dataclasses import dataclass, field
+from typing import Any
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -18,7 +19,10 @@ from subsetsel_app.views import evaluate, select
 from subsetsel_core import __version__
 from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import InputError
-from subsetsel_core.evaluation.result import BASELINE, EvaluationResult
+from subsetsel_core.evaluation.permutation import PermutationTest
+from subsetsel_core.evaluation.result import BASELINE, Entry, EvaluationResult
+from subsetsel_core.evaluation.stability import Stability
+from subsetsel_core.evaluation.verdict import NOT_TESTED, Verdict, favoured_entry, settings_label
 from subsetsel_core.metrics import METRICS
 from subsetsel_core.representations.recipe import RepresentationRecipe
 from subsetsel_core.selection import Selection
@@ -42,7 +46,11 @@ class Content:
     metric: str
     figures: dict[str, go.Figure] = field(default_factory=dict)
     map_method: str = ""
-    verdict: evaluate.Verdict | None = None
+    verdict: Verdict | None = None
+    permutation: PermutationTest | None = None
+    stability: Stability | None = None
+    favoured: Entry | None = None
+    mismatch: str | None = None
 
     @property
     def used_recipe(self) -> RepresentationRecipe | None:
@@ -80,12 +88,47 @@ def collect(data: ActiveData) -> Content:
             method=proj.method, title=f"Datasets by {rec.label} ({proj.method})" + (
                 f": {k} chosen by {strategy}" if sel is not None else ""),
         )
+    c.stability = cache.stability(data, seed)
     if result is not None and result.trials_done > 0:
-        c.figures["curves"] = curves.curves_figure(
-            result.curves_frame(), metric, title=f"{METRICS[metric].label} vs k ({result.trials_done} trials)")
+        c.permutation = evaluate.current_permutation(data)
+        c.figures["curves"] = evaluate.curves_for(result, metric, c.permutation, c.stability, all_bands=False)
         c.figures["auc"] = curves.auc_figure(result.to_frame(), metric, title="Normalised AUC with 95% intervals")
-        c.verdict = evaluate.verdict(result, metric)
+        c.verdict = evaluate.verdict(result, metric, c.permutation)
+        key = favoured_entry(result, c.permutation, metric)
+        c.favoured = next((e for e in result.entries if e.key == key), None)
+        c.mismatch = _mismatch(c, strategy, k)
     return c
+
+
+def _mismatch(c: Content, strategy: str, k: int) -> str | None:
+    """"The subset shown is X at k; the evaluation favours Y", or None when the subset is the favoured one's."""
+    fav = c.favoured
+    if fav is None or c.selection is None:
+        return None
+    rep_now = c.recipe.label if c.recipe is not None and c.rep is not None else None
+    same_rep = fav.representation is None or fav.representation == rep_now
+    if fav.strategy == strategy and same_rep:
+        return None
+    on = f" on {fav.representation}" if fav.representation else ""
+    now = f" on {rep_now}" if rep_now and strategy != BASELINE else ""
+    why = "by the permutation test" if c.verdict is not None and c.verdict.helps else "by its AUC (no strategy " \
+          "is shown to help)"
+    return (f"The subset shown is {strategy}{now} at k = {k} (the Select page's setting); the evaluation favours "
+            f"{fav.strategy}{on} ({why}).")
+
+
+def use_favoured(data: ActiveData, strategy: str, representation: str | None) -> None:
+    """Button callback: select with the favoured strategy (and its representation)."""
+    st.session_state[K.SEL_STRATEGY] = strategy
+    rec = session.offered_recipes(data).get(representation) if representation else None
+    if rec is not None:
+        st.session_state[K.REP_TABLES] = list(rec.tables)
+        st.session_state[K.REP_COLUMNS] = None if rec.columns is None else list(rec.columns)
+        st.session_state[K.REP_TEXT] = rec.text
+        st.session_state[K.REP_LOG] = rec.log
+        st.session_state[K.REP_PCA] = rec.pca is not None
+        if rec.pca is not None:
+            st.session_state[K.REP_PCA_VAR] = rec.pca
 
 
 def facts(c: Content) -> list[tuple[str, str]]:
@@ -107,10 +150,16 @@ def build_report(c: Content, title: str) -> Report:
         subtitle=f"{c.data.title}: {b.n_datasets} datasets × {b.n_models} models × {b.n_folds} fold(s), "
                  f"{'higher' if b.higher_is_better else 'lower'} is better.",
         facts=facts(c),
-        footer=f"subsetsel {__version__} · generated {time.strftime('%Y-%m-%d %H:%M')} · seed {session.seed()}",
+        footer=f"subsetsel {__version__} · generated {time.strftime('%Y-%m-%d %H:%M')} · selection seed "
+               f"{session.seed()}" + (f" · evaluation: {settings_label(c.result)}" if c.result is not None else ""),
     )
     if c.verdict is not None:
-        r.sections.append(Section("Verdict", c.verdict.text, highlight=True))
+        assert c.result is not None
+        r.sections.append(Section(f"Verdict ({settings_label(c.result)})", c.verdict.text, highlight=True,
+                                  positive=c.verdict.helps))
+    if c.mismatch:
+        r.sections.append(Section("Which subset", c.mismatch + " The subset below is the one you selected; the "
+                                  "evaluation's numbers describe the strategies, not this particular subset."))
     if c.selection is not None:
         sel = c.selection
         rep_txt = f" from the representation {sel.representation}" if sel.representation != "none" else ""
@@ -129,22 +178,39 @@ def build_report(c: Content, title: str) -> Report:
         res = c.result
         r.sections.append(Section(
             "Rank agreement versus k",
-            f"{res.trials_done} trials; each draws ⌊α·n⌋ = {res.info.get('pool_datasets')} datasets "
-            f"(α = {res.config.alpha}) and {res.info.get('pool_models')} models (β = {res.config.beta}); every "
-            "strategy sees the same pools. Lines: mean; bands: 2.5–97.5 % of trials.",
+            f"{settings_label(res)}; each trial draws ⌊α·n⌋ = {res.info.get('pool_datasets')} datasets "
+            f"and {res.info.get('pool_models')} models; every strategy sees the same pools. Lines: mean; bands: "
+            "2.5–97.5 % of trials (random's and the favoured strategy's); grey: the full benchmark's own "
+            f"stability ({c.stability.describe() if c.stability else ''}).",
             figure=c.figures["curves"],
         ))
         r.sections.append(Section(
             "Area under the curve and significance against random",
             figure=c.figures["auc"],
-            table=evaluate.auc_table(res, c.metric),
-            note="One-sided Wilcoxon signed-rank test on paired per-trial AUCs, Holm-corrected across strategies.",
+            table=evaluate.auc_table(res, c.metric, c.permutation),
+            note=("Verdict: " + (c.permutation.describe() if c.permutation is not None else NOT_TESTED) + ". p vs "
+                  "random on these pools: one-sided Wilcoxon signed-rank test on paired per-trial AUCs, "
+                  "Holm-corrected; conditional on the representation, no verdict."),
         ))
-    r.sections.append(Section("Leaderboard of the full benchmark", figure=c.figures["leaderboard"],
-                              table=cache.leaderboard(c.data).head(widgets.TOP_MODELS)))
+    r.sections.append(Section("Leaderboard of the full benchmark", c.stability.summary() if c.stability else "",
+                              figure=c.figures["leaderboard"],
+                              table=_board(c),
+                              note="rank interval: 2.5–97.5 % of the model's position over "
+                                   f"{c.stability.describe() if c.stability else 'resamples'}; models sharing a "
+                                   "tie group are not told apart with 95 % confidence."))
     if c.data.citation:
         r.sections.append(Section("Data", c.data.citation))
     return r
+
+
+def _board(c: Content) -> Any:
+    board = cache.leaderboard(c.data)
+    if c.stability is not None:
+        board = c.stability.annotate(board)
+        board["rank interval"] = [f"{lo:g}–{hi:g}" if lo != hi else f"{lo:g}"
+                                  for lo, hi in zip(board["rank_lo"], board["rank_hi"], strict=True)]
+        board = board.drop(columns=["rank_lo", "rank_hi"])
+    return board.head(widgets.TOP_MODELS)
 
 
 def images_zip(imgs: dict[str, dict[str, bytes]]) -> bytes:

@@ -15,8 +15,10 @@ import streamlit as st
 
 from subsetsel_app import state, widgets
 from subsetsel_app.state import K
-from subsetsel_core.evaluation.required_k import advise
+from subsetsel_core.evaluation.permutation import PermutationTest
+from subsetsel_core.evaluation.required_k import advise, within_ceiling
 from subsetsel_core.evaluation.result import BASELINE, EvaluationResult
+from subsetsel_core.evaluation.stability import Stability
 from subsetsel_core.metrics import METRICS
 
 
@@ -111,7 +113,7 @@ def advice_display(frame: pd.DataFrame, metric: str, k_max: int) -> pd.DataFrame
         "representation": frame["representation"].fillna("—"),
         "advised k": [str(int(k)) if r else f"not reached up to k = {k_max}"
                       for k, r in zip(frame["k"], frame["reached"], strict=True)],
-        f"{label} at k": frame["mean"].astype(float),
+        f"{label} at k": ["—" if pd.isna(v) else f"{float(v):.3f}" for v in frame["mean"]],
         "95% interval": [f"[{lo:.3f}, {hi:.3f}]" if r else "—"
                          for lo, hi, r in zip(frame["lo"], frame["hi"], frame["reached"], strict=True)],
     })
@@ -151,7 +153,46 @@ def curve_marks(result: EvaluationResult, curve_metric: str) -> tuple[pd.DataFra
     return advice_marks(advice_frame(result, metric, target)), target
 
 
-def advice_section(result: EvaluationResult, curve_metric: str) -> None:
+def ceiling_sentence(result: EvaluationResult, metric: str, stab: Stability | None, favoured: str | None) -> str:
+    """When the favoured strategy's (and random's) mean curve enters the full benchmark's own stability band."""
+    if stab is None or metric not in stab.bands:
+        return ""
+    b = stab.bands[metric]
+    label = METRICS[metric].label
+    band = f"{label} {b.lo:.3f}–{b.hi:.3f} over resamples of its datasets"
+    keys = list(dict.fromkeys([k for k in (favoured, BASELINE) if k]))
+    reach = {k: within_ceiling(result, k, metric, (b.lo, b.hi)) for k in keys}
+    if all(v is None for v in reach.values()):
+        return (f"No evaluated k reaches the full benchmark's own stability ({band}): up to k = "
+                f"{int(result.ks[-1])}, a subset agrees less with the full ranking than the benchmark agrees with "
+                "itself.")
+    parts = [f"{k} from k = {v}" if v is not None else f"{k} not up to k = {int(result.ks[-1])}"
+             for k, v in reach.items()]
+    return (f"As stable as the full benchmark itself ({band}), on average: {'; '.join(parts)}. More datasets than "
+            "that buy little.")
+
+
+def helps_caveat(frame: pd.DataFrame, permutation: PermutationTest | None, metric: str, *,
+                 pending: bool = False) -> str:
+    """A warning when the advised strategy is not shown to help (so its k is random's, in expectation)."""
+    best, _ = best_advice(frame)
+    if best is None:
+        return ""
+    key = str(best["key"])
+    if permutation is not None and permutation.complete and key in permutation.gain and \
+            permutation.helps(key, metric):
+        return ""
+    if permutation is not None and permutation.complete:
+        why = "the permutation test finds no evidence that it helps"
+    else:
+        why = "its permutation test is still running" if pending else "it has not been tested against shuffled descriptors"
+    return (f"{key} is not shown to beat random ({why}): its advised k is no safer than random's, and the smaller "
+            "number may be luck of these pools.")
+
+
+def advice_section(result: EvaluationResult, curve_metric: str, stab: Stability | None = None,
+                   favoured: str | None = None, permutation: PermutationTest | None = None, *,
+                   pending: bool = False) -> None:
     """The "How many datasets?" part of the results panel (inside the polling fragment)."""
     metric, target = _settings(result)
     n_models = result.info.get("pool_models")
@@ -179,5 +220,10 @@ def advice_section(result: EvaluationResult, curve_metric: str) -> None:
         return
     frame = advice_frame(result, metric, target)
     st.markdown(f"**{widgets.md_escape(advice_sentence(result, frame, metric, target))}**")
-    st.dataframe(advice_display(frame, metric, int(result.ks[-1])), hide_index=True, width="stretch",
-                 column_config={f"{label} at k": st.column_config.NumberColumn(format="%.3f")})
+    caveat = helps_caveat(frame, permutation, metric, pending=pending)
+    if caveat:
+        st.warning(widgets.md_escape(caveat), icon=widgets.ICONS["warning"])
+    ceil = ceiling_sentence(result, metric, stab, favoured)
+    if ceil:
+        st.markdown(widgets.md_escape(ceil))
+    st.dataframe(advice_display(frame, metric, int(result.ks[-1])), hide_index=True, width="stretch")

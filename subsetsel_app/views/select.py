@@ -43,7 +43,7 @@ def budget_strategies(rep: Representation | None) -> list[str]:
 
 def strategy_help(names: Sequence[str]) -> str:
     """Each strategy's title and description, for a widget's help."""
-    return "\n\n".join(f"**{REGISTRY[s].title}** — {REGISTRY[s].description}" for s in names)
+    return "\n\n".join(f"**{s}** — {REGISTRY[s].description}" for s in names)
 
 
 def positions(data: ActiveData, names: Sequence[str]) -> tuple[int, ...]:

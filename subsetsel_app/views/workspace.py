@@ -19,6 +19,7 @@ import streamlit as st
 
 from subsetsel_app import jobs, session, state
 from subsetsel_app.active_data import ActiveData
+from subsetsel_app.settings_check import check_app_description, check_settings
 from subsetsel_app.state import K
 from subsetsel_core.descriptors import load_descriptors
 from subsetsel_core.errors import InputError
@@ -103,9 +104,12 @@ def restore(ss: MutableMapping[str, Any], raw: bytes) -> ActiveData:
     Raises
     ------
     InputError
-        Not a workspace file, or a damaged one; the session is left unchanged.
+        Not a workspace file, a damaged one, or settings out of their widgets' ranges
+        (:mod:`subsetsel_app.settings_check`); the session is left unchanged.
     """
     ws = load_workspace(raw, label="workspace file")
+    check_settings(ws.settings, ws.benchmark.n_datasets)
+    check_app_description(ws.settings.get(APP), tuple(ws.descriptors))
     data = active_from_workspace(ws, hashlib.sha256(raw).hexdigest()[:20])
     # everything parsed: now change the session
     jobs.stop(ss[K.EV_RUN] if K.EV_RUN in ss else None)
@@ -135,6 +139,10 @@ def _on_upload() -> None:
         data = restore(st.session_state, f.getvalue())
     except InputError as exc:
         state.flash("error", f"{exc} The current workspace is kept.")
+        return
+    except Exception as exc:  # noqa: BLE001 - a file that passed every check and still fails: a message, not a trace
+        state.flash("error", f"workspace file: cannot be loaded ({type(exc).__name__}); please report it. "
+                             "The current workspace is kept.")
         return
     st.session_state[K.WS_NONCE] = int(st.session_state.get(K.WS_NONCE, 0)) + 1
     state.flash("success", f"Loaded the workspace '{data.title}': {data.benchmark.n_datasets} datasets, "

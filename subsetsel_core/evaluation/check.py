@@ -9,25 +9,18 @@ looks like noise cannot be expected to beat random choice.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.descriptors import Representation
-from subsetsel_core.errors import Cancelled, InputError
+from subsetsel_core.errors import InputError
 from subsetsel_core.ranking import twice_average_ranks
 from subsetsel_core.strategies import standardize
 
-if TYPE_CHECKING:
-    import pandas as pd
-
-    from subsetsel_core.evaluation.result import EvaluationResult
-
 #: Label permutations of the Mantel test, wherever it is shown.
-PERMUTATIONS = 999
+MANTEL_PERMUTATIONS = 999
 #: Exceedances after which a Mantel test stops (sequential Monte-Carlo p-value).
 STOP_AFTER = 10
 _MANTEL_BLOCK = 2**22  # elements of one batch of permuted distance matrices
@@ -68,7 +61,7 @@ def _standard(v: np.ndarray) -> np.ndarray:
     return (v - v.mean()) / sd if sd > 0 else np.zeros_like(v)
 
 
-def mantel(a: np.ndarray, b: np.ndarray, *, permutations: int = PERMUTATIONS, seed: int = 0,
+def mantel(a: np.ndarray, b: np.ndarray, *, permutations: int = MANTEL_PERMUTATIONS, seed: int = 0,
            stop_after: int | None = STOP_AFTER) -> tuple[float, float]:
     """Mantel test with Spearman correlation between two distance matrices.
 
@@ -150,7 +143,7 @@ class Geometry:
         return "moderate" if self.rho >= 0.2 else "weak"
 
 
-def geometry_agreement(X: np.ndarray, rank_vectors: np.ndarray, *, permutations: int = PERMUTATIONS,
+def geometry_agreement(X: np.ndarray, rank_vectors: np.ndarray, *, permutations: int = MANTEL_PERMUTATIONS,
                        seed: int = 0) -> Geometry:
     """Mantel test between descriptor distances and rank-profile distances.
 
@@ -220,7 +213,7 @@ class RepresentationCheck:
 
 
 def check_representation(
-    benchmark: Benchmark, representation: Representation, *, permutations: int = PERMUTATIONS, seed: int = 0
+    benchmark: Benchmark, representation: Representation, *, permutations: int = MANTEL_PERMUTATIONS, seed: int = 0
 ) -> RepresentationCheck:
     """Mantel test (:func:`geometry_agreement`) and linear CKA of a representation against the rank profiles."""
     if tuple(representation.datasets) != tuple(benchmark.datasets):
@@ -229,137 +222,3 @@ def check_representation(
     cka = linear_cka(standardize(representation.X), benchmark.rank_vectors)
     return RepresentationCheck(representation.name, g.rho, g.p_value, cka, benchmark.n_datasets,
                                representation.X.shape[1])
-
-
-def overall_verdict(check: RepresentationCheck, best: str, gain: float, p: float | None) -> str:
-    """Plain verdict from the geometry check and a quick protocol run.
-
-    Parameters
-    ----------
-    check : RepresentationCheck
-    best : str
-        Best grid entry on this representation in the quick run.
-    gain : float
-        Its Spearman AUC minus random's.
-    p : float or None
-        Its Holm-corrected p-value against random.
-    """
-    beats = p is not None and p < 0.05 and gain > 0
-    if beats:
-        why = "" if not check.looks_like_noise else (
-            " although its distances do not follow the rank profiles globally (the gain comes from "
-            "spreading the subset over the descriptor space)")
-        return f"'{check.representation}' helps: {best} beats random (Spearman AUC {gain:+.2f}, p = {p:.3g}){why}."
-    if check.looks_like_noise:
-        return (f"'{check.representation}' looks like noise for this benchmark (Mantel r = {check.mantel_r:.2f}) and no "
-                "strategy beat random in the quick run: no better than random should be expected.")
-    return (f"'{check.representation}' tracks the rank profiles (Mantel r = {check.mantel_r:.2f}) but no strategy beat "
-            f"random in the quick run (best {best}, Spearman AUC {gain:+.2f}); treat subsets from it as no better "
-            "than random.")
-
-
-@dataclass(frozen=True, eq=False)
-class QuickCheck:
-    """The geometry check and a quick protocol run of one representation.
-
-    Attributes
-    ----------
-    check : RepresentationCheck
-    result : EvaluationResult
-        The quick run (Spearman only).
-    best : str
-        Grid entry with the best Spearman AUC.
-    gain : float
-        Its Spearman AUC minus random's (unnormalised, as in :func:`overall_verdict`).
-    p : float or None
-        Its Holm-corrected p-value against random.
-    """
-
-    check: RepresentationCheck
-    result: EvaluationResult
-    best: str
-    gain: float
-    p: float | None
-
-    @property
-    def beats_random(self) -> bool:
-        """Whether the best entry beats random significantly."""
-        return self.p is not None and self.p < 0.05 and self.gain > 0
-
-    @property
-    def verdict(self) -> str:
-        """:func:`overall_verdict` of the check and the quick run."""
-        return overall_verdict(self.check, self.best, self.gain, self.p)
-
-    @property
-    def gain_normalised(self) -> float:
-        """The gain divided by the k span (difference of mean Spearman over k)."""
-        return self.gain / max(1, len(self.result.ks) - 1)
-
-    def table(self) -> pd.DataFrame:
-        """Per entry: Spearman AUC, its gain over random (as in the verdict) and p, best first."""
-        import pandas as pd
-
-        base = self.result.stats["random"].auc["spearman"].mean
-        rows = []
-        for e in self.result.entries:
-            s = self.result.stats[e.key]
-            rows.append({"strategy": e.key, "Spearman AUC": s.auc["spearman"].mean,
-                         "gain over random": s.auc["spearman"].mean - base,
-                         "p vs random (Holm)": s.p_vs_random.get("spearman")})
-        df = pd.DataFrame(rows)
-        df["p vs random (Holm)"] = pd.to_numeric(df["p vs random (Holm)"], errors="coerce")
-        return df.sort_values("Spearman AUC", ascending=False).reset_index(drop=True)
-
-
-def quick_check(
-    benchmark: Benchmark, representation: Representation, *, trials: int = 50, seed: int = 0,
-    permutations: int = PERMUTATIONS, progress: Callable[[float], None] | None = None,
-    should_stop: Callable[[], bool] | None = None,
-) -> QuickCheck:
-    """Mantel test and CKA of a representation, then a quick protocol run (all strategies, Spearman) on it.
-
-    Parameters
-    ----------
-    benchmark : Benchmark
-    representation : Representation
-    trials : int
-        Trials of the quick run (α = 0.8, k = 2 … min(20, n)).
-    seed : int
-    permutations : int
-        Of the Mantel test.
-    progress : callable, optional
-        Called with the fraction done (0 … 1) after the Mantel test and every batch of trials.
-    should_stop : callable, optional
-        Polled after the Mantel test and between batches.
-
-    Raises
-    ------
-    Cancelled
-        When ``should_stop`` returned True before the run finished.
-    InputError
-        A representation not aligned to the benchmark, bad trials.
-    """
-    from subsetsel_core.evaluation.protocol import iter_evaluate
-    from subsetsel_core.evaluation.result import EvaluationConfig
-
-    chk = check_representation(benchmark, representation, permutations=permutations, seed=seed)
-    if progress is not None:
-        progress(1.0 / (trials + 1))
-    if should_stop is not None and should_stop():
-        raise Cancelled("the representation check was stopped.")
-    k_max = min(20, benchmark.n_datasets)
-    cfg = EvaluationConfig(trials=trials, seed=seed, metrics=("spearman",), k_min=min(2, k_max), k_max=k_max,
-                           batch_size=max(1, min(10, trials // 10 or 1)))
-    res = None
-    for res in iter_evaluate(benchmark, {representation.name: representation}, cfg, should_stop=should_stop):
-        if progress is not None:
-            progress((1 + res.trials_done) / (trials + 1))
-    if res is None or not res.complete:
-        raise Cancelled("the representation check was stopped.")
-    base = res.stats["random"].auc["spearman"].mean
-    keys = [e.key for e in res.entries if e.representation == representation.name]
-    best = max(keys, key=lambda k: res.stats[k].auc["spearman"].mean)
-    gain = float(res.stats[best].auc["spearman"].mean - base)
-    p = res.stats[best].p_vs_random.get("spearman")
-    return QuickCheck(chk, res, best, gain, None if p is None or not np.isfinite(p) else float(p))

@@ -71,6 +71,20 @@ def advise(result: EvaluationResult, *, metric: str = "spearman", target: float 
     return out
 
 
+def within_ceiling(result: EvaluationResult, key: str, metric: str, ceiling: tuple[float, float]) -> int | None:
+    """Smallest k whose mean curve of ``key`` is already inside the full benchmark's own stability band.
+
+    ``ceiling`` is the band (lo, hi) of :class:`~subsetsel_core.evaluation.stability.Stability`
+    for ``metric``: beyond that k a larger subset cannot be expected to agree better with the
+    full ranking than the full benchmark agrees with itself under resampling. None when no
+    evaluated k gets there.
+    """
+    mean = result.stats[key].curves[metric].mean
+    inside = mean >= ceiling[0] if METRICS[metric].higher_is_better else mean <= ceiling[1]
+    idx = next((i for i, v in enumerate(inside) if v), None)
+    return None if idx is None else int(result.ks[idx])
+
+
 def advice_frame(advice: list[Advice]) -> pd.DataFrame:
     """Advice as a table (key, metric, target, k, mean, lo, hi)."""
     return pd.DataFrame([a.__dict__ for a in advice])

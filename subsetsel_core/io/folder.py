@@ -20,6 +20,7 @@ import pandas as pd
 from subsetsel_core.benchmark import Benchmark, load_scores
 from subsetsel_core.descriptors import Representation, build_representation, load_descriptors
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.file_guard import file_kind
 from subsetsel_core.io.manifest import MANIFEST_FILE, Manifest, read_manifest
 from subsetsel_core.io.manifest_fields import FORMAT_HELP
 from subsetsel_core.io.names import describe_mismatch, did_you_mean
@@ -78,6 +79,15 @@ def _directory(directory: str | Path | None) -> Path:
     return d.resolve()
 
 
+def _subfolders(d: Path) -> list[Path]:
+    """The sub-folders of a directory, sorted (an unreadable entry is left out, an unreadable directory is an error)."""
+    try:
+        entries = sorted(d.iterdir())
+    except OSError as exc:
+        raise InputError(f"{d}: cannot list this benchmark directory ({exc.strerror}).") from None
+    return [p for p in entries if file_kind(p) == "folder"]
+
+
 def scan_benchmarks(directory: str | Path | None = None) -> Catalog:
     """Read every benchmark folder in a directory, keeping the broken ones aside.
 
@@ -91,8 +101,10 @@ def scan_benchmarks(directory: str | Path | None = None) -> Catalog:
     Returns
     -------
     Catalog
-        Valid manifests sorted by name, and the problems of the others. Two folders with
-        the same benchmark name: the second (in folder order) is reported as a problem.
+        Valid manifests sorted by name, and the problems of the others (any error while
+        reading one folder's manifest, never raised: the other folders are still listed).
+        Two folders with the same benchmark name: the second (in folder order) is reported
+        as a problem.
 
     Raises
     ------
@@ -103,13 +115,16 @@ def scan_benchmarks(directory: str | Path | None = None) -> Catalog:
     found: list[Manifest] = []
     problems: list[tuple[Path, str]] = []
     names: dict[str, Path] = {}
-    for sub in sorted(p for p in d.iterdir() if p.is_dir()):
-        if not (sub / MANIFEST_FILE).is_file():
-            continue
+    for sub in _subfolders(d):
         try:
+            if file_kind(sub / MANIFEST_FILE) == "missing":
+                continue
             m = read_manifest(sub)
         except InputError as exc:
             problems.append((sub, str(exc)))
+            continue
+        except Exception as exc:  # noqa: BLE001 - one broken folder never hides the others
+            problems.append((sub, f"{sub / MANIFEST_FILE}: cannot be read ({type(exc).__name__}). {FORMAT_HELP}"))
             continue
         if m.name in names:
             problems.append(

@@ -26,7 +26,7 @@ The format (documented for users in ``sample_data/README.md``)::
       "parameters": {...},               # optional free-form facts (e.g. generator settings)
       "scores": {                        # required
         "file": "scores.csv.gz",         # required; relative to the folder
-        "layout": "long",                # "long" (default) or "wide"
+        "layout": "long",                # "long" (default), "wide" or "models-as-rows"
         "dataset_column": "dataset", "model_column": "model",
         "score_column": "score", "fold_column": "fold",   # null: no folds
         "missing": "error"               # or "drop-models" / "drop-datasets"
@@ -39,7 +39,10 @@ The format (documented for users in ``sample_data/README.md``)::
       ]
     }
 
-Paths are relative to the folder and must stay inside it.
+Paths are relative to the folder and must stay inside it, links followed: a file that is a
+link to somewhere outside the folder is refused, as is anything but a regular file (a pipe,
+a device). The manifest is read with a cap on its size (:data:`MAX_MANIFEST_BYTES`) and its
+nesting (:func:`~subsetsel_core.io.manifest_fields.read_manifest_json`).
 """
 
 from __future__ import annotations
@@ -51,7 +54,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from subsetsel_core.errors import InputError
-from subsetsel_core.io.manifest_fields import FORMAT_HELP, FieldChecker
+from subsetsel_core.io.file_guard import file_kind
+from subsetsel_core.io.manifest_fields import FORMAT_HELP, FieldChecker, read_manifest_json
 from subsetsel_core.io.manifest_representations import RepresentationSpec, parse_representation
 from subsetsel_core.io.names import did_you_mean
 from subsetsel_core.io.score_format import (
@@ -72,6 +76,8 @@ __all__ = [
 
 FORMAT_VERSION = 1
 MANIFEST_FILE = "manifest.json"
+MAX_MANIFEST_BYTES = 4 * 2**20
+"""Largest ``manifest.json`` read, in bytes."""
 
 _TOP_KEYS = (
     "format_version",
@@ -298,20 +304,12 @@ def read_manifest(folder: str | Path) -> Manifest:
     if not folder.is_dir():
         raise InputError(f"{folder}: no such benchmark folder. Check the path.")
     path = folder / MANIFEST_FILE
-    if not path.is_file():
+    if file_kind(path) == "missing":
         raise InputError(
             f"{folder}: no {MANIFEST_FILE} in this folder. A benchmark folder needs a "
             f"{MANIFEST_FILE} naming its score file and descriptor files. {FORMAT_HELP}"
         )
-    try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: is not UTF-8 text. Save it as UTF-8 JSON.") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"{path}: is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}). "
-            "Check for a missing comma or quote, or a trailing comma."
-        ) from None
+    data = read_manifest_json(path, folder, MAX_MANIFEST_BYTES)
     chk = FieldChecker(path)
     if not isinstance(data, dict):
         raise InputError(
@@ -319,7 +317,7 @@ def read_manifest(folder: str | Path) -> Manifest:
         )
     chk.keys(data, _TOP_KEYS, "")
     version = data.get("format_version", FORMAT_VERSION)
-    if version != FORMAT_VERSION:
+    if isinstance(version, bool) or version != FORMAT_VERSION:
         raise chk.fail(
             "format_version",
             f"is {json.dumps(version)}, but this version of subsetsel reads format {FORMAT_VERSION}",

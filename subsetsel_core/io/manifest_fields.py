@@ -12,10 +12,12 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.archive import MAX_DEPTH, DuplicateKey, depth, unique_keys
+from subsetsel_core.io.file_guard import file_kind, inside, read_input_file, regular_file
 from subsetsel_core.io.names import did_you_mean
 from subsetsel_core.io.tables import TABLE_SUFFIXES
 
-__all__ = ["FORMAT_HELP", "FieldChecker"]
+__all__ = ["FORMAT_HELP", "FieldChecker", "read_manifest_json"]
 
 FORMAT_HELP = "See sample_data/README.md for the format."
 """Where the benchmark-folder format is documented for users; ends many messages."""
@@ -102,6 +104,17 @@ class FieldChecker:
                 f"Use one of {', '.join(TABLE_SUFFIXES)} (CSV, gzip CSV, TSV or Parquet).",
             )
         target = self.folder / pure
+        if not inside(target, self.folder):
+            raise self.fail(
+                where,
+                f"names '{value}', a link to a file outside the benchmark folder",
+                f"Copy the file into {self.folder} instead of linking to it.",
+            )
+        kind = file_kind(target)
+        if kind not in ("file", "missing"):
+            raise self.fail(
+                where, f"names '{value}', which is a {kind}, not a regular file", "Give a table saved as a file."
+            )
         if not target.is_file():
             present = sorted(
                 p.name for p in self.folder.iterdir() if p.is_file() and p.name != self.path.name
@@ -113,3 +126,44 @@ class FieldChecker:
                 f"{', '.join(present) or 'none'}.",
             )
         return str(pure)
+
+
+def read_manifest_json(path: Path, folder: Path, limit: int) -> Any:
+    """The JSON value of a ``manifest.json``: a regular file inside ``folder``, at most ``limit`` bytes.
+
+    Parameters
+    ----------
+    path : Path
+        The ``manifest.json``.
+    folder : Path
+        Its benchmark folder (resolved); the file may not be a link out of it.
+    limit : int
+        Largest size read, in bytes.
+
+    Raises
+    ------
+    InputError
+        Not a regular file in the folder, too large, not UTF-8, not JSON, a key given twice
+        in one object, a number too long to read, or nesting deeper than
+        :data:`~subsetsel_core.io.archive.MAX_DEPTH`.
+    """
+    regular_file(path, str(path), folder=folder)
+    raw = read_input_file(path, str(path), limit)
+    try:
+        data = json.loads(raw.decode("utf-8-sig"), object_pairs_hook=unique_keys)
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: is not UTF-8 text. Save it as UTF-8 JSON.") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{path}: is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}). "
+            "Check for a missing comma or quote, or a trailing comma."
+        ) from None
+    except DuplicateKey as exc:
+        raise InputError(f"{path}: {exc}; keep one of them. {FORMAT_HELP}") from None
+    except (ValueError, RecursionError):  # an integer of thousands of digits, nesting deeper than Python's stack
+        raise InputError(f"{path}: holds a number too long or nesting too deep to read. {FORMAT_HELP}") from None
+    if depth(data) > MAX_DEPTH:
+        raise InputError(
+            f"{path}: nests lists and objects {depth(data)} levels deep, more than {MAX_DEPTH}. {FORMAT_HELP}"
+        )
+    return data

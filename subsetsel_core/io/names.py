@@ -6,6 +6,8 @@ import difflib
 import re
 from collections.abc import Iterable, Sequence
 
+from subsetsel_core.safe_text import printable, shorten
+
 _SEP = re.compile(r"[\s_\-.]+")
 
 
@@ -21,9 +23,12 @@ def normalise_name(name: str) -> str:
 
 
 def short(name: str, limit: int = 60) -> str:
-    """A name cut to ``limit`` characters for messages (``…`` marks the cut)."""
-    name = str(name)
-    return name if len(name) <= limit else name[: limit - 1] + "…"
+    """A name fit for a message: control characters escaped, cut to ``limit`` characters.
+
+    :func:`~subsetsel_core.safe_text.printable` escapes, then
+    :func:`~subsetsel_core.safe_text.shorten` keeps the start and the end around ``…``.
+    """
+    return shorten(printable(str(name)), limit)
 
 
 def suggest(name: str, candidates: Sequence[str], n: int = 3) -> list[str]:

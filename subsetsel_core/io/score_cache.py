@@ -40,6 +40,7 @@ class Entry(NamedTuple):
     higher_is_better: bool
     name: str
     report: ValidationReport
+    flipped: tuple[str, ...]
     rank_sums: np.ndarray
 
 #: Entries kept (the oldest are removed beyond it).
@@ -50,9 +51,9 @@ MAX_CUBE_BYTES = 16 * 2**20
 READER_MODULES = (
     "subsetsel_core.benchmark", "subsetsel_core.io.score_table", "subsetsel_core.io.score_format",
     "subsetsel_core.io.tables", "subsetsel_core.io.numeric_cells", "subsetsel_core.io.names",
-    "subsetsel_core.io.validation", "subsetsel_core.io.score_cache",
+    "subsetsel_core.io.validation", "subsetsel_core.io.score_cache", "subsetsel_core.io.score_directions",
 )
-_FORMAT = 2
+_FORMAT = 3
 
 
 def cache_dir() -> Path | None:
@@ -96,7 +97,7 @@ def load(key: str) -> Entry | None:
                                   tuple((str(k), str(v)) for k, v in meta["facts"]))
         entry = Entry(scores, tuple(map(str, meta["datasets"])), tuple(map(str, meta["models"])),
                       tuple(map(str, meta["folds"])), bool(meta["higher_is_better"]), str(meta["name"]), report,
-                      sums)
+                      tuple(map(str, meta["flipped"])), sums)
         if sums.shape != (len(entry.datasets), len(entry.models)):
             return None
         return entry
@@ -111,7 +112,7 @@ def store(key: str, benchmark: Entry) -> None:
         return
     meta = {
         "datasets": list(benchmark.datasets), "models": list(benchmark.models), "folds": list(benchmark.folds),
-        "higher_is_better": benchmark.higher_is_better, "name": benchmark.name,
+        "higher_is_better": benchmark.higher_is_better, "name": benchmark.name, "flipped": list(benchmark.flipped),
         "findings": [[f.level, f.topic, f.message] for f in benchmark.report.findings],
         "facts": [list(f) for f in benchmark.report.facts],
     }

@@ -9,8 +9,15 @@ from subsetsel_core.errors import InputError
 
 MissingPolicy = Literal["error", "drop-models", "drop-datasets"]
 MISSING_POLICIES: tuple[str, ...] = ("error", "drop-models", "drop-datasets")
-Layout = Literal["long", "wide"]
-LAYOUTS: tuple[str, ...] = ("long", "wide")
+Layout = Literal["long", "wide", "models-as-rows"]
+LAYOUTS: tuple[str, ...] = ("long", "wide", "models-as-rows")
+#: How each layout is described to a user.
+LAYOUT_TITLES: dict[str, str] = {
+    "long": "long: one row per dataset, model (and fold)",
+    "wide": "wide: datasets as rows, one column per model",
+    "models-as-rows": "wide: models as rows, one column per dataset",
+}
+
 
 @dataclass(frozen=True)
 class ScoreFormat:
@@ -18,26 +25,38 @@ class ScoreFormat:
 
     Attributes
     ----------
-    layout : {"long", "wide"}
+    layout : {"long", "wide", "models-as-rows"}
         ``long``: one row per dataset, model and optional fold, with a score column;
-        ``wide``: one row per dataset (and fold), one column per model.
+        ``wide``: one row per dataset (and fold), one column per model;
+        ``models-as-rows``: one row per model (and fold), one column per dataset (the
+        usual leaderboard).
     dataset_column : str
-        Column of dataset names. In the wide layout it is used when present, else the
-        first column.
-    model_column, score_column : str
-        Columns of model names and of scores (long layout only).
+        Column of dataset names (long and wide layouts). In the wide layout it is used
+        when present, else the first column.
+    model_column : str
+        Column of model names (long and models-as-rows layouts).
+    score_column : str
+        Column of scores (long layout only).
     fold_column : str or None
         Fold / seed / resample column, used when present; ``None``: no folds.
     higher_is_better : bool
-        Orientation of the scores.
+        Orientation of the scores (of every dataset not listed below).
     missing : {"error", "drop-models", "drop-datasets"}
         What to do with missing (dataset, model, fold) cells: stop with an error, or
         drop the models or the datasets that have gaps.
+    drop_columns : tuple of str
+        Columns set aside in the wide layouts (text, dates, sizes, averages, ranks …):
+        not read as scores.
+    lower_is_better_datasets, higher_is_better_datasets : tuple of str
+        Datasets whose direction is set one by one (leaderboards mix metrics); the
+        others follow ``higher_is_better``.
 
     Raises
     ------
     InputError
-        An unknown ``layout`` (``field="layout"``) or ``missing`` (``field="missing"``).
+        An unknown ``layout`` (``field="layout"``) or ``missing`` (``field="missing"``);
+        one column in two roles (``field`` of the second role); a dataset in both
+        direction lists (``field="dataset_directions"``).
     """
 
     layout: Layout = "long"
@@ -47,6 +66,9 @@ class ScoreFormat:
     fold_column: str | None = "fold"
     higher_is_better: bool = True
     missing: MissingPolicy = "error"
+    drop_columns: tuple[str, ...] = ()
+    lower_is_better_datasets: tuple[str, ...] = ()
+    higher_is_better_datasets: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.layout not in LAYOUTS:
@@ -59,4 +81,67 @@ class ScoreFormat:
                 f"unknown missing-score policy '{self.missing}'; use one of "
                 f"{', '.join(MISSING_POLICIES)}.",
                 field="missing",
+            )
+        for name in ("drop_columns", "lower_is_better_datasets", "higher_is_better_datasets"):
+            object.__setattr__(self, name, tuple(str(v) for v in getattr(self, name)))
+        check_roles(self.roles(), self.drop_columns)
+        both = sorted(set(self.lower_is_better_datasets) & set(self.higher_is_better_datasets))
+        if both:
+            raise InputError(
+                f"dataset '{both[0]}' is listed both as lower-is-better and as higher-is-better; "
+                "give each dataset one direction.",
+                field="dataset_directions",
+            )
+
+    def roles(self) -> dict[str, str]:
+        """The columns this layout reads, by role (``"dataset"``, ``"model"``, ``"score"``, ``"fold"``)."""
+        out: dict[str, str] = {}
+        if self.layout in ("long", "wide"):
+            out["dataset"] = self.dataset_column
+        if self.layout in ("long", "models-as-rows"):
+            out["model"] = self.model_column
+        if self.layout == "long":
+            out["score"] = self.score_column
+        if self.fold_column:
+            out["fold"] = self.fold_column
+        return out
+
+    def opposite_datasets(self) -> tuple[str, ...]:
+        """The listed datasets whose direction differs from ``higher_is_better``."""
+        return self.lower_is_better_datasets if self.higher_is_better else self.higher_is_better_datasets
+
+
+def check_roles(roles: dict[str, str], set_aside: tuple[str, ...] = (), label: str = "") -> None:
+    """Refuse one column in two roles, or a role column that is also set aside.
+
+    Parameters
+    ----------
+    roles : dict of str to str
+        Role (``"dataset"``, ``"model"``, ``"score"``, ``"fold"``) → column.
+    set_aside : tuple of str
+        Columns not read.
+    label : str
+        File name the messages start with.
+
+    Raises
+    ------
+    InputError
+        Naming the column and both roles; ``field`` is the second role's column setting.
+    """
+    where = f"{label}: " if label else ""
+    seen: dict[str, str] = {}
+    for role, column in roles.items():
+        if column in seen:
+            raise InputError(
+                f"{where}column '{column}' is mapped twice: as the {seen[column]} column and as the {role} "
+                f"column. Choose another {role} column.",
+                field=f"{role}_column",
+            )
+        seen[column] = role
+    for column in set_aside:
+        if column in seen:
+            raise InputError(
+                f"{where}column '{column}' is the {seen[column]} column and is also set aside; a column has "
+                "one role. Remove it from the columns set aside.",
+                field="drop_columns",
             )

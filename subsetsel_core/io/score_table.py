@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from subsetsel_core.errors import InputError
-from subsetsel_core.io.names import normalise_name, short, suggest
+from subsetsel_core.io.names import did_you_mean, normalise_name, short, suggest
 from subsetsel_core.io.numeric_cells import MIXED_PERCENT, finite, parse_numbers
 from subsetsel_core.io.score_format import ScoreFormat
 from subsetsel_core.io.tables import line_numbers, row_numbers, text_codes
@@ -23,6 +23,7 @@ from subsetsel_core.io.validation import ReportBuilder
 __all__ = ["ScoreCube", "score_cube"]
 
 _MODEL = "__model"
+_DATASET = "__dataset"
 _SCORE = "__score"
 _ROW = "__row"
 
@@ -82,19 +83,21 @@ def score_cube(df: pd.DataFrame, fmt: ScoreFormat, label: str, rb: ReportBuilder
     if len(set(columns)) != len(columns):
         dup = sorted({c for c in columns if columns.count(c) > 1})
         raise InputError(f"{label}: duplicate column names {dup}. Rename them so each is unique.")
-    wide = fmt.layout == "wide"
+    wide = fmt.layout != "long"
+    origin: pd.Series | None = None
     if wide:
         df, cols = _melt_wide(df, fmt, label)
+        origin = df[_DATASET if fmt.layout == "models-as-rows" else _MODEL]
     else:
         cols = _long_columns(columns, fmt, label)
 
-    di, datasets = _clean_names(df[cols.dataset], label, f"'{cols.dataset}'", rb)
-    mi, models = _clean_names(df[cols.model], label, "model" if wide else f"'{cols.model}'", rb)
+    di, datasets = _clean_names(df[cols.dataset], label, "dataset" if cols.dataset == _DATASET else f"'{cols.dataset}'", rb)
+    mi, models = _clean_names(df[cols.model], label, "model" if cols.model == _MODEL else f"'{cols.model}'", rb)
     if cols.fold is None:
         fi, folds = np.zeros(len(df), dtype=np.intp), ["0"]
     else:
         fi, folds = _clean_names(df[cols.fold], label, f"'{cols.fold}'", rb)
-    sc = _parse_scores(df[cols.score], label, "score" if wide else cols.score, rb)
+    sc = _parse_scores(df[cols.score], label, cols.score, rb, origin)
     cube = np.full((len(datasets), len(folds), len(models)), np.nan)
     cell = np.ravel_multi_index((di, fi, mi), cube.shape)
     per_cell = np.bincount(cell, minlength=cube.size)
@@ -118,22 +121,55 @@ def score_cube(df: pd.DataFrame, fmt: ScoreFormat, label: str, rb: ReportBuilder
 
 
 def _melt_wide(df: pd.DataFrame, fmt: ScoreFormat, label: str) -> tuple[pd.DataFrame, _Columns]:
-    """A wide table as a long one; the index stays the wide table's row index."""
+    """A wide table (either orientation) as a long one; the index stays the wide table's row index."""
     columns = list(df.columns)
-    dcol = fmt.dataset_column if fmt.dataset_column in columns else columns[0]
+    by_model = fmt.layout == "models-as-rows"
+    name = _name_column(columns, fmt, label)
     fold = fmt.fold_column
-    fcol = fold if fold and fold in columns and fold != dcol else None
-    model_cols = [c for c in columns if c not in (dcol, fcol)]
-    if not model_cols:
+    fcol = fold if fold and fold in columns and fold != name else None
+    unknown = [c for c in fmt.drop_columns if c not in columns]
+    if unknown:
         raise InputError(
-            f"{label}: a wide table needs one column per model after '{dcol}'.", field="layout"
+            f"{label}: no column '{unknown[0]}' to set aside.{did_you_mean(unknown[0], columns)} The columns "
+            f"are: {', '.join(map(repr, columns[:30]))}.",
+            field="drop_columns",
         )
-    keep = [dcol] + ([fcol] if fcol else [])
+    aside = set(fmt.drop_columns)
+    value_cols = [c for c in columns if c not in (name, fcol) and c not in aside]
+    if not value_cols:
+        raise InputError(
+            f"{label}: a wide table needs one column per {'dataset' if by_model else 'model'} besides "
+            f"'{name}'{' and the columns set aside' if aside else ''}.",
+            field="drop_columns" if aside else "layout",
+        )
+    keep = [name] + ([fcol] if fcol else [])
     df = df.reset_index(drop=True)
     df[_ROW] = df.index
-    long = df.melt(id_vars=keep + [_ROW], value_vars=model_cols, var_name=_MODEL, value_name=_SCORE)
+    var = _DATASET if by_model else _MODEL
+    long = df.melt(id_vars=keep + [_ROW], value_vars=value_cols, var_name=var, value_name=_SCORE)
     long.index = pd.Index(long[_ROW].to_numpy())
-    return long, _Columns(dcol, _MODEL, _SCORE, fcol)
+    if by_model:
+        return long, _Columns(_DATASET, name, _SCORE, fcol)
+    return long, _Columns(name, _MODEL, _SCORE, fcol)
+
+
+def _name_column(columns: list[str], fmt: ScoreFormat, label: str) -> str:
+    """The column of row names of a wide table: the format's (or the one equal to it but for
+    case); in the datasets-as-rows layout the first column when there is none."""
+    by_model = fmt.layout == "models-as-rows"
+    want = fmt.model_column if by_model else fmt.dataset_column
+    if want in columns:
+        return want
+    same = [c for c in columns if c.strip().casefold() == want.strip().casefold()]
+    if len(same) == 1:
+        return same[0]
+    if not by_model:
+        return columns[0]
+    raise InputError(
+        f"{label}: no model column '{want}'.{did_you_mean(want, columns)} The columns are: "
+        f"{', '.join(map(repr, columns[:30]))}. Name the column of model names.",
+        field="model_column",
+    )
 
 
 def _long_columns(columns: list[str], fmt: ScoreFormat, label: str) -> _Columns:
@@ -215,13 +251,29 @@ def _clean_names(
     return sorted_codes[name_codes][codes], labels
 
 
-def _parse_scores(series: pd.Series, label: str, column: str, rb: ReportBuilder) -> pd.Series:
+def _parse_scores(
+    series: pd.Series, label: str, column: str, rb: ReportBuilder, origin: pd.Series | None = None
+) -> pd.Series:
+    """The scores as numbers; ``origin`` holds each cell's column in a wide table (the
+    messages name those columns)."""
     num, bad, notes = parse_numbers(series)
+    where, field = f"column '{column}'", None
+    if origin is not None:
+        where, field = "the score columns", "drop_columns"
+
+    def columns_of(mask: pd.Series) -> str:
+        """``"column 'x' has"`` / ``"columns 'x', 'y' have"``: the columns of the masked cells."""
+        if origin is None:
+            return f"column '{column}' has"
+        cols = list(dict.fromkeys(origin[mask.to_numpy()].astype(str)))
+        shown = ", ".join(f"'{short(c)}'" for c in cols[:6]) + (" …" if len(cols) > 6 else "")
+        return f"column {shown} has" if len(cols) == 1 else f"columns {shown} have"
+
     if MIXED_PERCENT in notes:
         rows = series.index[bad]
         raise InputError(
-            f"{label}: column '{column}' mixes numbers with and without a percent sign (e.g. rows "
-            f"{row_numbers(rows)}). Use one convention for every score.",
+            f"{label}: {where} mix{'es' if origin is None else ''} numbers with and "
+            f"without a percent sign (e.g. rows {row_numbers(rows)}). Use one convention for every score.",
             rows=line_numbers(rows),
         )
     if bad.any():
@@ -229,19 +281,21 @@ def _parse_scores(series: pd.Series, label: str, column: str, rb: ReportBuilder)
         examples = ", ".join(
             repr(short(str(series.iloc[j]))) for j in np.flatnonzero(bad.to_numpy())[:5]
         )
+        aside = " If a column holds no scores (names, text, dates), set it aside." if origin is not None else ""
         raise InputError(
-            f"{label}: column '{column}' has values that are not numbers in rows "
+            f"{label}: {columns_of(bad)} values that are not numbers in rows "
             f"{row_numbers(rows)} (e.g. {examples}). Make them plain numbers, or leave the cell "
-            "empty for a missing score.",
+            f"empty for a missing score.{aside}",
+            field=field,
             rows=line_numbers(rows),
         )
     for note in notes:
-        rb.add("info", "numbers", f"{label}: column '{column}': {note}.")
+        rb.add("info", "numbers", f"{label}: {where}: {note}.")
     inf = ~finite(num)
     if inf.any():
         rows = series.index[inf]
         raise InputError(
-            f"{label}: column '{column}' has infinite values in rows "
+            f"{label}: {columns_of(pd.Series(inf, index=series.index))} infinite values in rows "
             f"{row_numbers(rows)}. Replace them with finite scores or leave the "
             "cells empty for missing scores.",
             rows=line_numbers(rows),

@@ -13,6 +13,8 @@ import numpy as np
 import pandas as pd
 
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.file_guard import read_input_file
+from subsetsel_core.io.parquet_guard import check_parquet
 
 TableSource: TypeAlias = str | Path | pd.DataFrame | bytes | io.IOBase
 
@@ -59,9 +61,7 @@ def _read_bytes(source: TableSource, label: str) -> bytes:
             raise InputError(f"{label}: file not found ({p}). Check the path.")
         if p.is_dir():
             raise InputError(f"{label}: is a folder, not a file ({p}). Give the table's file.")
-        if p.stat().st_size > max_bytes():
-            raise _too_big(label, p.stat().st_size, max_bytes())
-        return p.read_bytes()
+        return read_input_file(p, label, max_bytes())
     data = source.read(max_bytes() + 1)
     if isinstance(data, str):
         return data.encode("utf-8")
@@ -143,6 +143,7 @@ def _read_parquet(raw: bytes, label: str) -> pd.DataFrame:
     size = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
     if size > max_bytes():
         raise _too_big(label, size, max_bytes(), "uncompressed ")
+    check_parquet(raw, label, max_bytes())
     try:
         return pq.read_table(io.BytesIO(raw)).to_pandas()
     except Exception as exc:  # noqa: BLE001

@@ -12,6 +12,7 @@ from subsetsel_core.errors import InputError
 from subsetsel_core.io.numeric_cells import parse_numbers
 from subsetsel_core.io.validation import ReportBuilder
 from subsetsel_core.representations.text import tfidf_svd
+from subsetsel_core.strategies.base import column_scale, standardize
 
 ColumnKind = Literal["numeric", "categorical", "text"]
 MAX_CATEGORIES = 50
@@ -123,7 +124,7 @@ def encode_tabular(
     X = np.hstack(blocks) if blocks else np.zeros((n, 0))
     if log_columns:
         X = _log_scale(X, names, log_columns, rb, label)
-    const = np.ptp(X, axis=0) == 0 if X.shape[1] else np.zeros(0, bool)
+    const = X.max(axis=0) == X.min(axis=0) if X.shape[1] else np.zeros(0, bool)
     if const.any():
         dropped = [nm for nm, c in zip(names, const, strict=True) if c]
         rb.add(
@@ -150,7 +151,8 @@ def _log_scale(
 ) -> np.ndarray:
     X = X.copy()
     if log_columns == "auto":
-        med = np.median(np.abs(X), axis=0)
+        scale = column_scale(X)  # exact powers of two: no overflow near the float limits
+        med = np.median(np.abs(X) / scale, axis=0) * scale
         chosen = [
             i for i in range(X.shape[1])
             if X[:, i].min() >= 0 and X[:, i].max() > 100 * max(med[i], 1e-12) and X[:, i].max() > 1
@@ -174,8 +176,7 @@ def _pca(X: np.ndarray, variance: float, seed: int) -> tuple[np.ndarray, list[st
 
     if not 0 < variance <= 1:
         raise InputError(f"PCA variance must be in (0, 1], got {variance}.")
-    sd = X.std(axis=0)
-    Z = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    Z = standardize(X)
     pca = PCA(n_components=variance if variance < 1 else None, svd_solver="full", random_state=seed)
     Y = pca.fit_transform(Z)
     return Y, [f"pc{i + 1}" for i in range(Y.shape[1])]

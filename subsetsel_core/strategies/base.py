@@ -57,19 +57,45 @@ class StrategyInfo:
     cost_aware: CostKernel | None = None
 
 
-def standardize(X: np.ndarray) -> np.ndarray:
-    """Drop constant columns, then z-score each column (population std, ddof = 0).
+def column_scale(X: np.ndarray) -> np.ndarray:
+    """A power of two per column, at least half its largest absolute value (1 for a zero column).
+
+    Dividing by a power of two is exact, so z-scores computed on ``X / column_scale(X)``
+    equal those of ``X`` wherever ``X``'s own arithmetic neither overflows nor underflows,
+    and stay finite for values near the float limits (±1e308) or tiny ones (1e-310).
 
     Parameters
     ----------
-    X : ndarray of shape (n, p)
+    X : ndarray of shape (n, p), finite
 
     Returns
     -------
-    ndarray of shape (n, p') with p' ≤ p
+    ndarray of shape (p,)
+    """
+    top = np.abs(X).max(axis=0) if X.shape[0] else np.zeros(X.shape[1])
+    _, exponent = np.frexp(top)
+    return np.where(top > 0, np.ldexp(1.0, exponent - 1), 1.0)  # 2**1024 would overflow
+
+
+def standardize(X: np.ndarray) -> np.ndarray:
+    """Drop constant columns, then z-score each column (population std, ddof = 0).
+
+    The columns are first divided by :func:`column_scale` (exact), so descriptor values
+    near the float limits neither overflow nor vanish.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, p), finite
+
+    Returns
+    -------
+    ndarray of shape (n, p') with p' ≤ p, finite
     """
     X = np.asarray(X, dtype=float)
-    keep = np.ptp(X, axis=0) > 0 if X.shape[0] else np.zeros(X.shape[1], bool)
+    if X.shape[0] == 0:
+        return X[:, :0]
+    X = X / column_scale(X)
+    keep = np.ptp(X, axis=0) > 0
     Z = X[:, keep]
     if Z.shape[1] == 0:
         return Z

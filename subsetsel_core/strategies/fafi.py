@@ -65,13 +65,14 @@ def farthest_first(
     if not chosen and k > 0:
         centre = np.sqrt(((X - X.mean(axis=0)) ** 2).sum(axis=1))
         chosen.append(argmax_first(centre))
+    # fmin, not minimum: a NaN distance never turns a chosen point's −inf back into a candidate
     for c in chosen:
-        np.minimum(mind, dist(c), out=mind)
+        np.fmin(mind, dist(c), out=mind)
     mind[chosen] = -np.inf
     while len(chosen) < k:
         i = argmax_first(mind)
         chosen.append(i)
-        np.minimum(mind, dist(i), out=mind)
+        np.fmin(mind, dist(i), out=mind)
         mind[i] = -np.inf
     return np.asarray(chosen[:k], dtype=np.int64)
 

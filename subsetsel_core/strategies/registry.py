@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from subsetsel_core.errors import InputError
+from subsetsel_core.errors import InputError, SubsetselError
 from subsetsel_core.strategies import fafi, kmeans, kmeans_budget, optimal, random_choice
 from subsetsel_core.strategies.base import StrategyInfo, standardize
 
@@ -92,6 +92,8 @@ def select(
     ------
     InputError
         Bad shapes, NaN, k out of range, unknown strategy, overlapping include/exclude.
+    SubsetselError
+        The strategy did not return k distinct rows (a bug; never silently passed on).
     """
     info = get_strategy(strategy)
     X = np.asarray(X, dtype=float)
@@ -121,7 +123,9 @@ def select(
     Xc = X[cand]
     if info.uses_features:
         Xc = standardize(Xc)
-    out = info.kernel(Xc, int(k), rng=rng, include=pos[inc])
-    return cand[np.asarray(out, dtype=np.int64)]
+    out = cand[np.asarray(info.kernel(Xc, int(k), rng=rng, include=pos[inc]), dtype=np.int64)]
+    if out.shape != (k,) or np.unique(out).size != k:  # never hand back a dataset twice, whatever the input
+        raise SubsetselError(f"strategy '{strategy}' did not choose {k} distinct datasets; please report it.")
+    return out
 
 

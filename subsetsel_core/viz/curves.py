@@ -7,6 +7,8 @@ line dash per representation.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -21,8 +23,11 @@ from subsetsel_core.viz.style import (
     strategy_color,
 )
 
-__all__ = ["MARKS_NAME", "auc_figure", "curves_figure", "generalisation_figure", "mark_points"]
+__all__ = ["CEILING_NAME", "MARKS_NAME", "auc_figure", "curves_figure", "generalisation_figure", "mark_points"]
 
+#: Legend name and colour of the full benchmark's own stability band (:func:`curves_figure`).
+CEILING_NAME = "full benchmark's own stability (95 % of resamples)"
+CEILING_FILL = "rgba(49, 51, 63, 0.14)"
 #: Legend name of the trace :func:`mark_points` adds.
 MARKS_NAME = "advised k (95% band reaches the target)"
 _BAND_HOVER = "<br>95% band [%{customdata[0]:.3f}, %{customdata[1]:.3f}]<extra></extra>"
@@ -59,6 +64,8 @@ def curves_figure(
     bands: bool = True,
     marks: pd.DataFrame | None = None,
     target: float | None = None,
+    ceiling: tuple[float, float] | None = None,
+    band_keys: Collection[str] | None = None,
 ) -> go.Figure:
     """Performance-vs-k curves with shaded 95 % bands, one colour per strategy.
 
@@ -74,12 +81,22 @@ def curves_figure(
     marks, target : optional
         Points to mark on the curves (e.g. the advised k) and a target level; see
         :func:`mark_points`. Without them the figure is unchanged.
+    ceiling : (lo, hi), optional
+        The full benchmark's own stability band of this metric
+        (:class:`~subsetsel_core.evaluation.stability.Stability`), drawn across every k.
+    band_keys : collection of str, optional
+        Entries whose band is shaded (default: all), so that six strategies stay readable.
     """
     df = curves[curves["metric"] == metric]
     fig = go.Figure()
+    if ceiling is not None and all(np.isfinite(ceiling)):
+        fig.add_hrect(y0=float(ceiling[0]), y1=float(ceiling[1]), fillcolor=CEILING_FILL, line_width=0, layer="below")
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=CEILING_NAME, hoverinfo="skip",
+                                 marker={"symbol": "square", "size": 13, "color": CEILING_FILL}))
     for name, strat, dash, g in _curves(df):
         col = strategy_color(strat)
-        if bands:
+        key = str(g["key"].iloc[0])
+        if bands and (band_keys is None or key in band_keys):
             fig.add_traces(list(_band(g, name, col, 0.13)))
         fig.add_trace(
             go.Scatter(
@@ -91,6 +108,8 @@ def curves_figure(
             )
         )
     fig.update_xaxes(title="k (datasets in the subset)", dtick=1 if df["k"].nunique() <= 25 else None)
+    if len(df):
+        fig.update_xaxes(range=[float(df["k"].min()) - 0.5, float(df["k"].max()) + 0.5])
     fig.update_yaxes(title=metric_title(metric, " vs full ranking"))
     fig.update_layout(legend={"orientation": "h", "y": -0.18, "x": 0}, hovermode="closest")
     if marks is not None or target is not None:
@@ -225,7 +244,8 @@ def auc_figure(auc: pd.DataFrame, metric: str, *, title: str | None = None, heig
     for _, r in df.iloc[::-1].iterrows():
         col = strategy_color(str(r["strategy"]))
         p = r["p_vs_random"]
-        ptxt = "baseline" if r["strategy"] == "random" else ("p = n/a" if p is None or pd.isna(p) else f"p = {p:.3g}")
+        ptxt = "baseline" if r["strategy"] == "random" else (
+            "p —" if p is None or pd.isna(p) else f"p = {p:.2g}" if p >= 1e-4 else "p < 1e-4") + " vs random on these pools"
         fig.add_trace(
             go.Scatter(
                 x=[r["auc_mean_n"]], y=[escape(r["key"])], mode="markers", showlegend=False,

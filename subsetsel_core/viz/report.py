@@ -46,7 +46,9 @@ class Section:
     note : str
         A small caption under the figure / table.
     highlight : bool
-        Draw the text as a call-out (for a verdict).
+        Draw the text as a call-out (for a verdict): neutral grey-blue, or green with ``positive``.
+    positive : bool
+        A positive verdict (green call-out); never red or pink.
     """
 
     title: str
@@ -55,6 +57,7 @@ class Section:
     table: pd.DataFrame | None = None
     note: str = ""
     highlight: bool = False
+    positive: bool = False
 
 
 @dataclass
@@ -88,14 +91,15 @@ header p { margin:0; color:#c9cfdb; font-size:15px; }
 main { max-width:1200px; margin:0 auto; padding:24px 32px 48px; }
 .facts { display:grid; grid-template-columns:repeat(auto-fit, minmax(160px, 1fr)); gap:12px; margin:0 0 24px; }
 .fact { background:#fff; border:1px solid var(--line); border-radius:10px; padding:12px 16px; }
-.fact .label { color:var(--muted); font-size:12px; text-transform:uppercase; letter-spacing:.04em; }
+.fact .label { color:var(--muted); font-size:12px; letter-spacing:.02em; }
 .fact .value { font-size:22px; font-weight:650; margin-top:2px; word-break:break-word; }
 section { background:#fff; border:1px solid var(--line); border-radius:12px; padding:20px 24px;
           margin:0 0 20px; page-break-inside:avoid; }
 section h2 { margin:0 0 10px; font-size:20px; }
 section p { margin:0 0 10px; }
-.callout { border-left:5px solid var(--accent); background:#fff5f5; padding:12px 16px; border-radius:6px;
+.callout { border-left:5px solid #4a6fa5; background:#f2f5fa; padding:12px 16px; border-radius:6px;
            font-size:17px; }
+.callout.positive { border-left-color:#2e7d32; background:#eef7ee; }
 .note { color:var(--muted); font-size:13px; margin-top:6px; }
 table { border-collapse:collapse; width:100%; font-size:14px; margin-top:8px; }
 th, td { border-bottom:1px solid var(--line); padding:6px 10px; text-align:left; vertical-align:top; }
@@ -155,7 +159,7 @@ def build_html(report: Report) -> str:
     for i, sec in enumerate(report.sections):
         body = [f"<h2>{html.escape(sec.title)}</h2>"]
         if sec.text:
-            body.append(_paragraphs(sec.text, "callout" if sec.highlight else ""))
+            body.append(_paragraphs(sec.text, ("callout positive" if sec.positive else "callout") if sec.highlight else ""))
         if sec.figure is not None:
             body.append(
                 for_export(sec.figure).to_html(

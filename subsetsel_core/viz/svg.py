@@ -78,36 +78,55 @@ def size_tiles_html(tiles: Sequence[tuple[str, str]], *, note: str | None = None
             f'<div style="display:flex;flex-wrap:wrap;gap:12px 24px">{cells}</div>{foot}</div>')
 
 
+def _interval(lo: float, hi: float) -> str:
+    return f"{lo:g}" if lo == hi else f"{lo:g}–{hi:g}"
+
+
 def leaderboard_html(board: pd.DataFrame, *, top: int = 15) -> str:
     """The best models' mean rank as a table with bars (1 = best; shorter is better).
 
     Parameters
     ----------
     board : DataFrame
-        ``Benchmark.leaderboard()``: columns ``position, model, mean_rank, mean_score, wins``.
+        ``Benchmark.leaderboard()``: columns ``position, model, mean_rank, mean_score, wins``;
+        with ``rank_lo, rank_hi, tie_group`` (``Stability.annotate``) a column of 95 % rank
+        intervals is added and tie groups are shaded alike, marked "≈".
     top : int
         Number of models shown.
     """
     b = board.head(top)
     worst = float(b["mean_rank"].max()) if len(b) else 1.0
     th = f'style="text-align:left;font-weight:600;color:{_MUTED};padding:3px 6px;border-bottom:1px solid #e6e9ef"'
+    intervals = "rank_lo" in b.columns
+    sizes = board["tie_group"].value_counts() if intervals else None
     rows = []
-    for pos, model, rank, score, wins in zip(b["position"], b["model"], b["mean_rank"], b["mean_score"], b["wins"],
-                                             strict=True):
+    for i, (pos, model, rank, score, wins) in enumerate(zip(b["position"], b["model"], b["mean_rank"],
+                                                            b["mean_score"], b["wins"], strict=True)):
         width = 100.0 * float(rank) / worst if worst > 0 else 0.0
-        tip = text(f"{model}: mean rank {rank:.2f}, mean score {_number(score)}, wins {int(wins)}")
+        tip = f"{model}: mean rank {rank:.2f}, mean score {_number(score)}, wins {int(wins)}"
+        extra, shade, mark = "", "", ""
+        if intervals and sizes is not None:
+            lo, hi, group = float(b["rank_lo"].iloc[i]), float(b["rank_hi"].iloc[i]), int(b["tie_group"].iloc[i])
+            tied = int(sizes.get(group, 1)) > 1
+            tip += f", 95 % rank interval {_interval(lo, hi)}" + (
+                f", tie group {group}: not told apart from its neighbours" if tied else "")
+            extra = f'<td style="padding:2px 6px;text-align:right">{text(_interval(lo, hi))}</td>'
+            shade = ' style="background:#f1f3f7"' if group % 2 == 0 else ""
+            mark = " ≈" if tied else ""
         rows.append(
-            f'<tr title="{tip}"><td style="padding:2px 6px;color:{_MUTED}">{int(pos)}</td>'
+            f'<tr title="{text(tip)}"{shade}><td style="padding:2px 6px;color:{_MUTED}">'
+            f'{int(pos)}{mark}</td>'
             f'<td style="padding:2px 6px;max-width:14rem;overflow:hidden;text-overflow:ellipsis;white-space:nowrap">'
             f'{text(model, 40)}</td>'
-            f'<td style="padding:2px 6px;width:45%"><div style="display:flex;align-items:center;gap:6px">'
+            f'<td style="padding:2px 6px;width:40%"><div style="display:flex;align-items:center;gap:6px">'
             f'<div style="flex:1 1 auto"><div style="background:{_BAR};height:0.8rem;width:{width:.1f}%;'
             f'border-radius:2px"></div></div><span style="min-width:2.6rem;text-align:right">{rank:.2f}</span></div></td>'
-            f'<td style="padding:2px 6px;text-align:right">{text(_number(score))}</td>'
+            f'{extra}<td style="padding:2px 6px;text-align:right">{text(_number(score))}</td>'
             f'<td style="padding:2px 6px;text-align:right">{int(wins)}</td></tr>'
         )
     head = (f"<tr><th {th}>#</th><th {th}>model</th><th {th}>mean rank (1 = best)</th>"
-            f"<th {th}>mean score</th><th {th}>wins</th></tr>")
+            + (f"<th {th}>95% rank interval</th>" if intervals else "")
+            + f"<th {th}>mean score</th><th {th}>wins</th></tr>")
     return (f'<table class="ss-leaderboard" style="{_FONT};border-collapse:collapse;width:100%;font-size:0.9rem;'
             f'color:{_INK}"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>')
 

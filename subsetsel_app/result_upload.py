@@ -1,0 +1,131 @@
+"""An uploaded results folder (a zip, or JSON files) → a validated :class:`ActiveData`.
+
+Pure functions (no Streamlit), like :mod:`subsetsel_app.upload`: :func:`check_results`
+reads lm-evaluation-harness, MTEB or Every Eval Ever results through
+:func:`~subsetsel_core.io.result_folders.read_results` and
+:func:`~subsetsel_core.benchmark.load_scores`, and returns the check the Benchmark page
+shows, with the metric taken per task. Problems come back as messages, never as
+exceptions; their fix is worded for this part of the page (:data:`RESULT_HINTS`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+import pandas as pd
+
+from subsetsel_core.benchmark import load_scores
+from subsetsel_core.errors import InputError
+from subsetsel_core.io.result_folders import FORMATS, ResultTable, read_results
+from subsetsel_core.io.score_format import ScoreFormat
+
+from .active_data import ActiveData
+from .upload import UploadCheck, UploadedTable, error_text
+
+#: How this part of the Benchmark page words the fix of an error, by its ``field``
+#: (other fields: :data:`subsetsel_app.upload.FIELD_HINTS`).
+RESULT_HINTS: dict[str, str] = {
+    "score_column": "Type the metric under 'Metric' above (METRIC, or TASK=METRIC; TASK2=METRIC).",
+    "missing": "Choose it under 'Missing scores' of the results above.",
+    "scores_file": "Upload the results folder as one .zip, or its JSON files.",
+}
+
+
+def result_error_text(exc: InputError) -> str:
+    """An error as this part of the page shows it: the core's message, then the fix."""
+    hint = RESULT_HINTS.get(exc.field or "")
+    return f"{exc} {hint}" if hint else error_text(exc)
+
+
+@dataclass(frozen=True, eq=False)
+class ResultCheck:
+    """What :func:`check_results` found.
+
+    Attributes
+    ----------
+    check : UploadCheck
+        The benchmark (when usable), the blocking error and the report.
+    metrics : DataFrame
+        One row per task: ``task``, ``metric`` (the one taken) and ``available`` (every
+        metric its files report); empty when the files could not be read.
+    format : str
+        The format read (a key of :data:`~subsetsel_core.io.result_folders.FORMATS`),
+        empty when unknown.
+    """
+
+    check: UploadCheck
+    metrics: pd.DataFrame = field(default_factory=pd.DataFrame)
+    format: str = ""
+
+
+def _metric_frame(table: ResultTable) -> pd.DataFrame:
+    return pd.DataFrame(
+        [{"task": t, "metric": m, "direction": "lower is better (negated)" if t in table.negated else
+          ("higher is better" if table.higher_is_better else "lower is better"),
+          "available": ", ".join(table.available[t])} for t, m in sorted(table.metrics.items())]
+    )
+
+
+def check_results(
+    files: Sequence[UploadedTable],
+    result_format: str = "auto",
+    *,
+    metric: str = "",
+    missing: str = "error",
+    name: str = "",
+) -> ResultCheck:
+    """Read uploaded result files and build the benchmark.
+
+    Parameters
+    ----------
+    files : sequence of UploadedTable
+        One zip archive of a results folder, or JSON files (each may also be a zip).
+    result_format : {"auto", "lm-eval", "mteb", "eee"}
+        The format (auto: recognised from the files).
+    metric : str
+        The metric choice (``""``: each format's main metric), as
+        :func:`~subsetsel_core.io.result_folders.parse_metric_choice` reads it.
+    missing : str
+        The missing-score policy.
+    name : str
+        Benchmark name (default: the first file's name).
+
+    Returns
+    -------
+    ResultCheck
+        Never raises for bad input: ``check.error`` holds the message instead.
+    """
+    if not files:
+        return ResultCheck(UploadCheck(None, "Upload a results folder as a .zip, or its JSON files."))
+    label = files[0].name if len(files) == 1 else "upload"
+    title = name.strip() or files[0].stem
+    try:
+        table = read_results([(f.name, f.content) for f in files], result_format, metric=metric.strip() or None,
+                             label=label)
+    except InputError as exc:
+        return ResultCheck(UploadCheck(None, result_error_text(exc)))
+    metrics = _metric_frame(table)
+    try:
+        bench = load_scores(table.frame, table.score_format(ScoreFormat(missing=missing)),
+                            name=title, label=label)
+    except InputError as exc:
+        return ResultCheck(UploadCheck(None, result_error_text(exc), table.report()), metrics, table.format)
+    report = table.report() + bench.report
+    key = json.dumps({"files": [f.digest for f in files], "format": result_format, "metric": metric,
+                      "missing": missing, "name": title}, sort_keys=True)
+    data = ActiveData(
+        token="upload:" + hashlib.sha256(key.encode()).hexdigest()[:20],
+        title=bench.name,
+        source="upload",
+        benchmark=replace(bench, report=report),
+        tables={},
+        specs={},
+        report=report,
+        description=f"Uploaded {FORMATS[table.format].title} results: {', '.join(f.name for f in files[:5])}"
+                    + (" …" if len(files) > 5 else ""),
+        metric=", ".join(sorted(set(table.metrics.values())))[:80],
+    )
+    return ResultCheck(UploadCheck(data, None, report), metrics, table.format)

@@ -1,0 +1,235 @@
+"""The Benchmark page's reading of an uploaded score table, shown before anything runs.
+
+The core's guess (:func:`subsetsel_core.io.guess.guess_table`) fills the column mapping
+once per new file; every rerun reads the table with the choices on the page and says how
+("I read this as: 107 models (rows) × 27 datasets (columns); set aside: …"). What the
+guess was unsure of is said and asked; one click flips the orientation of a wide table;
+the direction is shown to confirm, and can be set per dataset in a small table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import pandas as pd
+import streamlit as st
+
+from subsetsel_app import cache, state, upload, widgets
+from subsetsel_app.active_data import NONE
+from subsetsel_app.state import K
+from subsetsel_core.errors import InputError
+from subsetsel_core.io.guess import TableGuess, release_dates
+from subsetsel_core.io.score_format import LAYOUT_TITLES, LAYOUTS, MISSING_POLICIES, ScoreFormat
+
+HIGHER, LOWER = "higher is better", "lower is better"
+#: The other orientation of a wide table.
+FLIPPED = {"wide": "models-as-rows", "models-as-rows": "wide"}
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How the page reads the uploaded scores.
+
+    Attributes
+    ----------
+    fmt : ScoreFormat or None
+        The format to load the table with (None: the choices do not fit the table; the
+        page shows why).
+    guess : TableGuess or None
+        The reading with the page's choices.
+    dates : tuple of (str, str)
+        Model and release date (ISO) from the release column.
+    """
+
+    fmt: ScoreFormat | None
+    guess: TableGuess | None
+    dates: tuple[tuple[str, str], ...] = ()
+
+
+def _auto(head: pd.DataFrame, scores: upload.UploadedTable) -> TableGuess | None:
+    try:
+        return cache.upload_guess(scores.name, scores.digest, (), head)
+    except InputError:
+        return None
+
+
+def _apply(g: TableGuess) -> None:
+    """Put a guess into the mapping widgets' state."""
+    ss = st.session_state
+    ss[K.UP_LAYOUT] = g.layout
+    for key, col in ((K.UP_DATASET, g.dataset_column), (K.UP_MODEL, g.model_column), (K.UP_SCORE, g.score_column)):
+        if col is not None:
+            ss[key] = col
+    ss[K.UP_FOLD] = g.fold_column or NONE
+    ss[K.UP_DROP] = [s.column for s in g.set_aside if s.column != g.release_column] if g.layout != "long" else []
+    ss[K.UP_RELEASE] = g.release_column or NONE
+    ss[K.UP_HIGHER] = HIGHER if g.higher_is_better else LOWER
+
+
+def prime(head: pd.DataFrame, scores: upload.UploadedTable) -> list[str]:
+    """Guess the reading once per new score file; keep the stored choices valid.
+
+    Returns
+    -------
+    list of str
+        The score table's columns.
+    """
+    cols = [str(c) for c in head.columns]
+    ss = st.session_state
+    if ss[K.UP_GUESSED] != scores.digest:
+        ss[K.UP_DATASET], ss[K.UP_MODEL], ss[K.UP_SCORE] = cols[0], cols[min(1, len(cols) - 1)], cols[-1]
+        g = _auto(head, scores)
+        if g is not None:
+            _apply(g)
+        ss[K.UP_NAME] = scores.stem
+        ss[K.UP_GUESSED] = scores.digest
+    for key in (K.UP_DATASET, K.UP_MODEL, K.UP_SCORE):
+        state.ensure_choice(key, cols)
+    state.ensure_choice(K.UP_FOLD, [NONE, *cols], fallback=NONE)
+    state.ensure_choice(K.UP_RELEASE, [NONE, *cols], fallback=NONE)
+    state.ensure_subset(K.UP_DROP, cols)
+    return cols
+
+
+def _reguess(head: pd.DataFrame, scores: upload.UploadedTable, layout: str, name: str | None) -> None:
+    """The guess for ``layout``; a wide layout that does not fit as guessed keeps ``name`` as
+    the column of row names; a long one that does not fit gets three distinct columns."""
+    plain: tuple[tuple[str, object], ...] = (("layout", layout),)
+    tries = [plain] if layout == "long" else [plain, (*plain, ("dataset_column" if layout == "wide" else
+                                                             "model_column", name))]
+    for opts in tries:
+        try:
+            _apply(cache.upload_guess(scores.name, scores.digest, opts, head))
+            return
+        except InputError:
+            continue
+    ss = st.session_state
+    ss[K.UP_LAYOUT] = layout
+    cols = [str(c) for c in head.columns]
+    if layout == "long" and len(cols) >= 3:  # the same column is never in two roles
+        ss[K.UP_MODEL] = next(c for c in cols if c != ss[K.UP_DATASET])
+        ss[K.UP_SCORE] = next(c for c in reversed(cols) if c not in (ss[K.UP_DATASET], ss[K.UP_MODEL]))
+
+
+def relayout(head: pd.DataFrame, scores: upload.UploadedTable) -> None:
+    """Callback of the layout choice: the columns and the set-aside columns the guess gives it."""
+    ss = st.session_state
+    layout = ss[K.UP_LAYOUT]
+    _reguess(head, scores, layout, ss[K.UP_MODEL] if layout == "wide" else ss[K.UP_DATASET])
+
+
+def flip(head: pd.DataFrame, scores: upload.UploadedTable) -> None:
+    """Callback: read a wide table the other way round (rows are models ↔ rows are datasets)."""
+    ss = st.session_state
+    layout = ss[K.UP_LAYOUT]
+    name = ss[K.UP_DATASET] if layout == "wide" else ss[K.UP_MODEL]
+    role = "model_column" if layout == "wide" else "dataset_column"
+    try:
+        _apply(cache.upload_guess(scores.name, scores.digest, (("layout", FLIPPED[layout]), (role, name)), head))
+    except InputError:
+        ss[K.UP_LAYOUT] = FLIPPED[layout]
+
+
+def _mapping(head: pd.DataFrame, scores: upload.UploadedTable, cols: list[str]) -> None:
+    ss = st.session_state
+    c = st.columns([1.7, 1, 1, 1, 1])
+    c[0].radio("Layout", list(LAYOUTS), key=K.UP_LAYOUT, persist_state=state.PERSIST, format_func=LAYOUT_TITLES.get,
+               on_change=relayout, args=(head, scores),
+               help="long: dataset, model[, fold], score columns; wide: one row per dataset and one column per "
+                    "model; models as rows: one row per model and one column per dataset (a leaderboard).")
+    layout = ss[K.UP_LAYOUT]
+    c[1].selectbox("Dataset column", cols, key=K.UP_DATASET, persist_state=state.PERSIST,
+                   disabled=layout == "models-as-rows")
+    c[2].selectbox("Model column", cols, key=K.UP_MODEL, persist_state=state.PERSIST, disabled=layout == "wide")
+    c[3].selectbox("Score column", cols, key=K.UP_SCORE, persist_state=state.PERSIST, disabled=layout != "long")
+    c[4].selectbox("Fold / seed column", [NONE, *cols], key=K.UP_FOLD, persist_state=state.PERSIST,
+                   help="Optional: resamples, seeds or folds; ranks are averaged over them.")
+    c = st.columns([3, 1])
+    if layout != "long":
+        name = ss[K.UP_DATASET] if layout == "wide" else ss[K.UP_MODEL]
+        options = [x for x in cols if x not in (name, ss[K.UP_FOLD])]
+        state.ensure_subset(K.UP_DROP, options)
+        c[0].multiselect("Set aside (not scores)", options,
+                         key=K.UP_DROP, persist_state=state.PERSIST,
+                         help="Columns that are not scores: names, text, dates, sizes, and columns derived from "
+                              "the scores (an average, a rank, a win rate). Every other column is a "
+                              f"{'dataset' if layout == 'models-as-rows' else 'model'}.")
+    if layout != "wide":
+        c[1].selectbox("Release dates", [NONE, *cols], key=K.UP_RELEASE, persist_state=state.PERSIST,
+                       help="Model release dates: the generalisation check on the Evaluate page holds out the "
+                            "newest models.")
+
+
+def _options() -> tuple[tuple[str, object], ...]:
+    ss = st.session_state
+    fold, release = ss[K.UP_FOLD], ss[K.UP_RELEASE]
+    return upload.reading_options(
+        ss[K.UP_LAYOUT], ss[K.UP_DATASET], ss[K.UP_MODEL], ss[K.UP_SCORE], None if fold == NONE else fold,
+        [c for c in ss[K.UP_DROP] if c != release], None if release == NONE else release, ss[K.UP_HIGHER] == HIGHER)
+
+
+def _unsure(auto: TableGuess | None, reading: TableGuess, head: pd.DataFrame, scores: upload.UploadedTable) -> None:
+    """Say what the guess could not decide (while the page still reads the table as guessed) and ask."""
+    ss = st.session_state
+    items = [] if auto is None else [u for u in auto.unsure if not (
+        (u.startswith("layout") and ss[K.UP_LAYOUT] != auto.layout)
+        or (u.startswith("direction") and (ss[K.UP_HIGHER] == HIGHER) != auto.higher_is_better))]
+    if items:
+        questions = {"layout": "Are the rows models or datasets?", "direction": "Is a higher score better?"}
+        asked = [questions[u.split(":")[0]] for u in items if u.split(":")[0] in questions]
+        st.warning("I am not sure about this reading: " + widgets.md_escape("; ".join(items)) + ". "
+                   + " ".join(asked), icon=widgets.ICONS["warning"])
+    if reading.layout in FLIPPED:
+        now = "datasets" if reading.layout == "wide" else "models"
+        other = "models" if now == "datasets" else "datasets"
+        st.button(f"Flip: the rows are {other}, not {now}", on_click=flip, args=(head, scores), key="up_flip_btn",
+                  icon=":material/swap_horiz:")
+
+
+def _directions(auto: TableGuess | None, reading: TableGuess) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    ss = st.session_state
+    c = st.columns([1.2, 1, 2])
+    c[0].radio("Scores", [HIGHER, LOWER], key=K.UP_HIGHER, persist_state=state.PERSIST, horizontal=True)
+    if auto is not None:
+        c[0].caption(widgets.md_escape(f"Guessed: {'higher' if auto.higher_is_better else 'lower'} is better "
+                                       f"({auto.direction_from}). Confirm it or change it."))
+    c[1].selectbox("Missing scores", list(MISSING_POLICIES), key=K.UP_MISSING, persist_state=state.PERSIST,
+                   help="error: stop and list them; drop-models / drop-datasets: remove incomplete ones.")
+    c[2].text_input("Benchmark name", key=K.UP_NAME, persist_state=state.PERSIST)
+    frame = upload.directions_frame(reading)
+    own = int(frame[upload.LOWER].sum()) if reading.higher_is_better else int((~frame[upload.LOWER]).sum())
+    with st.expander(f"Direction per dataset ({len(frame)} datasets"
+                     + (f"; {own} {'lower' if reading.higher_is_better else 'higher'}-is-better)" if own else ")"),
+                     expanded=bool(own)):
+        st.caption("Leaderboards mix metrics: tick the datasets whose scores are errors, losses or times.")
+        edited = st.data_editor(frame, hide_index=True, disabled=["dataset"], height=min(36 * (len(frame) + 1), 320),
+                                key=f"up_dirs_{ss[K.UP_GUESSED][:12]}_{reading.layout}_{reading.higher_is_better}",
+                                column_config={upload.LOWER: st.column_config.CheckboxColumn(upload.LOWER)})
+    return upload.directions_from_frame(edited, reading.higher_is_better)
+
+
+def form(head: pd.DataFrame, scores: upload.UploadedTable) -> Reading:
+    """The reading of an uploaded score table: the mapping, the guess in words, the directions."""
+    cols = prime(head, scores)
+    auto = _auto(head, scores)
+    st.markdown("##### How the table is read")
+    _mapping(head, scores, cols)
+    try:
+        reading = cache.upload_guess(scores.name, scores.digest, _options(), head)
+    except InputError as exc:
+        st.error(widgets.md_escape(upload.error_text(exc)), icon=widgets.ICONS["error"])
+        return Reading(None, None)
+    if auto is not None and auto.higher_is_better == reading.higher_is_better:
+        reading = replace(reading, direction_from=auto.direction_from)
+    else:
+        reading = replace(reading, direction_from="as chosen")
+    st.info(widgets.md_escape(reading.sentence()), icon=":material/visibility:")
+    _unsure(auto, reading, head, scores)
+    lower, higher = _directions(auto, reading)
+    try:
+        fmt = reading.to_format(st.session_state[K.UP_MISSING], lower_is_better_datasets=lower,
+                                higher_is_better_datasets=higher)
+    except InputError as exc:
+        st.error(widgets.md_escape(upload.error_text(exc)), icon=widgets.ICONS["error"])
+        return Reading(None, reading)
+    return Reading(fmt, reading, tuple(release_dates(head, reading).items()))

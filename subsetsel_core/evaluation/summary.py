@@ -1,0 +1,41 @@
+"""The JSON of an evaluation with its permutation test and the full benchmark's stability.
+
+One function for every face that writes it: ``subsetsel evaluate --out`` and the
+dashboard's "Results (JSON)" download.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from subsetsel_core.evaluation.permutation import NOT_TESTED_NOTE, PermutationTest
+from subsetsel_core.evaluation.result import EvaluationResult
+from subsetsel_core.evaluation.stability import Stability
+
+
+def evaluation_json(result: EvaluationResult, permutation: PermutationTest | None = None,
+                    stability: Stability | None = None) -> dict[str, Any]:
+    """:meth:`EvaluationResult.to_json_dict` plus, per entry, ``p_permutation`` and ``helps``
+    (when the test ran), and at the top ``permutation_test``, ``ceiling``, ``rank_intervals``
+    and ``adjacent_pairs`` (when the stability was computed).
+
+    Per entry ``p_vs_random`` stays: the Wilcoxon test *vs random on these pools*, conditional
+    on the one representation (PROTOCOL.md); only ``helps`` says whether it helps.
+    """
+    out = result.to_json_dict()
+    if permutation is not None:
+        per = permutation.to_json_dict()
+        for key, extra in per.items():
+            out["results"][key].update(extra)
+        out["permutation_test"] = {
+            "permutations": permutation.permutations, "stop_after": permutation.stop_after,
+            "trials": permutation.trials, "seed": permutation.seed, "drawn": permutation.drawn,
+            "complete": permutation.complete, "verdict_metric": permutation.verdict_metric,
+            "smallest_possible_p": permutation.smallest_p(), "description": permutation.describe(),
+        }
+    else:
+        out["permutation_test"] = None
+        out["note"] = NOT_TESTED_NOTE
+    if stability is not None:
+        out.update(stability.to_json_dict())
+    return out

@@ -1,0 +1,328 @@
+"""The JSON files of a results folder, read with bounds: a folder, a zip archive or files.
+
+:func:`collect_json` gathers every ``.json`` file of a results folder (at any depth), a
+zip archive of one, a single JSON file, or uploaded ``(name, bytes)`` pairs, and parses
+each one. The reading is bounded: a size cap on each file
+(``SUBSETSEL_MAX_JSON_MB``, default 32 MB), on their total (the table limit
+``SUBSETSEL_MAX_TABLE_MB``) and on their number (``SUBSETSEL_MAX_RESULT_FILES``,
+default 20 000). Symbolic links that lead out of the folder are never followed; hidden
+files and folders, ``__MACOSX`` and non-JSON files (``samples_*.jsonl``, READMEs) are
+skipped.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import stat
+import zipfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any, TypeAlias
+
+from subsetsel_core.errors import InputError
+from subsetsel_core.io.tables import max_bytes
+
+ResultSource: TypeAlias = str | Path | bytes | Sequence[tuple[str, bytes]]
+"""A results folder or zip archive (path), a JSON file (path), zip or JSON bytes, or
+uploaded ``(file name, bytes)`` pairs."""
+
+DEFAULT_MAX_JSON_MB = 32.0
+DEFAULT_MAX_FILES = 20_000
+MAX_ENTRIES_FACTOR = 10
+"""A folder walk stops after this many times the file cap of entries (files of any kind)."""
+_ZIP_MAGIC = b"PK\x03\x04"
+_SKIPPED_DIRS = ("__MACOSX",)
+
+
+@dataclass(frozen=True)
+class JsonFile:
+    """One parsed JSON file of a results folder.
+
+    Attributes
+    ----------
+    path : str
+        Its path inside the folder or archive, with ``/`` separators
+        (``model/revision/Task.json``).
+    data : Any
+        The parsed JSON value.
+    """
+
+    path: str
+    data: Any
+
+    @property
+    def parts(self) -> tuple[str, ...]:
+        """The folders and the file name of :attr:`path`."""
+        return PurePosixPath(self.path).parts
+
+
+@dataclass(frozen=True)
+class Collected:
+    """What :func:`collect_json` read.
+
+    Attributes
+    ----------
+    files : tuple of JsonFile
+        The parsed JSON files, sorted by path.
+    notes : tuple of str
+        What was skipped (links out of the folder, other files), in words.
+    """
+
+    files: tuple[JsonFile, ...]
+    notes: tuple[str, ...] = ()
+
+
+def _env_number(name: str, default: float) -> float:
+    try:
+        value = float(os.environ.get(name, default))
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+def max_json_bytes() -> int:
+    """Largest JSON file accepted, in bytes: ``SUBSETSEL_MAX_JSON_MB`` or 32 MB."""
+    return int(_env_number("SUBSETSEL_MAX_JSON_MB", DEFAULT_MAX_JSON_MB) * 2**20)
+
+
+def max_files() -> int:
+    """Most JSON files read from one folder: ``SUBSETSEL_MAX_RESULT_FILES`` or 20 000."""
+    return int(_env_number("SUBSETSEL_MAX_RESULT_FILES", DEFAULT_MAX_FILES))
+
+
+def is_result_source(source: object) -> bool:
+    """Whether a source is a results folder, a JSON or zip file, or JSON/zip bytes.
+
+    A CSV, TSV or Parquet table (or a DataFrame) is not.
+    """
+    if isinstance(source, str | Path):
+        p = Path(source)
+        return p.is_dir() or p.suffix.lower() in (".json", ".zip")
+    if isinstance(source, bytes):
+        head = source.lstrip()[:1]
+        return source[:4] == _ZIP_MAGIC or head in (b"{", b"[")
+    if isinstance(source, list | tuple):
+        return all(isinstance(x, tuple) and len(x) == 2 for x in source) and bool(source)
+    return False
+
+
+def _file_too_big(where: str, size: int) -> InputError:
+    return InputError(
+        f"{where}: {size / 2**20:.1f} MB is over the limit of {max_json_bytes() / 2**20:.0f} MB for one "
+        "result file. Remove the file from the folder, or raise the limit (environment variable "
+        "SUBSETSEL_MAX_JSON_MB).",
+        field="scores_file",
+    )
+
+
+def _too_many(label: str, what: str) -> InputError:
+    return InputError(
+        f"{label}: more than {max_files()} {what}. Give a folder with fewer result files (one "
+        "benchmark's results), or raise the limit (environment variable SUBSETSEL_MAX_RESULT_FILES).",
+        field="scores_file",
+    )
+
+
+class _Budget:
+    """Counts files and bytes against the caps."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.files = 0
+        self.bytes = 0
+
+    def take(self, where: str, size: int) -> None:
+        if size > max_json_bytes():
+            raise _file_too_big(where, size)
+        self.files += 1
+        self.bytes += size
+        if self.files > max_files():
+            raise _too_many(self.label, "JSON files")
+        if self.bytes > max_bytes():
+            raise InputError(
+                f"{self.label}: the JSON files hold more than {max_bytes() / 2**20:.0f} MB together. Give "
+                "fewer result files, or raise the limit (environment variable SUBSETSEL_MAX_TABLE_MB).",
+                field="scores_file",
+            )
+
+
+def parse_json(raw: bytes, where: str) -> Any:
+    """The JSON value of a file's bytes.
+
+    Raises
+    ------
+    InputError
+        The bytes are not UTF-8 JSON; the message names the file, line and column.
+    """
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError(
+            f"{where}: is not UTF-8 text, so not a JSON result file. Re-export it as UTF-8 JSON or "
+            "remove it from the folder.",
+            field="scores_file",
+        ) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{where}: is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}). The file "
+            "may be cut short or hand-edited; write it again or remove it from the folder.",
+            field="scores_file",
+        ) from None
+    except RecursionError:
+        raise InputError(f"{where}: nests too deeply to be a result file. Remove it from the folder.",
+                         field="scores_file") from None
+
+
+def _skipped(name: str) -> bool:
+    return any(part.startswith(".") or part in _SKIPPED_DIRS for part in PurePosixPath(name).parts)
+
+
+def _walk(root: Path, label: str, notes: list[str]) -> Iterator[tuple[str, Path]]:
+    """``(relative path, path)`` of the JSON files under ``root``, links kept inside it."""
+    real_root = root.resolve()
+    entries = 0
+    outside = 0
+    for folder, dirs, names in os.walk(root, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
+        base = Path(folder)
+        for d in dirs:
+            if (base / d).is_symlink() and not (base / d).resolve().is_relative_to(real_root):
+                outside += 1
+        entries += len(names) + len(dirs)
+        if entries > max_files() * MAX_ENTRIES_FACTOR:
+            raise _too_many(label, "files and folders in all")
+        for name in sorted(names):
+            path = base / name
+            if name.startswith(".") or not name.lower().endswith(".json"):
+                continue
+            if path.is_symlink() and not path.resolve().is_relative_to(real_root):
+                outside += 1
+                continue
+            yield path.relative_to(root).as_posix(), path
+    if outside:
+        notes.append(f"{label}: skipped {outside} symbolic link(s) that lead out of the folder.")
+
+
+def _from_folder(root: Path, label: str, notes: list[str]) -> list[JsonFile]:
+    budget = _Budget(label)
+    out = []
+    for rel, path in _walk(root, label, notes):
+        where = f"{label}/{rel}"
+        try:
+            size = path.stat().st_size
+            budget.take(where, size)
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise InputError(f"{where}: cannot be read ({exc.strerror}). Check its permissions.",
+                             field="scores_file") from None
+        out.append(JsonFile(rel, parse_json(raw, where)))
+    return out
+
+
+def _from_zip(raw: bytes, label: str, notes: list[str]) -> list[JsonFile]:
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(raw))
+    except (zipfile.BadZipFile, OSError):
+        raise InputError(f"{label}: is not a readable zip archive. Zip the results folder again.",
+                         field="scores_file") from None
+    budget = _Budget(label)
+    out = []
+    links = 0
+    with archive:
+        infos = sorted(archive.infolist(), key=lambda i: i.filename)
+        if len(infos) > max_files() * MAX_ENTRIES_FACTOR:
+            raise _too_many(label, "entries in the archive")
+        for info in infos:
+            name = info.filename.replace("\\", "/")
+            parts = PurePosixPath(name).parts
+            if info.is_dir() or _skipped(name) or not name.lower().endswith(".json"):
+                continue
+            if name.startswith("/") or ".." in parts:
+                links += 1
+                continue
+            if stat.S_ISLNK(info.external_attr >> 16):
+                links += 1
+                continue
+            where = f"{label}/{name}"
+            budget.take(where, info.file_size)
+            try:
+                with archive.open(info) as fh:
+                    data = fh.read(max_json_bytes() + 1)
+            except (zipfile.BadZipFile, RuntimeError, OSError, EOFError) as exc:
+                raise InputError(f"{where}: cannot be read from the archive ({exc}). Zip the folder again "
+                                 "without a password.", field="scores_file") from None
+            if len(data) > max_json_bytes():
+                raise _file_too_big(where, len(data))
+            out.append(JsonFile(name, parse_json(data, where)))
+    if links:
+        notes.append(f"{label}: skipped {links} archive entr{'y' if links == 1 else 'ies'} that are links or "
+                     "lead out of the archive.")
+    return out
+
+
+def collect_json(source: ResultSource, label: str) -> Collected:
+    """Read and parse the JSON files of a results source.
+
+    Parameters
+    ----------
+    source : path, bytes or sequence of (str, bytes)
+        A results folder, a zip archive or a JSON file (path or bytes), or uploaded
+        files as ``(name, bytes)`` pairs (each a JSON file or a zip archive).
+    label : str
+        Name of the source in messages.
+
+    Returns
+    -------
+    Collected
+
+    Raises
+    ------
+    InputError
+        The path does not exist, a file is not JSON, a cap is exceeded, or there is no
+        JSON file at all.
+    """
+    notes: list[str] = []
+    if isinstance(source, str | Path):
+        p = Path(source)
+        if not p.exists():
+            raise InputError(f"{label}: not found ({p}). Check the path.", field="scores_file")
+        if p.is_dir():
+            files = _from_folder(p, label, notes)
+        else:
+            size = p.stat().st_size
+            if size > max_bytes():
+                raise InputError(f"{label}: {size / 2**20:.0f} MB is over the limit of "
+                                 f"{max_bytes() / 2**20:.0f} MB. Give fewer result files, or raise the limit "
+                                 "(environment variable SUBSETSEL_MAX_TABLE_MB).", field="scores_file")
+            files = _from_bytes(p.read_bytes(), p.name, label, notes)
+    elif isinstance(source, bytes):
+        files = _from_bytes(source, label, label, notes)
+    else:
+        files = []
+        for name, raw in source:
+            files += _from_bytes(raw, name, name, notes)
+        if len(files) > max_files():
+            raise _too_many(label, "JSON files")
+    if not files:
+        raise InputError(
+            f"{label}: holds no JSON file. Give the folder the evaluation wrote its result files to "
+            "(lm-evaluation-harness: results_*.json; MTEB: model/revision/Task.json; Every Eval Ever: "
+            "one JSON record per model and evaluation).",
+            field="scores_file",
+        )
+    return Collected(tuple(sorted(files, key=lambda f: f.path)), tuple(notes))
+
+
+def _from_bytes(raw: bytes, name: str, where: str, notes: list[str]) -> list[JsonFile]:
+    if raw[:4] == _ZIP_MAGIC:
+        return _from_zip(raw, where, notes)
+    if len(raw) > max_json_bytes():
+        raise _file_too_big(where, len(raw))
+    if not raw.strip():
+        raise InputError(f"{where}: the file is empty. Give a JSON result file.", field="scores_file")
+    return [JsonFile(PurePosixPath(name.replace("\\", "/")).name, parse_json(raw, where))]
