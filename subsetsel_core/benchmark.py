@@ -23,7 +23,7 @@ from subsetsel_core.io.result_files import is_result_source
 from subsetsel_core.io.score_directions import orient
 from subsetsel_core.io.score_format import ScoreFormat
 from subsetsel_core.io.score_table import score_cube
-from subsetsel_core.io.tables import TableSource, max_bytes, read_table, source_label
+from subsetsel_core.io.tables import TableSource, encoding_note, max_bytes, read_table, source_label
 from subsetsel_core.io.validation import ReportBuilder, ValidationReport
 from subsetsel_core.ranking import mean_ranks, rank_sums
 
@@ -220,6 +220,9 @@ def load_scores(
         return benchmark
     df = read_table(source, label=label, field="scores_file", object_text=True)
     rb = ReportBuilder()
+    note = encoding_note(df, label)
+    if note:
+        rb.add("info", "encoding", note)
     cube, datasets, models, folds, dropped = score_cube(df, fmt, label, rb)
     cube, flipped = orient(cube, datasets, dropped, fmt, label, rb)
     if len(datasets) < MIN_DATASETS:

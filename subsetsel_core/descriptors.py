@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 
 from subsetsel_core.errors import InputError
-from subsetsel_core.io.names import describe_mismatch, suggest
+from subsetsel_core.io.names import check_normalisation, describe_mismatch, suggest
+from subsetsel_core.io.numeric_cells import parse_numbers, refusal
 from subsetsel_core.io.tables import TableSource, read_table, row_numbers, source_label
 from subsetsel_core.io.validation import ReportBuilder, ValidationReport
 from subsetsel_core.representations.tabular import encode_tabular
@@ -183,6 +184,7 @@ def load_descriptors(
         if blank.any():
             raise InputError(f"{label}: empty dataset name in rows {row_numbers(df.index[blank])}. Fill them in or "
                              "delete those rows.", field="descriptor_file", rows=[int(r) + 2 for r in df.index[blank]])
+        check_normalisation(names.unique(), label, "dataset", field="descriptor_file")
         if aliases:
             names = names.map(lambda s: aliases.get(s, s))
         dup = names.duplicated(keep=False)
@@ -193,6 +195,7 @@ def load_descriptors(
                 field="descriptor_file", rows=[int(r) + 2 for r in df.index[dup]],
             )
         body = df.drop(columns=[dataset_column])
+        _check_numbers(body, label)
         body.index = pd.Index(names.to_numpy(), name="dataset")
         tables.append((Path(label).name.split(".")[0], body))
     unique: dict[str, pd.DataFrame] = {}
@@ -204,6 +207,16 @@ def load_descriptors(
     out = join_tables(unique).table
     out.attrs["sources"] = list(unique)
     return out
+
+
+def _check_numbers(body: pd.DataFrame, label: str) -> None:
+    """Refuse a column whose numbers cannot be read safely (``1,250``, mixed units), naming ``label``."""
+    for col in body.columns:
+        values = body[col]
+        num, bad, notes = parse_numbers(values)
+        err = refusal(values, bad, notes, label, str(col))
+        if err is not None:
+            raise InputError(str(err), field="descriptor_file")
 
 
 def align_descriptors(

@@ -4,22 +4,82 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 
+from subsetsel_core.errors import InputError
 from subsetsel_core.safe_text import printable, shorten
 
 _SEP = re.compile(r"[\s_\-.]+")
 
 
 def normalise_name(name: str) -> str:
-    """Loose form of a name: case-folded, without spaces, underscores, hyphens or dots.
+    """Loose form of a name: NFKC-normalised, case-folded, without spaces, underscores, hyphens or dots.
 
     Examples
     --------
     >>> normalise_name(" Star_Light-Curves ")
     'starlightcurves'
+    >>> normalise_name("Cafe\u0301") == normalise_name("Caf\u00e9")
+    True
     """
-    return _SEP.sub("", str(name)).casefold()
+    return _SEP.sub("", unicodedata.normalize("NFKC", str(name))).casefold()
+
+
+def only_normalisation(a: str, b: str) -> bool:
+    """Whether two different names are the same text in different Unicode normalisations (NFC vs NFD).
+
+    Examples
+    --------
+    >>> only_normalisation("Cafe\u0301", "Caf\u00e9")
+    True
+    """
+    return a != b and unicodedata.normalize("NFC", a) == unicodedata.normalize("NFC", b)
+
+
+def check_normalisation(names: Iterable[str], label: str, what: str, *, field: str | None = None) -> None:
+    """Refuse names of one table that differ only in Unicode normalisation.
+
+    Such names print the same (``Café`` typed as one character or as ``e`` plus an
+    accent), so keeping them apart would show one dataset twice.
+
+    Parameters
+    ----------
+    names : iterable of str
+        Distinct names (already stripped of surrounding spaces).
+    label : str
+        File name for the message.
+    what : str
+        What the names are (``"dataset"``, ``"'model'"``).
+    field : str, optional
+        The setting the error belongs to.
+
+    Raises
+    ------
+    InputError
+        Naming both spellings, with the fix.
+    """
+    seen: dict[str, str] = {}
+    for name in names:
+        if name.isascii():
+            continue
+        key = unicodedata.normalize("NFC", name)
+        other = seen.setdefault(key, name)
+        if other != name:
+            raise InputError(
+                f"{label}: {what} names '{short(other)}' ({_form(other)}) and '{short(name)}' "
+                f"({_form(name)}) are the same text in different Unicode normalisations; they would "
+                "count as two names. Did you mean one name? Save both the same way (NFC, as most "
+                "editors type them).",
+                field=field,
+            )
+
+
+def _form(name: str) -> str:
+    """``"NFC"``, ``"NFD"`` or ``"mixed form"``: how a name's accents are encoded."""
+    if unicodedata.is_normalized("NFC", name):
+        return "NFC"
+    return "NFD" if unicodedata.is_normalized("NFD", name) else "mixed form"
 
 
 def short(name: str, limit: int = 60) -> str:
@@ -61,7 +121,13 @@ def did_you_mean(name: str, candidates: Sequence[str], n: int = 3) -> str:
     " (did you mean 'tabular'?)"
     """
     s = suggest(name, candidates, n)
-    return f" (did you mean {', '.join(repr(short(x)) for x in s)}?)" if s else ""
+    if not s:
+        return ""
+    shown = ", ".join(
+        repr(short(x)) + (" — the same text in another Unicode normalisation (NFC/NFD)" if only_normalisation(name, x) else "")
+        for x in s
+    )
+    return f" (did you mean {shown}?)"
 
 
 def describe_mismatch(

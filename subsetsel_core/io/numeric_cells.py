@@ -8,9 +8,18 @@ import re
 import numpy as np
 import pandas as pd
 
+from subsetsel_core.errors import InputError
 from subsetsel_core.io.tables import text_codes
 
 MIXED_PERCENT = "some cells have a percent sign and some do not"
+AMBIGUOUS_COMMA = "numbers like '1,250' could mean 1250 (thousands separator) or 1.25 (decimal comma)"
+MIXED_UNITS = "cells carry different units, or some a unit and some none"
+REFUSALS = (MIXED_PERCENT, AMBIGUOUS_COMMA, MIXED_UNITS)
+"""Notes of :func:`parse_numbers` that mean the column cannot be read safely (see :func:`refusal`)."""
+UNITS = frozenset(
+    "B kB KB MB GB TB KiB MiB GiB TiB ns us µs μs ms s sec min h hr hrs px Hz kHz MHz GHz k K M bn".split()
+)
+"""Unit suffixes recognised after a number (``12 MB``, ``250ms``, ``1.2k``)."""
 MISSING_TOKENS = frozenset({"", "nan", "na", "n/a", "#n/a", "null", "none", "-", "—", "–", "?", ".", "missing"})
 DISTINCT_MIN_ROWS = 256
 """Columns this long are parsed once per distinct cell (shorter ones cell by cell, which is quicker for them)."""
@@ -18,6 +27,8 @@ _DECIMAL_COMMA = re.compile(r"^[+-]?\d*,\d+(?:[eE][+-]?\d+)?$")
 _THOUSANDS_COMMA = re.compile(r"^[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
 _THOUSANDS_DOT = re.compile(r"^[+-]?\d{1,3}(?:\.\d{3})+,\d+$")
 _SPACED = re.compile(r"(?<=\d)[\s\u00a0\u202f'](?=\d{3}\b)")
+_GROUPED_ONLY = re.compile(r"^[+-]?[1-9]\d{0,2}(?:,\d{3})+$")
+_WITH_UNIT = re.compile(r"^([+-]?(?:\d[\d,.]*|\.\d+)(?:[eE][+-]?\d+)?)\s*([A-Za-zµμ]{1,3})$")
 
 
 def parse_numbers(values: pd.Series) -> tuple[pd.Series, pd.Series, list[str]]:
@@ -26,7 +37,11 @@ def parse_numbers(values: pd.Series) -> tuple[pd.Series, pd.Series, list[str]]:
     Recognises: plain numbers; decimal commas (``0,85``) when no cell uses a decimal
     point; thousands separators (``1,234.5``, ``1.234,5``, ``1 234``); percent signs
     (``85%`` → 0.85, only when every number carries one); missing-value tokens (empty,
-    ``NA``, ``-``, ``?`` …).
+    ``NA``, ``-``, ``?`` …); one unit suffix shared by every number (``12 MB`` → 12, see
+    :data:`UNITS`). Cells that cannot be read safely are marked bad with a note of
+    :data:`REFUSALS`: ``1,250`` when no cell settles whether the comma is a decimal
+    comma or a thousands separator, different units in one column, percent signs on
+    some numbers only.
 
     Parameters
     ----------
@@ -93,6 +108,7 @@ def _parse_text(values: pd.Series) -> tuple[pd.Series, pd.Series, list[str]]:
             notes.append(MIXED_PERCENT)
             t = t.str.rstrip("%").str.strip()
     t = t.str.replace(_SPACED, "", regex=True)
+    t, refused = _strip_unit(t, present, notes)
     has_dot = t.str.contains(".", regex=False) & present
     has_comma = t.str.contains(",", regex=False) & present
     if has_comma.any():
@@ -102,16 +118,73 @@ def _parse_text(values: pd.Series) -> tuple[pd.Series, pd.Series, list[str]]:
         elif t[has_comma].str.match(_THOUSANDS_COMMA).all() and (has_dot & ~has_comma).any() | (has_dot & has_comma).any():
             t = t.str.replace(",", "", regex=False)
             notes.append("thousands separators removed (1,234.5 read as 1234.5)")
+        elif not has_dot.any() and t[has_comma].str.match(_GROUPED_ONLY).all():
+            notes.append(AMBIGUOUS_COMMA)  # '1,250' alone: 1250 or 1.25? Refuse rather than guess.
+            refused = refused | has_comma
         elif not has_dot.any() and t[has_comma].str.match(_DECIMAL_COMMA).all():
             t = t.str.replace(",", ".", regex=False)
             notes.append("decimal commas read as decimal points (0,85 read as 0.85)")
     num = pd.to_numeric(t.where(t != ""), errors="coerce").astype(float)
     if pct.any() and (pct | ~present).all():
         num = num / 100.0
-    bad = num.isna() & present
+    if refused.any() and (num.isna() & present & ~refused).any():
+        notes = [n for n in notes if n not in (AMBIGUOUS_COMMA, MIXED_UNITS)]  # text anyway, not numbers
+    num = num.where(~refused)
+    bad = (num.isna() & present) | refused
     if MIXED_PERCENT in notes:
         bad = bad | (present & ~pct)  # the cells without a percent sign are the odd ones
     return num, bad, notes
+
+
+def _strip_unit(t: pd.Series, present: pd.Series, notes: list[str]) -> tuple[pd.Series, pd.Series]:
+    """The cells without a unit suffix all numbers share, and the cells refused for their units."""
+    refused = pd.Series(False, index=t.index)
+    if not t.str.contains(r"\d\s*[A-Za-zµμ]", regex=True).any():
+        return t, refused
+    parts = t.str.extract(_WITH_UNIT)
+    has_unit = parts[1].isin(UNITS) & present
+    if not has_unit.any():
+        return t, refused
+    units = list(dict.fromkeys(parts[1][has_unit]))
+    if len(units) > 1 or not has_unit[present].all():
+        notes.append(MIXED_UNITS)
+        return t, has_unit
+    example = t[has_unit].iloc[0]
+    notes.append(f"unit '{units[0]}' removed ({example!r} read as {parts[0][has_unit].iloc[0]})")
+    return t.where(~has_unit, parts[0]), refused
+
+
+def refusal(values: pd.Series, bad: pd.Series, notes: list[str], label: str, column: str) -> InputError | None:
+    """The error for a column :func:`parse_numbers` could not read safely, or None.
+
+    Parameters
+    ----------
+    values : Series
+        The raw cells.
+    bad, notes
+        What :func:`parse_numbers` returned for them.
+    label : str
+        File name for the message.
+    column : str
+        Column name for the message.
+
+    Returns
+    -------
+    InputError or None
+        Naming the file, the column, an example cell and how to fix it.
+    """
+    why = next((n for n in notes if n in REFUSALS), None)
+    if why is None or not bad.any():
+        return None
+    example = str(values[bad.to_numpy()].iloc[0]).strip()
+    fix = {
+        MIXED_PERCENT: "Use one convention for every number.",
+        AMBIGUOUS_COMMA: "Write numbers without thousands separators, with a decimal point (1250 or 1.25).",
+        MIXED_UNITS: "Convert every cell to one unit and give plain numbers (name the unit in the header).",
+    }[why]
+    from subsetsel_core.io.names import short
+
+    return InputError(f"{label}: column '{short(column)}': {why} (e.g. {short(example)!r}). {fix}")
 
 
 def finite(values: pd.Series) -> np.ndarray:

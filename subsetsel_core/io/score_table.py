@@ -14,8 +14,14 @@ import numpy as np
 import pandas as pd
 
 from subsetsel_core.errors import InputError
-from subsetsel_core.io.names import did_you_mean, normalise_name, short, suggest
-from subsetsel_core.io.numeric_cells import MIXED_PERCENT, finite, parse_numbers
+from subsetsel_core.io.names import (
+    check_normalisation,
+    did_you_mean,
+    normalise_name,
+    short,
+    suggest,
+)
+from subsetsel_core.io.numeric_cells import MIXED_PERCENT, finite, parse_numbers, refusal
 from subsetsel_core.io.score_format import ScoreFormat
 from subsetsel_core.io.tables import line_numbers, row_numbers, text_codes
 from subsetsel_core.io.validation import ReportBuilder
@@ -244,6 +250,7 @@ def _clean_names(
     changed = int(per_cell[(out != raw).to_numpy()].sum())
     if changed:
         rb.add("info", "whitespace", f"{label}: removed spaces around {changed} {column} names.")
+    check_normalisation(out, label, column)
     name_codes, names = out.factorize()
     labels = _sort_labels(pd.Series(names))
     position = {name: i for i, name in enumerate(labels)}
@@ -277,6 +284,9 @@ def _parse_scores(
             rows=line_numbers(rows),
         )
     if bad.any():
+        first = column if origin is None else str(origin[bad.to_numpy()].iloc[0])
+        if err := refusal(series, bad, notes, label, first):
+            raise err
         rows = series.index[bad]
         examples = ", ".join(
             repr(short(str(series.iloc[j]))) for j in np.flatnonzero(bad.to_numpy())[:5]

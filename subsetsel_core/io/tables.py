@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import codecs
 import io
 import os
 import zlib
@@ -13,6 +12,13 @@ import numpy as np
 import pandas as pd
 
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.encodings import (
+    check_columns,
+    check_header,
+    is_utf8,
+    legacy_text,
+    utf16_text,
+)
 from subsetsel_core.io.file_guard import read_input_file
 from subsetsel_core.io.parquet_guard import check_parquet
 
@@ -72,39 +78,24 @@ def _is_parquet(raw: bytes, label: str) -> bool:
     return raw[:4] == b"PAR1" or label.lower().endswith((".parquet", ".pq"))
 
 
-def _decode(raw: bytes, label: str) -> str | None:
-    """The text of an uncompressed file, or None when it is UTF-8 (parse its bytes)."""
+def _decode(raw: bytes, label: str) -> tuple[str | None, str]:
+    """The text of an uncompressed file (None when it is UTF-8: parse its bytes) and its encoding."""
     if raw[:4] == b"PK\x03\x04":
         raise InputError(
             f"{label}: is a zip archive (or an Excel workbook), not a table. Export the sheet as CSV "
             "or unzip it first."
         )
+    text = utf16_text(raw, label)
+    if text is not None:
+        return text, "utf-16"
     if b"\x00" in raw[:4096]:
         raise InputError(
             f"{label}: is a binary file, not a text table. Save it as CSV (comma-separated) "
             "or Parquet."
         )
-    if _is_utf8(raw):
-        return None
-    for enc in ("cp1252", "latin-1"):
-        try:
-            return raw.decode(enc)
-        except UnicodeDecodeError:
-            continue
-    raise InputError(f"{label}: cannot decode the text; save it as UTF-8.")  # pragma: no cover
-
-
-def _is_utf8(raw: bytes, piece: int = 1 << 16) -> bool:
-    """Whether the bytes decode as UTF-8, checked piece by piece (no copy of the whole text)."""
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    view = memoryview(raw)
-    try:
-        for start in range(0, len(raw), piece):
-            decoder.decode(view[start : start + piece])
-        decoder.decode(b"", True)
-    except UnicodeDecodeError:
-        return False
-    return True
+    if is_utf8(raw):
+        return None, "utf-8"
+    return legacy_text(raw, label)
 
 
 def _gunzip(raw: bytes, label: str) -> bytes:
@@ -115,7 +106,7 @@ def _gunzip(raw: bytes, label: str) -> bytes:
     size = 0
     try:
         data = raw
-        while data:
+        while data or not d.eof:
             chunk = d.decompress(data, 1 << 20)
             size += len(chunk)
             if size > limit:
@@ -125,8 +116,15 @@ def _gunzip(raw: bytes, label: str) -> bytes:
             if not data and d.eof and d.unused_data[:2] == b"\x1f\x8b":  # concatenated members
                 data = d.unused_data
                 d = zlib.decompressobj(wbits=31)
+            elif not data and not chunk:
+                break  # all input read and no output pending: the stream ended (or was cut)
     except zlib.error as exc:
         raise InputError(f"{label}: looks gzip-compressed but cannot be read ({exc}).") from None
+    if not d.eof:
+        raise InputError(
+            f"{label}: the gzip file is truncated (it ends before the end of its compressed "
+            f"stream, after {size} bytes of text). It was cut short: copy or download it again."
+        )
     return b"".join(out)
 
 
@@ -220,6 +218,7 @@ def _read_table(source: TableSource, label: str, object_text: bool) -> pd.DataFr
         else:
             df = _read_csv(raw, label, object if object_text else str)
     df.columns = [str(c).strip() for c in df.columns]
+    check_columns(list(df.columns), label)
     if df.shape[1] == 0:
         raise InputError(f"{label}: no columns found. Give a table with a header row.")
     if len(df) == 0:
@@ -233,18 +232,20 @@ def _read_table(source: TableSource, label: str, object_text: bool) -> pd.DataFr
 def _read_csv(raw: bytes, label: str, dtype: type) -> pd.DataFrame:
     if raw[:2] == b"\x1f\x8b":
         raw = _gunzip(raw, label)
-    text = _decode(raw, label)
+    text, encoding = _decode(raw, label)
     buffer: io.IOBase
     if text is None:  # UTF-8: the parser reads these bytes, as it would the text's
         raw = raw.removeprefix(b"\xef\xbb\xbf")
         end = raw.find(b"\n")
         sep = _sniff_delimiter((raw if end < 0 else raw[:end]).decode("utf-8"))
+        check_header(raw[: 1 << 16].decode("utf-8", errors="ignore"), sep, label)
         buffer = io.BytesIO(raw)
     else:
         sep = _sniff_delimiter(text)
+        check_header(text[: 1 << 16], sep, label)
         buffer = io.StringIO(text)
     try:
-        return pd.read_csv(buffer, sep=sep, dtype=dtype, keep_default_na=False)
+        df = pd.read_csv(buffer, sep=sep, dtype=dtype, keep_default_na=False)
     except pd.errors.ParserError as exc:
         raise InputError(
             f"{label}: not a well-formed CSV table ({exc}). Check that every row has "
@@ -252,6 +253,22 @@ def _read_csv(raw: bytes, label: str, dtype: type) -> pd.DataFrame:
         ) from None
     except pd.errors.EmptyDataError:
         raise InputError(f"{label}: the file is empty. Give a table with a header row.") from None
+    if encoding != "utf-8":
+        df.attrs["encoding"] = encoding
+    return df
+
+
+def encoding_note(df: pd.DataFrame, label: str) -> str | None:
+    """What :func:`read_table` noted about a table's text encoding when it was not UTF-8, else None."""
+    enc = df.attrs.get("encoding")
+    if not enc:
+        return None
+    if enc == "utf-16":
+        return f"{label}: read as UTF-16 (it starts with a UTF-16 byte-order mark, as Excel writes it)."
+    return (
+        f"{label}: not UTF-8; read as {enc} (Windows Western European). Check that accented "
+        "names look right, or save the file as UTF-8."
+    )
 
 
 def text_codes(values: pd.Series) -> tuple[np.ndarray, pd.Series] | None:

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from subsetsel_core.errors import InputError
-from subsetsel_core.io.numeric_cells import parse_numbers
+from subsetsel_core.io.numeric_cells import parse_numbers, refusal
 from subsetsel_core.io.validation import ReportBuilder
 from subsetsel_core.representations.text import tfidf_svd
 from subsetsel_core.strategies.base import column_scale, standardize
@@ -28,9 +28,20 @@ def column_kind(values: pd.Series) -> ColumnKind:
     return _classify(values)[0]
 
 
-def _classify(values: pd.Series) -> tuple[ColumnKind, pd.Series | None]:
-    """:func:`column_kind` and, for a numeric column, its parsed numbers (one parse)."""
-    num, bad, _ = parse_numbers(values)
+def _classify(values: pd.Series, label: str = "descriptors") -> tuple[ColumnKind, pd.Series | None]:
+    """:func:`column_kind` and, for a numeric column, its parsed numbers (one parse).
+
+    Raises
+    ------
+    InputError
+        When the column's numbers cannot be read safely (``1,250`` with no decimal point
+        anywhere, mixed units or percent signs): a column of numbers is never silently
+        taken for categories.
+    """
+    num, bad, notes = parse_numbers(values)
+    err = refusal(values, bad, notes, label, str(values.name))
+    if err is not None:
+        raise err
     if pd.api.types.is_bool_dtype(values) or pd.api.types.is_numeric_dtype(values):
         return "numeric", num
     if num.notna().any() and not bad.any():
@@ -85,7 +96,7 @@ def encode_tabular(
     names: list[str] = []
     for col in table.columns:
         values = table[col]
-        kind, v = _classify(values)
+        kind, v = _classify(values, label)
         if v is not None:
             if v.isna().all():
                 rb.add("warning", "empty-column", f"{label}: column '{col}' is empty; dropped.")
