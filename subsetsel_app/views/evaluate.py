@@ -188,7 +188,8 @@ def _perm_status(job: jobs.Job | None, res: EvaluationResult) -> None:
 def _final(res: EvaluationResult, metric: str, perm_job: jobs.Job | None, stab: Stability | None) -> None:
     pt = perm_job.result if perm_job is not None and perm_job.status == "done" else None
     _perm_status(perm_job, res)
-    show_verdict(verdict(res, metric, pt if pt is not None or perm_job is None else perm_job.result))
+    running = perm_job.result if perm_job is not None and perm_job.running else None  # a partial test
+    show_verdict(verdict(res, metric, pt if pt is not None else running))
     st.markdown(f"#### Area under the curve — {METRICS[metric].label}")
     fmt = st.column_config.NumberColumn
     st.dataframe(auc_table(res, metric, pt, pending=perm_job is not None and perm_job.running), hide_index=True,
