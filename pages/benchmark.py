@@ -6,9 +6,11 @@ from pathlib import Path
 
 import streamlit as st
 
-from subsetsel_app import cache, state, upload, widgets
+from subsetsel_app import cache, limits, state, upload, widgets
+from subsetsel_app.active_data import NAMES_NOTE
 from subsetsel_app.state import K
 from subsetsel_app.views import benchmark as view
+from subsetsel_app.views import gaps as gaps_view
 from subsetsel_app.views import result_upload, upload_reading
 from subsetsel_core.errors import InputError
 
@@ -17,11 +19,20 @@ data = widgets.active_or_stop()
 
 st.subheader(f"Active: {widgets.md_escape(data.title)}")
 widgets.benchmark_metrics(data)
+if data.only_names:
+    st.info(NAMES_NOTE, icon=":material/info:")
 with st.expander("Validation report of the active benchmark", expanded=False):
     widgets.show_report(data.report)
+if data.benchmark.has_gaps:
+    with st.expander("Gaps: which models and datasets lack scores (the 'partial' policy keeps them all)",
+                     expanded=True):
+        gaps_view.section(data)
 with st.expander("Scores and descriptors (first rows)", expanded=False):
     st.dataframe(data.benchmark.to_long_frame().head(20), hide_index=True, width="stretch")
     for name, table in data.tables.items():
+        if data.is_names(name):
+            st.caption(f"Representation **{widgets.md_escape(name)}** — the datasets' names (weak descriptors)")
+            continue
         st.caption(f"Descriptor table **{widgets.md_escape(name)}** — {table.shape[1]} column(s), {table.shape[0]} row(s)")
         st.dataframe(table.iloc[:8, :12], width="stretch")
 
@@ -29,25 +40,27 @@ tab_folders, tab_upload = st.tabs([":material/folder_open: Samples and benchmark
                                    ":material/upload: Upload your files"])
 
 with tab_folders:
-    st.text_input("Benchmark directory", key=K.BENCH_DIR, persist_state=state.PERSIST,
-                  help="A folder with one sub-folder per benchmark, each with a manifest.json "
-                       "(see sample_data/README.md). Relative paths start at the app's folder.")
-    try:
-        cat = cache.catalog(st.session_state[K.BENCH_DIR])
-    except InputError as exc:
-        st.error(widgets.md_escape(upload.error_text(exc)))
-        cat = None
-    if cat is not None:
+    if limits.path_field():  # off unless the administrator turns it on (setting allow_path_field)
+        st.text_input("Benchmark directory", key=K.BENCH_DIR, persist_state=state.PERSIST,
+                      help="A folder inside this server's benchmark directories, with one sub-folder per benchmark, "
+                           "each with a manifest.json (see sample_data/README.md); relative paths start at the first "
+                           "of them. Empty: the benchmarks of every directory the server offers.")
+    cat = view.offered_catalog(st.session_state[K.BENCH_DIR] if limits.path_field() else "")
+    for problem in cat.errors:
+        st.error(widgets.md_escape(problem))
+    if cat.manifests or not cat.errors:
         for path, problem in cat.problems:
             st.warning(widgets.md_escape(f"{Path(path).name}: {problem}"), icon=widgets.ICONS["warning"])
         if not cat.manifests:
-            st.info("No benchmark folder (with a manifest.json) in this directory.")
+            st.info("No benchmark folder (with a manifest.json) in the benchmark directories of this server.")
         else:
             folders = {str(m.folder): m for m in cat.manifests}
+            twice = {m.name for m in cat.manifests if sum(o.name == m.name for o in cat.manifests) > 1}
             current = str(data.manifest.folder) if data.manifest is not None else None
             state.ensure_choice(K.BENCH_CHOICE, list(folders), fallback=current)
             st.selectbox("Benchmark", list(folders), key=K.BENCH_CHOICE, persist_state=state.PERSIST,
-                         format_func=lambda f: f"{folders[f].title}  ({folders[f].name})")
+                         format_func=lambda f: f"{folders[f].title}  ({folders[f].name}"
+                                               + (f", in {Path(f).parent.name})" if folders[f].name in twice else ")"))
             m = folders[st.session_state[K.BENCH_CHOICE]]
             st.markdown(f"**{widgets.md_escape(m.title)}**")
             if m.description:
@@ -68,11 +81,11 @@ with tab_upload:
                 "Parquet. Descriptor tables have a dataset column plus numeric, categorical or text columns.")
     nonce = st.session_state[K.UP_NONCE]
     up_cols = st.columns(2)
-    scores_file = up_cols[0].file_uploader("Scores", type=["csv", "gz", "tsv", "txt", "parquet", "pq"],
-                                           key=f"up_scores_{nonce}")
-    desc_files = up_cols[1].file_uploader("Descriptor tables (optional, one or more)",
-                                          type=["csv", "gz", "tsv", "txt", "parquet", "pq"],
-                                          accept_multiple_files=True, key=f"up_desc_{nonce}")
+    scores_file = widgets.file_uploader("Scores", where=up_cols[0], type=["csv", "gz", "tsv", "txt", "parquet", "pq"],
+                                       key=f"up_scores_{nonce}")
+    desc_files = widgets.file_uploader("Descriptor tables (optional, one or more)", where=up_cols[1],
+                                      type=["csv", "gz", "tsv", "txt", "parquet", "pq"],
+                                      accept_multiple_files=True, key=f"up_desc_{nonce}")
     if scores_file is None:
         st.info("Upload a score table to see its validation report. The active benchmark stays as it is until "
                 "you choose to use the upload.")

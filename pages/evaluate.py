@@ -5,8 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from subsetsel_app import session, state, widgets
+from subsetsel_app.active_data import NAMES_NOTE, NAMES_NOTE_SHORT
 from subsetsel_app.state import K
-from subsetsel_app.views import decisions, evaluate
+from subsetsel_app.views import decisions, evaluate, headroom
 from subsetsel_core.evaluation.timing import estimate_seconds, permutation_seconds
 from subsetsel_core.strategies import REGISTRY, STRATEGIES
 
@@ -49,6 +50,10 @@ with st.form("ev_form", border=True):
                           on_click=evaluate.start_from_state)
 if not reps:
     st.info("No descriptor table: only the random baseline can run.")
+elif data.only_names:
+    st.info(NAMES_NOTE, icon=":material/info:")
+elif any(data.uses_names(reps[r]) for r in st.session_state[K.EV_REPS] or () if r in reps):
+    st.info(NAMES_NOTE_SHORT, icon=":material/info:")
 cfg = evaluate.config_from_state()
 n_reps = len(st.session_state[K.EV_REPS] or [])
 secs = estimate_seconds(cfg, n_reps, n)
@@ -68,3 +73,6 @@ evaluate.results_panel()
 
 st.divider()
 decisions.generalisation_section(data, run)
+
+st.divider()
+headroom.headroom_section(data, run)

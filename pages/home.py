@@ -32,7 +32,9 @@ with left:
                "(average ranks for ties). This is the ranking a subset should preserve. "
                f"95% rank interval: the model's positions over {widgets.md_escape(stab.describe())}; rows shaded "
                f"alike and marked ≈ form a tie group (adjacent order not decided in 95 % of resamples). "
-               f"{widgets.md_escape(stab.summary())}")
+               f"{widgets.md_escape(stab.summary())}"
+               + (" The table has gaps ('partial' policy): each model's mean rank is over the datasets that rank "
+                  "it (column datasets)." if data.benchmark.has_gaps else ""))
 with right:
     st.markdown("#### Map of the datasets")
     rec, rep, err = session.current_representation(data)

@@ -4,61 +4,23 @@ from __future__ import annotations
 
 import streamlit as st
 
-from subsetsel_app import state, widgets
+from subsetsel_app import session, state, widgets
 from subsetsel_app.state import K
-from subsetsel_app.views import evaluate, select
+from subsetsel_app.views import meeting, outputs, select
 from subsetsel_app.views import report as view
-from subsetsel_core.metrics import METRICS
 from subsetsel_core.viz.report import build_html
 
 widgets.header("Report", "Everything on one screen for a meeting, and files to take away.")
 data = widgets.active_or_stop()
 if not st.session_state[K.RP_TITLE]:
-    st.session_state[K.RP_TITLE] = f"Ranking-preserving subset — {data.title}"
+    st.session_state[K.RP_TITLE] = session.report_title(data)
 content = view.collect(data)
 title = st.session_state[K.RP_TITLE]
 report = view.build_report(content, title)
 
 tab_show, tab_export = st.tabs([":material/slideshow: Presentation", ":material/download: Export"])
 with tab_show:
-    st.header(widgets.md_escape(title), divider="red")
-    st.caption(widgets.md_escape(report.subtitle) + " Tip: collapse the sidebar for more room while screen sharing.")
-    tiles = [(label, value) for label, value in report.facts if label != "Strategy"]
-    cols = st.columns(len(tiles))
-    for col, (label, value) in zip(cols, tiles, strict=True):
-        col.metric(label, value)
-    if content.verdict is not None:
-        evaluate.show_verdict(content.verdict)
-        fav = content.favoured
-        if content.mismatch and fav is not None:
-            c = st.columns([4, 1.3])
-            c[0].warning(widgets.md_escape(content.mismatch), icon=widgets.ICONS["warning"])
-            c[1].button(f"Use {fav.strategy}" + (f" on {fav.representation}" if fav.representation else ""),
-                        on_click=view.use_favoured, args=(data, fav.strategy, fav.representation),
-                        icon=":material/swap_horiz:", key="rp_use_favoured", width="stretch")
-    else:
-        st.info("No finished evaluation for this benchmark yet — run one on the Evaluate page to add the "
-                "rank-agreement curves and the test against random.", icon=":material/monitoring:")
-    left, right = st.columns(2, gap="large")
-    with left:
-        if "map" in content.figures:
-            widgets.chart(content.figures["map"], key="rp_map")
-        else:
-            widgets.chart(content.figures["leaderboard"], key="rp_board_left")
-    with right:
-        if "curves" in content.figures:
-            widgets.chart(content.figures["curves"], key="rp_curves")
-        else:
-            widgets.chart(content.figures["leaderboard"], key="rp_board")
-    if content.selection is not None:
-        sel = content.selection
-        st.markdown(f"#### The {sel.k} datasets chosen by {widgets.md_escape(sel.strategy)}")
-        st.markdown(" · ".join(f"**{i}.** {widgets.md_escape(d)}" for i, d in enumerate(sel.datasets, start=1)),
-                    unsafe_allow_html=False)
-        for col, (name, metric) in zip(st.columns(len(METRICS)), METRICS.items(), strict=True):
-            col.metric(metric.label, f"{sel.agreement[name]:.3f}")
-    elif content.selection_error:
-        st.error(widgets.md_escape(content.selection_error), icon=widgets.ICONS["error"])
+    meeting.presentation(data, content, report, title)
 
 with tab_export:
     st.text_input("Report title", key=K.RP_TITLE, persist_state=state.PERSIST)
@@ -70,6 +32,7 @@ with tab_export:
                        icon=":material/download:", key="dl_report_html", on_click="ignore")
     if content.selection is not None:
         select.download_buttons(data, content.used_recipe, content.selection, key="rp_dl")
+    outputs.config_button(data, key="rp_dl_config")
     st.divider()
     st.markdown(f"**Figures as PNG and SVG** ({', '.join(content.figures)}), rendered by kaleido with Chromium.")
     signature = view.figure_signature(content)

@@ -6,6 +6,7 @@ import streamlit as st
 
 from pages import page
 from subsetsel_app import cache, session, state, widgets
+from subsetsel_app.active_data import NAMES_NOTE, NAMES_NOTE_SHORT
 from subsetsel_app.state import K
 from subsetsel_app.views import decisions
 from subsetsel_core.viz import geometry
@@ -21,12 +22,17 @@ if not data.tables:
     st.stop()
 
 session.ensure_rep_state(data)
+if data.only_names:
+    st.info(NAMES_NOTE, icon=":material/info:")
+elif data.uses_names(session.current_recipe(data)):
+    st.info(NAMES_NOTE_SHORT, icon=":material/info:")
 settings, view = st.columns([1.25, 2.2], gap="large")
 with settings:
     st.markdown("#### Descriptors")
     st.multiselect("Descriptor tables", list(data.tables), key=K.REP_TABLES, persist_state=state.PERSIST,
                    on_change=session.reset_rep_columns,
-                   format_func=lambda t: f"{t} ({data.specs[t].kind})" if t in data.specs else t,
+                   format_func=lambda t: (f"{t} — {data.specs[t].title}" if data.is_names(t) else
+                                          f"{t} ({data.specs[t].kind})" if t in data.specs else t),
                    help="Several tables are joined on the dataset name.")
     tables = tuple(st.session_state[K.REP_TABLES])
     if tables:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from pages import page
-from subsetsel_app import cache, session, state, upload, widgets
+from subsetsel_app import cache, persist, session, state, upload, widgets
 from subsetsel_app.active_data import ActiveData
 from subsetsel_app.state import K
 from subsetsel_app.views import placement
@@ -29,6 +29,7 @@ def _error(exc: InputError) -> None:
 @st.fragment
 def select_panel(data: ActiveData) -> None:
     """Controls and results; a change of k, budget or strategy reruns only this fragment."""
+    persist.save()  # a fragment's run does not reach the end of app.py: keep the new k or strategy here
     n = data.benchmark.n_datasets
     seed = session.seed()
     rec, rep, rep_err = session.current_representation(data)

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from subsetsel_core.benchmark import Benchmark
@@ -28,6 +29,14 @@ from subsetsel_core.io.folder import (
 from subsetsel_core.io.manifest import Manifest, RepresentationSpec
 from subsetsel_core.io.validation import ValidationReport
 from subsetsel_core.representations import recipe as R
+from subsetsel_core.representations.names import (
+    NAME_KINDS,
+    NAMES,
+    NAMES_SENTENCE,
+    WEAK_NOTE,
+    add_name_tables,
+    sentence_available,
+)
 from subsetsel_core.representations.recipe import RepresentationRecipe
 from subsetsel_core.representations.tabular import column_kind
 
@@ -36,6 +45,15 @@ DEFAULT_SAMPLE = "tsc_bakeoff"
 #: How a benchmark reached the dashboard, as the sidebar says it.
 SOURCES = {"sample": "embedded sample", "folder": "benchmark folder", "upload": "upload",
            "workspace": "workspace file"}
+#: What the pages say when the representation is built from the datasets' names.
+NAMES_NOTE = ("**Dataset names are weak descriptors.** This benchmark came without a descriptor table, so the "
+              "datasets' names (split into words, TF-IDF of character n-grams) stand in for descriptors and the "
+              "strategies other than random can run. Similar names need not mean that models rank alike: the "
+              "permutation test — the Representation check on the Representation page, or the Evaluate page's "
+              "test against shuffled descriptors — judges whether they help. Upload descriptor tables on the "
+              "Benchmark page for better ones.")
+#: The same for a benchmark that has descriptor tables too.
+NAMES_NOTE_SHORT = f"The representation uses the datasets' names: {WEAK_NOTE}"
 #: The no-choice entry of optional pickers (the map's colour, the upload's fold column).
 NONE = "(none)"
 MEAN_SCORE = "mean score (not a descriptor)"
@@ -68,6 +86,15 @@ class ActiveData:
     model_dates : mapping of str to str, optional
         Release date (ISO) of each model, when known (neither the embedded samples nor the
         manifest format carry them; code that loads a folder may add them).
+    inputs : mapping of str to str, optional
+        File name → SHA-256 of the files it was read from, for an upload (a folder's are
+        hashed when a download needs them: :func:`subsetsel_app.provenance.data_inputs`).
+
+    A benchmark without any descriptor table (e.g. an upload of scores alone) gets the
+    table ``names``: the datasets' names as weak text descriptors
+    (:mod:`subsetsel_core.representations.names`), and ``names-sentence`` too when the
+    sentence encoder is installed, so that strategies other than random can run and the
+    permutation test can judge them.
     """
 
     token: str
@@ -82,6 +109,28 @@ class ActiveData:
     citation: str = ""
     manifest: Manifest | None = field(default=None, repr=False)
     model_dates: Mapping[str, str] | None = field(default=None, repr=False)
+    inputs: Mapping[str, str] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.tables:
+            kinds = [NAMES, NAMES_SENTENCE] if sentence_available() else [NAMES]
+            tables, specs = add_name_tables({}, self.specs, self.benchmark.datasets, kinds)
+            object.__setattr__(self, "tables", tables)
+            object.__setattr__(self, "specs", specs)
+
+    @property
+    def only_names(self) -> bool:
+        """Whether the only descriptors are the datasets' names (no descriptor table came with it)."""
+        return bool(self.tables) and all(self.is_names(t) for t in self.tables)
+
+    def is_names(self, table: str) -> bool:
+        """Whether a table is the datasets' names (kind ``names`` or ``names-sentence``)."""
+        spec = self.specs.get(table)
+        return spec is not None and spec.kind in NAME_KINDS
+
+    def uses_names(self, recipe: RepresentationRecipe | None) -> bool:
+        """Whether a recipe is built from the datasets' names (weak descriptors)."""
+        return recipe is not None and any(self.is_names(t) for t in recipe.tables)
 
     @property
     def name(self) -> str:
@@ -232,7 +281,7 @@ def color_values(data: ActiveData, column: str | None) -> pd.Series | None:
         return None
     ds = list(data.benchmark.datasets)
     if column == MEAN_SCORE:
-        return pd.Series(data.benchmark.file_scores().mean(axis=(1, 2)), index=ds, name="mean score")
+        return pd.Series(np.nanmean(data.benchmark.file_scores(), axis=(1, 2)), index=ds, name="mean score")  # gaps skipped
     for t, df in data.tables.items():
         if column in df.columns and not data.in_full(t):
             kind = column_kind(df[column])

@@ -12,13 +12,14 @@ small results. No figure is built here unless it is cached itself.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from subsetsel_core import profiles
+from subsetsel_core import profiles, server_settings
 from subsetsel_core.costs import (
     COST_ESTIMATE,
     BudgetSelection,
@@ -31,9 +32,11 @@ from subsetsel_core.coverage import Coverage, coverage
 from subsetsel_core.descriptors import JoinedTables, Representation
 from subsetsel_core.errors import InputError
 from subsetsel_core.evaluation.check import Geometry, geometry_agreement
+from subsetsel_core.evaluation.result import EvaluationConfig
 from subsetsel_core.evaluation.stability import Stability, full_stability
 from subsetsel_core.io.folder import Catalog, scan_benchmarks
 from subsetsel_core.io.guess import TableGuess
+from subsetsel_core.io.roots import offering_root
 from subsetsel_core.io.score_format import ScoreFormat
 from subsetsel_core.placement import Placement, place_model
 from subsetsel_core.profiles import k_profile, random_profile
@@ -44,6 +47,9 @@ from subsetsel_core.viz import profiles as profile_figures
 
 from . import active_data, result_upload, upload
 from .active_data import ActiveData
+
+if TYPE_CHECKING:
+    from subsetsel_core.evaluation.theory import Theory
 
 ROOT: Path = Path(__file__).resolve().parent.parent
 BY_TOKEN = {ActiveData: lambda data: data.token}
@@ -89,9 +95,26 @@ def load_folder(folder: str | Path) -> ActiveData:
     return _load_folder(str(p), active_data.folder_stamp(p), "sample" if active_data.is_sample(p) else "folder")
 
 
+def default_folder() -> Path:
+    """The benchmark the app opens on: the TSC sample when a benchmark root offers it, else the
+    first benchmark folder of the roots (the embedded sample when they offer none)."""
+    sample = active_data.default_sample()
+    roots = server_settings.benchmark_roots()
+    if offering_root(sample, roots) is not None:
+        return sample
+    for root in roots:
+        try:
+            found = catalog(str(root)).manifests
+        except InputError:
+            continue
+        if found:
+            return found[0].folder
+    return sample
+
+
 def default_data() -> ActiveData:
-    """The sample the app opens on."""
-    return load_folder(active_data.default_sample())
+    """The benchmark the app opens on (:func:`default_folder`)."""
+    return load_folder(default_folder())
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)  # a 200 MB upload is ~0.5 GB of text cells
@@ -275,6 +298,22 @@ def stability(data: ActiveData, seed: int = 0) -> Stability:
 def geometry(data: ActiveData, rec: RepresentationRecipe, _rep: Representation, seed: int = 0) -> Geometry:
     """Agreement of the representation's geometry with the performance structure (Mantel test)."""
     return geometry_agreement(_rep.X, data.benchmark.rank_vectors, seed=seed)
+
+
+@st.cache_resource(max_entries=64, show_spinner="Fitting the GP model of the coverage bound …", hash_funcs=BY_TOKEN)
+def theory(data: ActiveData, rec: RepresentationRecipe, strategy: str, config: EvaluationConfig) -> Theory:
+    """FAFI's coverage bound next to its observed share (:func:`~subsetsel_core.evaluation.theory.coverage_theory`);
+    the representation is built with ``config.seed``, as an evaluation builds it.
+
+    Raises
+    ------
+    InputError
+        The bound cannot be computed here (gaps in the scores, no varying descriptor column).
+    """
+    # imported here: scipy.optimize loads only when the panel shows
+    from subsetsel_core.evaluation.theory import coverage_theory
+
+    return coverage_theory(data.benchmark, representation(data, rec, config.seed), config, strategy=strategy)
 
 
 @st.cache_data(max_entries=256, show_spinner=False, hash_funcs=BY_TOKEN)

@@ -30,8 +30,8 @@ def leave_if_alone() -> None:
     """Switch to the entry point if this page runs without ``app.py`` (see the module docstring)."""
     if not state.initialised():
         url = (st.context.url or "").rstrip("/")
-        st.session_state[K.ENTRY_TARGET] = url.rpartition("/")[2]
-        st.switch_page(ENTRY_POINT)
+        st.session_state[K.ENTRY_TARGET] = url.rpartition("/")[2].partition("?")[0]
+        st.switch_page(ENTRY_POINT, query_params=st.query_params.to_dict())  # keeps ?s=<id> (subsetsel_app.persist)
 
 
 def resume(files_by_url: Mapping[str, str]) -> None:
@@ -46,4 +46,4 @@ def resume(files_by_url: Mapping[str, str]) -> None:
     if target:
         st.session_state[K.ENTRY_TARGET] = None
         if target in files_by_url:
-            st.switch_page(files_by_url[target])
+            st.switch_page(files_by_url[target], query_params=st.query_params.to_dict())

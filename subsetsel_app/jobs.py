@@ -25,7 +25,7 @@ from typing import Any
 
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.descriptors import Representation
-from subsetsel_core.errors import Cancelled, SubsetselError
+from subsetsel_core.errors import Cancelled, InputError, SubsetselError
 from subsetsel_core.evaluation.parallel import Mapper
 from subsetsel_core.evaluation.permutation import PermutationTest, iter_permutation_test
 from subsetsel_core.evaluation.protocol import iter_evaluate, prepare
@@ -66,6 +66,9 @@ class Job:
         Why it failed.
     cancelled : bool
         Whether it stopped on request before the end (``result`` keeps what was done).
+    owner : str or None
+        The session that started it (counted against that session's
+        :data:`~subsetsel_core.server_settings.SETTINGS` ``max_running``).
     """
 
     key: JobKey
@@ -81,6 +84,7 @@ class Job:
     cancelled: bool = False
     stop_event: threading.Event = field(default_factory=threading.Event, repr=False)
     thread: threading.Thread | None = field(default=None, repr=False)
+    owner: str | None = None
 
     @property
     def running(self) -> bool:
@@ -161,18 +165,39 @@ def _register(job: Job) -> None:
         _register_locked(job)
 
 
-def submit(key: JobKey, label: str, total: int, fn: Callable[[Job], Any], *, request: Any = None) -> Job:
+def running_of(owner: str) -> list[Job]:
+    """The jobs ``owner`` started that still run and were not asked to stop."""
+    with _LOCK:
+        return [j for j in _JOBS.values() if j.owner == owner and j.running and not j.should_stop()]
+
+
+def submit(key: JobKey, label: str, total: int, fn: Callable[[Job], Any], *, request: Any = None,
+           owner: str | None = None, max_running: int = 0) -> Job:
     """Start ``fn(job)`` in a background thread, unless a job with this key runs or has finished.
 
     A finished job with the same key is returned as it is (the cache); a failed or stopped
-    one is replaced by a new run.
+    one is replaced by a new run. With ``owner`` and ``max_running`` > 0, a new job is
+    refused when ``owner`` already runs ``max_running`` jobs (those asked to stop do not
+    count); another owner is not affected.
+
+    Raises
+    ------
+    InputError
+        The owner's limit is reached (the message says what runs and how to go on).
     """
     with _LOCK:  # one look-up and registration: two sessions asking at once share one job
         old = _JOBS.get(key)
         if old is not None and (old.running or old.status == "done"):
             _JOBS.move_to_end(key)
             return old
-        job = Job(key, label, max(1, int(total)), request)
+        if owner is not None and max_running > 0:
+            mine = [j for j in _JOBS.values() if j.owner == owner and j.running and not j.should_stop()]
+            if len(mine) >= max_running:
+                names = ", ".join(dict.fromkeys(j.label for j in mine))
+                raise InputError(
+                    f"this session already runs {len(mine)} computation(s) ({names}); this server runs at most "
+                    f"{max_running} at once per session (setting max_running). Stop one or wait until it ends.")
+        job = Job(key, label, max(1, int(total)), request, owner=owner)
         job.thread = threading.Thread(target=_work, args=(job, fn), daemon=True, name=f"subsetsel-{label[:24]}")
         _register_locked(job)
     job.thread.start()
@@ -248,7 +273,7 @@ def _evaluate(job: Job, benchmark: Benchmark, reps: Mapping[str, Representation]
     if req.permutations > 0 and any(e.strategy != "random" for e in job.result.entries):
         observed = job.result
         submit(permutation_key(job.key), "the permutation test", req.permutations,
-               lambda j: _permute(j, benchmark, reps, observed, req, mapper))
+               lambda j: _permute(j, benchmark, reps, observed, req, mapper), owner=job.owner)
     return job.result
 
 
@@ -280,6 +305,8 @@ def start_evaluation(
     mapper: Mapper | None = None,
     permutations: int = 0,
     permutation_trials: int = 0,
+    owner: str | None = None,
+    max_running: int = 0,
 ) -> Job:
     """Validate an evaluation and start it in the background (a new key per run).
 
@@ -287,25 +314,36 @@ def start_evaluation(
     :mod:`subsetsel_core.evaluation.parallel`); None runs them in the thread itself. With
     ``permutations`` > 0 the permutation test (B shuffles on the first ``permutation_trials``
     trials) starts when the evaluation ends, as the job :func:`permutation_key` names.
+    ``owner`` and ``max_running``: as for :func:`submit` (the test counts for the same owner).
 
     Raises
     ------
     InputError
-        Bad configuration (checked before the thread starts).
+        Bad configuration (checked before the thread starts), or the owner's limit.
     """
     prepare(benchmark, representations, config)
     reps = dict(representations)
     request = Evaluation(token, benchmark.name, config, tuple(reps), int(permutations), int(permutation_trials))
     return submit(("evaluation", uuid.uuid4().hex[:12]), "the evaluation", config.trials,
-                  lambda job: _evaluate(job, benchmark, reps, config, mapper), request=request)
+                  lambda job: _evaluate(job, benchmark, reps, config, mapper), request=request, owner=owner,
+                  max_running=max_running)
 
 
 def restore_evaluation(result: EvaluationResult, *, token: str = "", benchmark_name: str = "",
-                       representations: tuple[str, ...] = ()) -> Job:
-    """Register a finished result (e.g. from a workspace file) as an ended run; no thread starts."""
+                       representations: tuple[str, ...] = (), permutation: PermutationTest | None = None) -> Job:
+    """Register a finished result (e.g. from a workspace file) as an ended run; no thread starts.
+
+    ``permutation``, the test that followed it, is registered as ended too (under
+    :func:`permutation_key`), so the restored run has its verdict.
+    """
     now = time.time()
-    job = Job(("evaluation", uuid.uuid4().hex[:12]), "the evaluation", result.config.trials,
-              Evaluation(token, benchmark_name, result.config, tuple(representations)), started=now, finished=now,
-              done=result.trials_done, result=result, cancelled=not result.complete)
+    req = Evaluation(token, benchmark_name, result.config, tuple(representations),
+                     permutation.permutations if permutation is not None else 0,
+                     permutation.trials if permutation is not None else 0)
+    job = Job(("evaluation", uuid.uuid4().hex[:12]), "the evaluation", result.config.trials, req, started=now,
+              finished=now, done=result.trials_done, result=result, cancelled=not result.complete)
     _register(job)
+    if permutation is not None:
+        _register(Job(permutation_key(job.key), "the permutation test", permutation.permutations, started=now,
+                      finished=now, done=permutation.drawn, result=permutation, cancelled=not permutation.complete))
     return job

@@ -127,5 +127,6 @@ def check_results(
         description=f"Uploaded {FORMATS[table.format].title} results: {', '.join(f.name for f in files[:5])}"
                     + (" …" if len(files) > 5 else ""),
         metric=", ".join(sorted(set(table.metrics.values())))[:80],
+        inputs={f.name: hashlib.sha256(f.content).hexdigest() for f in files},
     )
     return ResultCheck(UploadCheck(data, None, report), metrics, table.format)

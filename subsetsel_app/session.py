@@ -8,6 +8,9 @@ offers :func:`offered_recipes`. Computations go through :mod:`subsetsel_app.cach
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 import streamlit as st
 
 from subsetsel_core.descriptors import Representation
@@ -33,14 +36,48 @@ def active() -> ActiveData:
     return data
 
 
-def activate(new: ActiveData, message: str | None = None) -> None:
-    """Make ``new`` the session's benchmark; the settings that depend on it reset when it changes."""
+def activate(new: ActiveData, message: str | None = None, *, keep: Sequence[str] = ()) -> None:
+    """Make ``new`` the session's benchmark; the settings that depend on it reset when it changes.
+
+    ``message`` is shown at the top of the next page, then a notice naming the settings the
+    switch reset (those the user had changed); the keys in ``keep`` are not reset (the
+    upload's own reading settings, when the upload becomes the benchmark).
+    """
     old = st.session_state.get(K.DATA)
+    auto = filled_in(old) if old is not None and old.token != new.token else {}
     st.session_state[K.DATA] = new
-    if old is None or old.token != new.token:
-        state.reset_for_new_benchmark()
     if message:
         state.flash("success", message)
+    if old is None or old.token != new.token:
+        changes = state.reset_for_new_benchmark(keep=keep, auto=auto)
+        if changes:
+            state.flash("info", state.reset_notice(changes))
+
+
+def report_title(data: ActiveData) -> str:
+    """The Report page's title until the user types another."""
+    return f"Ranking-preserving subset — {data.title}"
+
+
+def _default_tables(data: ActiveData) -> list[str]:
+    usable = list(data.usable_tables())
+    return usable[:1] if usable else list(data.tables)[:1]
+
+
+def filled_in(data: ActiveData, ss: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The values the pages fill in for ``data`` where a setting's default is "automatic"
+    (None) or capped by the benchmark: a setting holding one of them was not chosen by the user."""
+    ss = st.session_state if ss is None else ss
+    n = data.benchmark.n_datasets
+    out: dict[str, Any] = {K.MAP_COLOR: cache.color_options(data)[1], K.RP_TITLE: report_title(data),
+                           K.REP_TABLES: _default_tables(data),
+                           K.SEL_K: min(int(state.default(K.SEL_K)), n),
+                           K.EV_KRANGE: tuple(max(1, min(int(v), n)) for v in state.default(K.EV_KRANGE)),
+                           K.EV_REPS: [cache.recipe(data, (t,)).label for t in data.usable_tables()[:1]]}
+    tables = ss.get(K.REP_TABLES)
+    if tables and set(tables) <= set(data.tables):
+        out[K.REP_COLUMNS] = list(cache.default_columns(data, tuple(tables)))
+    return out
 
 
 def seed() -> int:
@@ -50,10 +87,9 @@ def seed() -> int:
 
 def ensure_rep_state(data: ActiveData) -> None:
     """Fill in / repair the Representation widgets' values for the active benchmark."""
-    usable = list(data.usable_tables())
     tables = st.session_state.get(K.REP_TABLES)
     if not tables or not set(tables) <= set(data.tables):
-        st.session_state[K.REP_TABLES] = usable[:1] if usable else list(data.tables)[:1]
+        st.session_state[K.REP_TABLES] = _default_tables(data)
     chosen = tuple(st.session_state[K.REP_TABLES])
     if not chosen:
         st.session_state[K.REP_COLUMNS] = []

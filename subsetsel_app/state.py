@@ -44,12 +44,16 @@ class Key:
     widget : bool
         Set only by its widget (a file uploader cannot be given a value): :func:`init`
         leaves it alone.
+    label : str or None
+        How the notice after a benchmark switch names the setting when the switch reset it
+        (None: an internal value, never named).
     """
 
     default: Any = None
     resets_with_benchmark: bool = False
     saved_in_workspace: bool = False
     widget: bool = False
+    label: str | None = None
 
 
 class K:
@@ -78,6 +82,7 @@ class K:
     UP_RES_METRIC = "up_res_metric"
     UP_RES_MISSING = "up_res_missing"
     UP_RES_NAME = "up_res_name"
+    UP_RES_SEEN = "up_res_seen"
     REP_TABLES = "rep_tables"
     REP_COLUMNS = "rep_columns"
     REP_TEXT = "rep_text"
@@ -129,22 +134,33 @@ class K:
     EV_GEN_JOB = "ev_gen_job"
     EV_GEN_DATES = "ev_gen_dates"
     EV_GEN_DATES_FILE = "ev_gen_dates_file"
+    EV_THEORY = "ev_theory"
+    EV_CD_TEST = "ev_cd_test"
+    EV_HR_SPLITS = "ev_hr_splits"
+    EV_HR_TRIALS = "ev_hr_trials"
+    EV_HR_NEWEST = "ev_hr_newest"
+    EV_HR_METRIC = "ev_hr_metric"
+    EV_HR_JOB = "ev_hr_job"
     RP_TITLE = "rp_title"
     RP_IMAGES = "rp_images"
     WS_NONCE = "ws_nonce"
+    PS_ID = "ps_id"
+    PS_SIG = "ps_sig"
+    PS_MODE = "ps_mode"
+    OWNER = "owner"
 
 
-_B = {"resets_with_benchmark": True}
-_W = {"saved_in_workspace": True}
-_BW = {**_B, **_W}
+_B: dict[str, Any] = {"resets_with_benchmark": True}
+_W: dict[str, Any] = {"saved_in_workspace": True}
+_BW: dict[str, Any] = {**_B, **_W}
 
 KEYS: dict[str, Key] = {
     K.ENTRY_TARGET: Key(None),  # address of the page a lone page run was going to (subsetsel_app.entry)
     # the active benchmark
     K.DATA: Key(None),  # ActiveData
-    K.BENCH_DIR: Key("sample_data"),  # directory of benchmark folders
+    K.BENCH_DIR: Key(""),  # directory typed in the path field (only if the server allows one; "": every root)
     K.BENCH_CHOICE: Key(None),  # folder chosen on the Benchmark page
-    K.FLASH: Key(None),  # (level, message) shown once at the top of the next page
+    K.FLASH: Key(None),  # [(level, message), …] shown once at the top of the next page
     # upload (Benchmark page)
     K.UP_LAYOUT: Key("long"),
     K.UP_DATASET: Key(None),
@@ -154,7 +170,7 @@ KEYS: dict[str, Key] = {
     K.UP_DROP: Key([]),  # columns set aside (not scores) in the wide layouts
     K.UP_RELEASE: Key(NONE),  # column of model release dates
     K.UP_HIGHER: Key("higher is better"),
-    K.UP_MISSING: Key("error"),
+    K.UP_MISSING: Key("error", **_B, label="missing scores"),
     K.UP_DESC_COL: Key("dataset"),
     K.UP_ALIASES: Key(""),
     K.UP_NAME: Key(""),
@@ -163,43 +179,44 @@ KEYS: dict[str, Key] = {
     # upload of a results folder (Benchmark page, subsetsel_app.views.result_upload)
     K.UP_RES_FORMAT: Key("auto"),
     K.UP_RES_METRIC: Key(""),  # "": each format's main metric
-    K.UP_RES_MISSING: Key("error"),
+    K.UP_RES_MISSING: Key("error", **_B, label="missing scores of the results folder"),
     K.UP_RES_NAME: Key(""),
+    K.UP_RES_SEEN: Key(None),  # digest of the results files whose missing-score policy was set
     # representation
-    K.REP_TABLES: Key(None, **_BW),
-    K.REP_COLUMNS: Key(None, **_BW),
-    K.REP_TEXT: Key(True, **_W),
-    K.REP_LOG: Key(False, **_W),
-    K.REP_PCA: Key(False, **_W),
-    K.REP_PCA_VAR: Key(0.9, **_W),
+    K.REP_TABLES: Key(None, **_BW, label="descriptor tables"),
+    K.REP_COLUMNS: Key(None, **_BW, label="descriptor columns"),
+    K.REP_TEXT: Key(True, **_BW, label="text columns"),
+    K.REP_LOG: Key(False, **_BW, label="log scaling"),
+    K.REP_PCA: Key(False, **_BW, label="PCA"),
+    K.REP_PCA_VAR: Key(0.9, **_BW, label="PCA variance"),
     K.REP_CHECK_TRIALS: Key(50),  # trials of the representation check's quick run
     K.REP_CHECK_JOB: Key(None),  # job key of the session's latest representation check
     K.MAP_METHOD: Key("UMAP", **_W),
-    K.MAP_COLOR: Key(None, **_BW),
+    K.MAP_COLOR: Key(None, **_BW, label="map colour"),
     K.SEED: Key(0, **_W),
     # select
     K.SEL_MODE: Key(SELECT_MODES[0]),  # k datasets or a total budget
-    K.SEL_STRATEGY: Key("fafi-cosine", **_W),
-    K.SEL_K: Key(10, **_W),
-    K.SEL_INCLUDE: Key([], **_BW),
-    K.SEL_EXCLUDE: Key([], **_BW),
+    K.SEL_STRATEGY: Key("fafi-cosine", **_BW, label="strategy"),
+    K.SEL_K: Key(10, **_BW, label="k"),
+    K.SEL_INCLUDE: Key([], **_BW, label="must include"),
+    K.SEL_EXCLUDE: Key([], **_BW, label="exclude"),
     K.SEL_METRIC: Key("spearman", **_W),
-    K.SEL_COST: Key(COST_ESTIMATE, **_B),  # COST_ESTIMATE or a numeric descriptor column
+    K.SEL_COST: Key(COST_ESTIMATE, **_B, label="cost per dataset"),  # COST_ESTIMATE or a numeric descriptor column
     K.SEL_BUDGET: Key(None, **_B),  # total budget in the cost's units
     K.SEL_BUDGET_FOR: Key(None, **_B),  # the benchmark token and cost source the budget was set for
-    K.SEL_BUDGET_STRATEGY: Key("fafi-cosine"),  # a strategy with a cost-aware variant
+    K.SEL_BUDGET_STRATEGY: Key("fafi-cosine", **_B, label="cost-aware strategy"),  # a strategy with a cost-aware variant
     K.SEL_COVERAGE: Key(True),  # coverage lines on the map
     K.SEL_ZOOM: Key(False),  # the Select map as a plotly chart (zoom, pan) instead of the quick SVG
-    K.PL_TEXT: Key("", **_B),  # pasted "dataset,score" lines of a new model
-    K.PL_NAME: Key("new model"),
+    K.PL_TEXT: Key("", **_B, label="new model's scores"),  # pasted "dataset,score" lines of a new model
+    K.PL_NAME: Key("new model", **_B, label="new model's name"),
     K.PL_NONCE: Key(0),  # bumped to clear the score uploader
     # evaluate
     K.EV_STRATEGIES: Key(list(STRATEGIES), **_W),
-    K.EV_REPS: Key(None, **_BW),
+    K.EV_REPS: Key(None, **_BW, label="evaluated representations"),
     K.EV_TRIALS: Key(50, **_W),
     K.EV_ALPHA: Key(0.8, **_W),
     K.EV_BETA: Key(1.0, **_W),
-    K.EV_KRANGE: Key((2, 20), **_W),
+    K.EV_KRANGE: Key((2, 20), **_BW, label="k range"),
     K.EV_METRIC: Key("spearman", **_W),
     K.EV_BANDS: Key(True, **_W),
     K.EV_ALL_BANDS: Key(False, **_W),  # bands of every strategy, not only random's and the favoured one's
@@ -212,17 +229,29 @@ KEYS: dict[str, Key] = {
     K.EV_SCHEDULER: Key("tcp://127.0.0.1:8786"),  # Dask scheduler address
     K.EV_ADV_METRIC: Key("spearman"),  # metric of the "how many datasets" advice
     K.EV_ADV_TARGET: Key(0.9),  # target the 95 % band must reach (an upper bound for MAE)
-    K.EV_GEN_NEWEST: Key(False, **_B),  # hold out the newest models instead of a random share
+    K.EV_GEN_NEWEST: Key(False, **_B, label="hold out the newest models"),  # instead of a random share
     K.EV_GEN_FRACTION: Key(0.5),  # share of the models held out
     K.EV_GEN_TRIALS: Key(50),
     K.EV_GEN_METRIC: Key("spearman"),
     K.EV_GEN_JOB: Key(None),  # job key of the session's latest generalisation check
     K.EV_GEN_DATES: Key(None, **_B),  # (token, ((model, ISO date), ...)) or (token, error message)
     K.EV_GEN_DATES_FILE: Key(widget=True),  # the release-date uploader
+    K.EV_CD_TEST: Key("wilcoxon-holm"),  # post-hoc test of the critical-difference diagram
+    K.EV_THEORY: Key(None),  # entry key shown in "What the theory predicts" (a FAFI entry of the run)
+    K.EV_HR_SPLITS: Key(10),  # "How much do the scores know?": random splits of the models
+    K.EV_HR_TRIALS: Key(50),  # trials per split
+    K.EV_HR_NEWEST: Key(False, **_B, label="hold out the newest models (headroom)"),
+    K.EV_HR_METRIC: Key("spearman"),
+    K.EV_HR_JOB: Key(None),  # job key of the session's latest headroom run
     # report
-    K.RP_TITLE: Key("", **_W),
+    K.RP_TITLE: Key("", **_BW, label="report title"),
     K.RP_IMAGES: Key(None, **_B),  # {"signature", "images": {name: {fmt: bytes}}, "error"}
     K.WS_NONCE: Key(0),  # bumped to clear the workspace uploader after a load
+    # the session kept across reloads (subsetsel_app.persist)
+    K.PS_ID: Key(None),  # its id in the store ("" with the store off); None until the first run decides
+    K.PS_SIG: Key(None),  # signature of the state last saved (None: none taken yet)
+    K.PS_MODE: Key(""),  # "": not in the store yet; "own": saved by this session; "restored": from the address
+    K.OWNER: Key(None),  # this browser session's id for its limits (subsetsel_app.limits.owner)
 }
 
 
@@ -256,12 +285,53 @@ def initialised() -> bool:
     return K.SEED in st.session_state
 
 
-def reset_for_new_benchmark(ss: MutableMapping[str, Any] | None = None) -> None:
-    """Restore the defaults of every key that resets with the benchmark."""
+def reset_for_new_benchmark(ss: MutableMapping[str, Any] | None = None, *, keep: Sequence[str] = (),
+                            auto: Mapping[str, Any] | None = None) -> list[tuple[str, Any, Any]]:
+    """Restore the defaults of every key that resets with the benchmark (but those in ``keep``).
+
+    Returns
+    -------
+    list of (key, old value, default)
+        The named settings (``label``) whose value differed both from the default and from
+        ``auto``'s value, the one the pages fill in for the old benchmark (its first
+        descriptor table, its default colour, …): what the user had chosen.
+    """
     target = st.session_state if ss is None else ss
+    changed = []
     for key, spec in KEYS.items():
-        if spec.resets_with_benchmark:
-            target[key] = default(key)
+        if spec.resets_with_benchmark and key not in keep:
+            new = default(key)
+            if spec.label and key in target:
+                old = target[key]
+                if not _same(old, new) and not (auto is not None and key in auto and _same(old, auto[key])):
+                    changed.append((key, old, new))
+            target[key] = new
+    return changed
+
+
+def _same(a: Any, b: Any) -> bool:
+    seq = (list, tuple)
+    return list(a) == list(b) if isinstance(a, seq) and isinstance(b, seq) else bool(a == b)
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "automatic"
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, tuple) and len(value) == 2:
+        return f"{value[0]}–{value[1]}"
+    if isinstance(value, list):
+        head = ", ".join(map(str, value[:3]))
+        return (head + f" (+{len(value) - 3} more)" if len(value) > 3 else head) or "none"
+    text = " ".join(str(value).split()) or "empty"
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def reset_notice(changes: Sequence[tuple[str, Any, Any]]) -> str:
+    """``"Reset for the new benchmark: strategy kmeans → fafi-cosine, k 12 → 10."``"""
+    return "Reset for the new benchmark: " + ", ".join(
+        f"{KEYS[key].label} {_shown(old)} → {_shown(new)}" for key, old, new in changes) + "."
 
 
 def plausible(key: str, value: Any) -> bool:
@@ -313,13 +383,15 @@ def ensure_subset(key: str, options: Sequence[Any], fallback: Sequence[Any] | No
         st.session_state[key] = kept
 
 
-def flash(level: str, message: str) -> None:
-    """Queue a message for the next run (e.g. after a benchmark switch)."""
-    st.session_state[K.FLASH] = (level, message)
+def flash(level: str, message: str, ss: MutableMapping[str, Any] | None = None) -> None:
+    """Queue a message for the next run (e.g. after a benchmark switch); several are shown in order."""
+    target = st.session_state if ss is None else ss
+    queued = target.get(K.FLASH)
+    target[K.FLASH] = [*(queued if isinstance(queued, list) else []), (level, message)]
 
 
-def pop_flash() -> tuple[str, str] | None:
-    """Take the queued message, if any."""
-    msg = st.session_state.get(K.FLASH)
+def pop_flash() -> list[tuple[str, str]]:
+    """Take the queued messages (oldest first)."""
+    msgs = st.session_state.get(K.FLASH)
     st.session_state[K.FLASH] = None
-    return msg
+    return list(msgs) if isinstance(msgs, list) else []

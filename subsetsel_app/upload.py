@@ -94,6 +94,9 @@ FIELD_HINTS: dict[str, str] = {
     "workspace": "Load a .subsetsel file saved by this app.",
     "recipe": "A sidecar is replayed on the command line: subsetsel select --recipe SIDECAR.json.",
     "release_dates": "Upload a table with a 'model' and a 'release_date' column.",
+    "config": "Download the settings again with 'Settings as run.toml' (Evaluate or Report page).",
+    "splits": "Change 'Splits' in 'How much do the scores know?' on the Evaluate page.",
+    "fraction": "Change the held-out share in 'How much do the scores know?' on the Evaluate page.",
 }
 
 
@@ -340,8 +343,9 @@ def check_upload(
     if not descriptors:
         rb.add(
             "info", "no-descriptors",
-            "no descriptor table: only the random strategy can run. Upload one or more tables with a "
-            "dataset column and descriptor columns to use the other strategies.",
+            "no descriptor table: the datasets' names stand in as weak text descriptors (representation "
+            "'names'), so that the strategies other than random can run; the permutation test judges whether "
+            "they help. Upload one or more tables with a dataset column and descriptor columns for better ones.",
         )
     key = json.dumps(
         {"scores": scores.digest, "format": asdict(fmt), "name": name, "descriptors": [t.digest for t in descriptors],
@@ -360,5 +364,6 @@ def check_upload(
         description=f"Uploaded: {scores.name}" + (f" with {', '.join(t.name for t in descriptors)}" if descriptors else ""),
         metric="score",
         model_dates=dates or None,
+        inputs={t.name: hashlib.sha256(t.content).hexdigest() for t in [scores, *descriptors]},
     )
     return UploadCheck(data, None, data.report, suggested, kinds)

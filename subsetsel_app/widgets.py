@@ -7,7 +7,9 @@ through :mod:`subsetsel_app.cache`; the figures come from :mod:`subsetsel_core.v
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -18,7 +20,7 @@ from subsetsel_core.io.validation import ValidationReport
 from subsetsel_core.representations.recipe import RepresentationRecipe
 from subsetsel_core.viz import maps, svg
 
-from . import cache, entry, projection, session, state
+from . import cache, entry, limits, persist, projection, session, state
 from .active_data import ActiveData
 from .state import K
 
@@ -41,11 +43,10 @@ def md_escape(text: object) -> str:
 def header(title: str, caption: str) -> None:
     """Page title, a one-line caption, and any queued message (a page's first call)."""
     entry.leave_if_alone()
+    persist.save()  # what the last interaction changed is kept across reloads (subsetsel_app.persist)
     st.title(title)
     st.caption(caption)
-    msg = state.pop_flash()
-    if msg is not None:
-        level, text = msg
+    for level, text in state.pop_flash():
         {"success": st.success, "warning": st.warning, "error": st.error}.get(level, st.info)(md_escape(text))
 
 
@@ -94,7 +95,8 @@ def benchmark_metrics(data: ActiveData) -> None:
     b = data.benchmark
     html(svg.size_tiles_html(
         [("Datasets", f"{b.n_datasets:,}"), ("Models", f"{b.n_models:,}"), ("Folds / resamples", f"{b.n_folds:,}"),
-         ("Descriptor tables", f"{len(data.tables):,}"), ("Scores", f"{b.scores.size:,}")],
+         ("Descriptor tables", f"{len(data.tables):,}"),
+         ("Scores", f"{int(np.isfinite(b.scores).sum()):,}" + (f" of {b.scores.size:,}" if b.has_gaps else ""))],
         note=f"Scores: {'higher' if b.higher_is_better else 'lower'} is better.",
     ))
 
@@ -195,6 +197,24 @@ def map_chart(
                               selected_color=selected_color, method=proj.method, title=title, height=height,
                               representative=representative, poorly=poorly, memo=memo), key=key)
     _projection_note(data, rec, proj)
+
+
+def file_uploader(label: str, *, where: DeltaGenerator | None = None, **kwargs: Any) -> Any:
+    """``st.file_uploader`` (in ``where``, default the page) with this server's upload limit
+    (:mod:`subsetsel_app.limits`): the browser refuses a larger file, and one that still
+    arrives larger is dropped from what this returns, with an error naming it."""
+    target = st if where is None else where
+    got = target.file_uploader(label, max_upload_size=limits.widget_mb(), **kwargs)
+    kept = []
+    for f in got if isinstance(got, list) else ([] if got is None else [got]):
+        problem = limits.too_large(str(f.name), int(f.size))
+        if problem is None:
+            kept.append(f)
+        else:
+            target.error(md_escape(problem), icon=ICONS["error"])
+    if isinstance(got, list):
+        return kept
+    return kept[0] if kept else None
 
 
 def map_glance(data: ActiveData, rec: RepresentationRecipe, rep: Representation, *, height: int = 460) -> None:

@@ -25,6 +25,7 @@ from subsetsel_core.io.score_format import ScoreFormat
 from subsetsel_core.io.score_table import score_cube
 from subsetsel_core.io.tables import TableSource, encoding_note, max_bytes, read_table, source_label
 from subsetsel_core.io.validation import ReportBuilder, ValidationReport
+from subsetsel_core.rank_table import RankTable, partial_rank_vectors
 from subsetsel_core.ranking import mean_ranks, rank_sums
 
 MIN_DATASETS = 3
@@ -55,6 +56,9 @@ class Benchmark:
         Datasets whose direction is the opposite of ``higher_is_better`` (leaderboards mix
         metrics); their scores are stored negated, so every dataset ranks by
         ``higher_is_better``. :meth:`to_long_frame` gives them back as in the file.
+    partial : bool
+        Loaded under the ``partial`` missing-score policy: cells may be NaN (gaps), and
+        rankings follow PROTOCOL.md's ``partial`` rules (:class:`~subsetsel_core.rank_table.RankTable`).
     """
 
     scores: np.ndarray
@@ -65,6 +69,7 @@ class Benchmark:
     name: str = "benchmark"
     report: ValidationReport = field(default_factory=ValidationReport)
     flipped: tuple[str, ...] = ()
+    partial: bool = False
 
     def __post_init__(self) -> None:
         s = np.asarray(self.scores, dtype=float)
@@ -75,7 +80,7 @@ class Benchmark:
                 f"scores have shape {s.shape} but there are {len(self.datasets)} datasets, "
                 f"{len(self.folds)} folds and {len(self.models)} models."
             )
-        if not np.isfinite(s).all():
+        if np.isinf(s).any() or (not self.partial and np.isnan(s).any()):
             raise InputError("scores contain NaN or infinite values; load them with load_scores.")
         s.setflags(write=False)
         object.__setattr__(self, "scores", s)
@@ -96,26 +101,69 @@ class Benchmark:
         return len(self.folds)
 
     @cached_property
+    def has_gaps(self) -> bool:
+        """Whether some (dataset, fold, model) scores are missing (``partial`` policy only)."""
+        return bool(self.partial and np.isnan(self.scores).any())
+
+    @cached_property
     def rank_sums(self) -> np.ndarray:
-        """Exact rank sums, shape (n, M): twice the sum over folds of average ranks."""
+        """Exact rank sums, shape (n, M): twice the sum over folds of average ranks.
+
+        Raises
+        ------
+        InputError
+            The benchmark has gaps; use :attr:`rank_table`, which handles both cases.
+        """
+        if self.has_gaps:
+            raise InputError(
+                f"{self.name}: this needs a complete score table, and this one has gaps (the 'partial' "
+                "policy); load it with the 'complete-block' policy instead.", field="missing")
         return rank_sums(self.scores, self.higher_is_better)
 
     @cached_property
+    def rank_table(self) -> RankTable:
+        """The per-dataset rank rows every ranking is computed from (complete or partial)."""
+        if not self.has_gaps:
+            return RankTable(self.rank_sums, self.n_models, self.n_folds, False)
+        return RankTable.of(self.scores, self.higher_is_better)
+
+    @cached_property
     def rank_vectors(self) -> np.ndarray:
-        """Mean rank of each model on each dataset, shape (n, M); 1 = best."""
+        """Mean rank of each model on each dataset, shape (n, M); 1 = best.
+
+        Under ``partial``: the rescaled ranks r_d, NaN where a model is undefined.
+        """
+        if self.has_gaps:
+            return partial_rank_vectors(self.scores, self.higher_is_better)
         return mean_ranks(self.rank_sums, self.n_folds)
 
+    def datasets_per_model(self) -> np.ndarray:
+        """How many datasets rank each model, shape (M,) (n for every model of a complete table)."""
+        out: np.ndarray = (~np.isnan(self.rank_vectors)).sum(axis=0)
+        return out
+
     def leaderboard(self) -> pd.DataFrame:
-        """Models ordered by their mean rank over all datasets (the reference ranking)."""
-        mean_rank = self.rank_vectors.mean(axis=0)
+        """Models ordered by their mean rank over all datasets (the reference ranking).
+
+        Columns ``position, model, mean_rank, mean_score, wins``, and ``datasets`` (how many
+        datasets rank the model) when the table has gaps.
+        """
+        table = self.rank_table
+        mean_rank = table.means(table.reference(), self.n_datasets)
+        rv = self.rank_vectors
+        best = np.nanmin(rv, axis=1, keepdims=True)
+        with np.errstate(invalid="ignore"):
+            mean_score = np.nanmean(self.scores, axis=(0, 1)) if self.has_gaps else self.scores.mean(axis=(0, 1))
         df = pd.DataFrame(
             {
                 "model": self.models,
                 "mean_rank": mean_rank,
-                "mean_score": self.scores.mean(axis=(0, 1)),
-                "wins": (self.rank_vectors == self.rank_vectors.min(axis=1, keepdims=True)).sum(0),
+                "mean_score": mean_score,
+                "wins": (rv == best).sum(0),
             }
         )
+        if self.has_gaps:
+            df["datasets"] = self.datasets_per_model()
         df = df.sort_values(["mean_rank", "model"], kind="stable").reset_index(drop=True)
         df.insert(0, "position", np.arange(1, len(df) + 1))
         return df
@@ -133,6 +181,7 @@ class Benchmark:
             self.name,
             self.report,
             tuple(d for d in self.flipped if d in datasets) if datasets else self.flipped,
+            self.partial,
         )
 
     def file_scores(self) -> np.ndarray:
@@ -212,7 +261,7 @@ def load_scores(
     fmt = replace(fmt or ScoreFormat(), **options)
     label = source_label(source, label)
     source, fmt, found = _result_scores(source, fmt, result_format, result_metric, label)
-    key = _cache_key(source, fmt, name, label)
+    key = None if fmt.missing == "partial" else _cache_key(source, fmt, name, label)
     cached = None if key is None else score_cache.load(key)
     if cached is not None:
         benchmark = Benchmark(*cached[:-1])
@@ -229,13 +278,13 @@ def load_scores(
         raise InputError(
             f"{label}: only {len(datasets)} dataset(s) left; at least {MIN_DATASETS} are needed to "
             "compare rankings. Check the dataset column and the missing-score policy.",
-            field="missing" if dropped and fmt.missing == "drop-datasets" else "dataset_column",
+            field="missing" if dropped and fmt.missing in ("drop-datasets", "complete-block") else "dataset_column",
         )
     if len(models) < MIN_MODELS:
         raise InputError(
             f"{label}: only {len(models)} model(s) left; at least {MIN_MODELS} are needed to rank. "
             "Check the model column and the missing-score policy.",
-            field="missing" if dropped and fmt.missing == "drop-models" else "model_column",
+            field="missing" if dropped and fmt.missing in ("drop-models", "complete-block") else "model_column",
         )
 
     flat = np.sort(cube, axis=2)
@@ -262,6 +311,7 @@ def load_scores(
         name or label,
         found + rb.build(),
         flipped,
+        fmt.missing == "partial",
     )
     if key is not None:
         score_cache.store(key, score_cache.Entry(benchmark.scores, benchmark.datasets, benchmark.models,

@@ -1,4 +1,4 @@
-"""Command line: ``subsetsel select | evaluate | check | advise | generalise | place``.
+"""Command line: ``subsetsel select | evaluate | check | advise | generalise | place | inspect | theory | headroom | report``.
 
 Also ``python -m subsetsel_core``. Bad input exits with code 2 and one short message on
 stderr naming the file, the column or row, and the option that fixes it (from the
@@ -25,11 +25,14 @@ from subsetsel_core.cli_args import (
     share,
 )
 from subsetsel_core.cli_data import add_data_args, add_representation_args
+from subsetsel_core.cli_headroom import add_headroom_args
 from subsetsel_core.cli_inspect import add_inspect_args
+from subsetsel_core.cli_report import add_report_args
+from subsetsel_core.cli_theory import add_theory_args
 from subsetsel_core.errors import InputError, SubsetselError
 from subsetsel_core.metrics import METRICS
 from subsetsel_core.safe_text import safe_message
-from subsetsel_core.strategies import REGISTRY
+from subsetsel_core.strategies import STRATEGIES
 
 FLAGS: dict[str, str] = {
     "layout": "--layout auto|long|wide|models-as-rows",
@@ -62,6 +65,9 @@ FLAGS: dict[str, str] = {
     "seed": "--seed S",
     "permutations": "--permutations B and --permutation-trials T",
     "release_dates": "--model-dates FILE",
+    "splits": "--splits N",
+    "fraction": "--fraction F",
+    "config": "--config run.toml",
 }
 """The option that fixes an :class:`~subsetsel_core.errors.InputError`, by its ``field``."""
 
@@ -70,6 +76,7 @@ COMMAND_FLAGS: dict[str, dict[str, str]] = {
     "evaluate": {"strategy": "--strategies S1,S2", "metric": "--metrics M1,M2"},
     "advise": {"strategy": "--strategies S1,S2"},
     "generalise": {"strategy": "--strategies S1,S2"},
+    "headroom": {"strategy": "--strategies S1,S2"},
     "place": {"scores_file": "--reference FILE or --benchmark FOLDER"},
 }
 
@@ -78,9 +85,12 @@ COMMANDS: dict[str, str] = {
     "evaluate": "subsetsel_core.cli_evaluate:cmd_evaluate",
     "check": "subsetsel_core.cli_evaluate:cmd_check",
     "advise": "subsetsel_core.cli_evaluate:cmd_advise",
-    "generalise": "subsetsel_core.cli_inspect:cmd_generalise",
+    "generalise": "subsetsel_core.cli_evaluate:cmd_generalise",
     "place": "subsetsel_core.cli_select:cmd_place",
     "inspect": "subsetsel_core.cli_inspect:cmd_inspect",
+    "theory": "subsetsel_core.cli_theory:cmd_theory",
+    "headroom": "subsetsel_core.cli_headroom:cmd_headroom",
+    "report": "subsetsel_core.cli_report:cmd_report",
 }
 """Command → ``"module:function"`` run for it (imported when the command runs)."""
 
@@ -99,8 +109,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _protocol_args(p: argparse.ArgumentParser, trials: int) -> None:
-    p.add_argument("--strategies", type=names, default=list(REGISTRY), metavar="S1,S2",
-                   help=f"of {', '.join(REGISTRY)} (default: all)")
+    p.add_argument("--strategies", type=names, default=list(STRATEGIES), metavar="S1,S2",
+                   help=f"of {', '.join(STRATEGIES)} (default: all)")
     p.add_argument("--trials", type=TRIALS, default=trials)
     p.add_argument("--alpha", type=share, default=0.8, help="dataset-pool fraction α")
     p.add_argument("--k-min", type=K, default=2)
@@ -118,7 +128,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_representation_args(s)
     s.add_argument("--recipe", metavar="SIDECAR.json",
                    help="reproduce the subset of a JSON sidecar (downloaded from the dashboard or written with --sidecar)")
-    s.add_argument("--strategy", choices=list(REGISTRY))
+    s.add_argument("--strategy", choices=list(STRATEGIES),
+                   help="score-aware strategies are not offered: 'subsetsel headroom' judges them on held-out models")
     s.add_argument("--k", type=K, help="number of datasets (or give --budget)")
     s.add_argument("--budget", type=share, metavar="SHARE",
                    help="choose under a budget: share (0–1] of the benchmark's total cost")
@@ -141,6 +152,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--metrics", type=names, default=list(METRICS), metavar="M1,M2",
                    help=f"of {', '.join(METRICS)} (default: all)")
     e.add_argument("--out", type=output_path, metavar="result.json")
+    e.add_argument("--latex", type=output_path, metavar="auc.tex",
+                   help="also write the AUC table as LaTeX (booktabs, 95 %% intervals, the best mean per metric "
+                        "in bold, ties all bold; \\input it with \\usepackage{booktabs})")
     e.add_argument("--budget", type=share, metavar="MAX_SHARE",
                    help="curves against cost instead of k: 15 budget levels up to this share of the total cost")
     e.add_argument("--cost-column", metavar="COL", help="descriptor column of per-dataset costs")
@@ -193,6 +207,18 @@ def build_parser() -> argparse.ArgumentParser:
     i = sub.add_parser("inspect", help="what the tool makes of a score table (layout, columns set aside, sizes, "
                                        "direction), as JSON")
     add_inspect_args(i)
+
+    th = sub.add_parser("theory", help="FAFI's coverage bound under a Gaussian-process model, next to the observed "
+                                       "share of inverted model pairs")
+    add_theory_args(th)
+
+    hr = sub.add_parser("headroom", help="the price of a-priori selection: score-aware strategies (upper bounds, "
+                                         "fitted to today's models) judged with every strategy on held-out models")
+    add_headroom_args(hr)
+
+    rp = sub.add_parser("report", help="run what a config file asks and write the HTML report, figures, CSV, JSON "
+                                       "and LaTeX into one folder")
+    add_report_args(rp)
     return p
 
 
@@ -215,6 +241,7 @@ def error_text(command: str, exc: InputError) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit code (0 ok, 2 bad input, 1 unexpected failure)."""
     args = build_parser().parse_args(argv)
+    args._argv = list(sys.argv[1:] if argv is None else argv)  # the command as typed, for the outputs' provenance
     try:
         check_environment()
         module, function = COMMANDS[args.command].split(":")

@@ -54,7 +54,9 @@ def add_representation_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--representation", metavar="T[+T][,…]", type=names, default=None,
                    help="descriptor tables (a manifest's representations, or --features file names); "
                         "'A+B' joins tables into one representation, ',' separates representations "
-                        "(default: the first table, or every --features file joined)")
+                        "(default: the first table, or every --features file joined); 'names': the dataset "
+                        "names as weak text descriptors, on any benchmark ('names-sentence': sentence "
+                        "embeddings, an extra; 'names+T' appends T's text columns)")
     g.add_argument("--columns", metavar="A,B", type=names, default=None,
                    help="columns of the joined tables to use (default: each table's manifest columns); "
                         "embedding tables are always used in full")
@@ -123,14 +125,34 @@ def load(args: argparse.Namespace, tables: Sequence[str] | None = None) -> Data:
     tables : sequence of str, optional
         The tables needed (None: every table; empty: the default representation's).
     """
-    from subsetsel_core.benchmark import load_scores
-    from subsetsel_core.descriptors import load_descriptors
-
     if args.benchmark:
         if args.scores or args.features:
             raise InputError("give either a benchmark folder or score/descriptor files, not both.",
                              field="scores_file")
-        return _load_folder(args.benchmark, tables)
+        data = _load_folder(args.benchmark, tables)
+    else:
+        data = _load_files(args, tables)
+    asked = requested_tables(args) if hasattr(args, "representation") else []
+    return _with_names(data, [*(tables or ()), *asked])
+
+
+def _with_names(data: Data, wanted: Sequence[str]) -> Data:
+    """The data with a names table of each names kind ``wanted`` names that the source does not have."""
+    from dataclasses import replace
+
+    from subsetsel_core.representations.names import NAME_KINDS, add_name_tables
+
+    kinds = [k for k in NAME_KINDS if k in wanted and k not in data.tables]
+    if not kinds:
+        return data
+    descriptors, specs = add_name_tables(data.descriptors, data.specs, data.benchmark.datasets, kinds)
+    return replace(data, descriptors=descriptors, specs=specs)
+
+
+def _load_files(args: argparse.Namespace, tables: Sequence[str] | None) -> Data:
+    from subsetsel_core.benchmark import load_scores
+    from subsetsel_core.descriptors import load_descriptors
+
     if not args.scores:
         raise InputError("no data: give a benchmark folder, or a score table (and descriptor tables).",
                          field="scores_file")
@@ -155,10 +177,13 @@ def load(args: argparse.Namespace, tables: Sequence[str] | None = None) -> Data:
 def _load_folder(folder: str, tables: Sequence[str] | None) -> Data:
     from subsetsel_core.io.folder import load_benchmark_folder
     from subsetsel_core.io.manifest import read_manifest
+    from subsetsel_core.representations.names import NAME_KINDS
 
     m = read_manifest(folder)
     if tables is not None and not tables:
         tables = list(m.representation_names[:1])
+    elif tables is not None:
+        tables = [t for t in tables if t in m.representation_names or t not in NAME_KINDS]
     unknown = [t for t in tables or () if t not in m.representation_names]
     if unknown:
         raise InputError(f"unknown descriptor table '{unknown[0]}'; the tables are "
@@ -190,11 +215,23 @@ def recipes(args: argparse.Namespace, data: Data) -> list[RepresentationRecipe]:
 
 def build(recipe: RepresentationRecipe, data: Data, seed: int) -> Representation:
     """The representation of a recipe, warnings on stderr."""
+    from subsetsel_core.representations.names import WEAK_NOTE, uses_names
     from subsetsel_core.representations.recipe import build_recipe
 
     rep = build_recipe(recipe, data.benchmark, data.descriptors, data.specs, seed=seed)
     warn(rep.report)
+    if uses_names(rep):
+        say(f"note: {rep.name}: {WEAK_NOTE}", err=True)
     return rep
+
+
+def no_descriptors(command: str, what: str = "strategies other than random") -> InputError:
+    """The error of a command that needs descriptors on a benchmark without a descriptor table."""
+    return InputError(
+        f"{command} needs descriptors for {what}, and this benchmark has no descriptor table. The datasets' "
+        "names can stand in as weak text descriptors: add --representation names (the permutation test of "
+        "'subsetsel check' or 'evaluate --permutations' tells whether they help), or give descriptor tables "
+        "with --features FILE.", field="representation")
 
 
 def representations(args: argparse.Namespace, data: Data, seed: int) -> list[tuple[RepresentationRecipe, Representation]]:

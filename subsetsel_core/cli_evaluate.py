@@ -34,18 +34,26 @@ def _mapper(args: argparse.Namespace) -> Any:
 
 
 def _data(args: argparse.Namespace, *, tables: bool = True) -> tuple[D.Data, list[Representation]]:
+    from subsetsel_core.strategies import REGISTRY
+
     data = D.load(args, D.requested_tables(args) if tables else None)
     D.warn(data.benchmark.report)
-    return data, [rep for _, rep in D.representations(args, data, args.seed)]
+    reps = [rep for _, rep in D.representations(args, data, args.seed)]
+    strategies = getattr(args, "strategies", None)
+    if not reps and (strategies is None or any(REGISTRY[s].uses_features for s in strategies if s in REGISTRY)):
+        raise D.no_descriptors(args.command, "strategies other than random" if strategies is not None
+                               else "a representation check")
+    return data, reps
 
 
 def _check_names(args: argparse.Namespace) -> None:
     from subsetsel_core.metrics import METRICS
-    from subsetsel_core.strategies import REGISTRY
+    from subsetsel_core.strategies import STRATEGIES, a_priori
 
-    bad = [s for s in args.strategies if s not in REGISTRY]
+    bad = [s for s in args.strategies if s not in STRATEGIES]
     if bad:
-        raise InputError(f"unknown strategy '{bad[0]}'; the strategies are {', '.join(REGISTRY)}.", field="strategy")
+        a_priori(bad[0])  # a score-aware strategy: refused, pointing to 'subsetsel headroom'
+        raise InputError(f"unknown strategy '{bad[0]}'; the strategies are {', '.join(STRATEGIES)}.", field="strategy")
     bad = [m for m in getattr(args, "metrics", ()) if m not in METRICS]
     if bad:
         raise InputError(f"unknown metric '{bad[0]}'; the metrics are {', '.join(METRICS)}.", field="metric")
@@ -54,6 +62,7 @@ def _check_names(args: argparse.Namespace) -> None:
 def format_table(res: EvaluationResult, permutation: PermutationTest | None = None,
                  stability: Stability | None = None) -> str:
     """Readable AUC table (one block per metric), each metric's verdict and the ceiling."""
+    from subsetsel_core import rounding as R
     from subsetsel_core.evaluation.permutation import p_phrase
     from subsetsel_core.evaluation.verdict import NOT_TESTED, evaluation_verdict, settings_label
     from subsetsel_core.metrics import METRICS
@@ -66,6 +75,9 @@ def format_table(res: EvaluationResult, permutation: PermutationTest | None = No
     ]
     if permutation is not None:
         lines.append(permutation.describe())
+    covered = res.coverage_sentence()
+    if covered:
+        lines.append(covered)
     width = max(len(k) for k in res.keys) + 2
     fr = res.friedman()
     for m in res.config.metrics:
@@ -79,7 +91,8 @@ def format_table(res: EvaluationResult, permutation: PermutationTest | None = No
             ptxt = "" if e.strategy == "random" else f"  {p_phrase(p)} vs random on these pools"
             if permutation is not None and e.key in permutation.gain:
                 ptxt += f"; permutation test {p_phrase(permutation.p_holm[e.key][m])}"
-            lines.append(f"  {e.key:<{width}} {a.mean:9.3f} ± {a.std:7.3f}  [{a.lo:.3f}, {a.hi:.3f}]{ptxt}")
+            lines.append(f"  {e.key:<{width}} {R.text(a.mean, 'auc'):>9} ± {R.text(a.std, 'auc'):<7}  "
+                         f"[{R.text(a.lo, 'auc')}, {R.text(a.hi, 'auc')}]{ptxt}")
         if stability is not None and m in stability.bands:
             b = stability.bands[m]
             lines.append(f"  full benchmark's own stability: {b.mean:.3f} [{b.lo:.3f}, {b.hi:.3f}] per k")
@@ -98,10 +111,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     _check_names(args)
     data, reps = _data(args, tables=args.budget is None)
-    if not reps and any(s != "random" for s in args.strategies):
-        raise InputError("evaluate needs descriptors for strategies other than random.", field="descriptor_file")
     cfg = _config(args, beta=args.model_fraction, metrics=tuple(args.metrics))
     if args.budget is not None:
+        if getattr(args, "latex", None):
+            raise InputError("--latex writes the AUC table over k; leave out --budget.", field="budget")
         return _evaluate_budget(args, data, reps, cfg)
     if args.permutation_trials is not None and args.permutation_trials > cfg.trials:
         raise InputError(f"--permutation-trials {args.permutation_trials} exceeds --trials {cfg.trials}.",
@@ -110,12 +123,34 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     res = evaluate(data.benchmark, reps, cfg, mapper=mapper)
     permutation = _permutation(args, data, reps, res, mapper) if args.permutations else None
     stability = full_stability(data.benchmark, resamples=args.resamples, seed=cfg.seed, metrics=cfg.metrics)
+    if getattr(args, "latex", None):
+        from subsetsel_core.latex import auc_latex
+        from subsetsel_core.provenance import from_arguments
+
+        D.write(auc_latex(res, provenance=from_arguments(args)), args.latex)
+        D.say(f"wrote {args.latex}", err=True)
     if args.out:
-        D.write(json.dumps(evaluation_json(res, permutation, stability), indent=1) + "\n", args.out)
+        from subsetsel_core.evaluation.theory import entry_theories
+        from subsetsel_core.provenance import from_arguments
+
+        theory = entry_theories(data.benchmark, {rep.name: rep for rep in reps}, res)
+        out = evaluation_json(res, permutation, stability, theory, provenance=from_arguments(args))
+        _note_names(out, reps)
+        D.write(json.dumps(out, indent=1) + "\n", args.out)
         D.say(f"wrote {args.out}", err=True)
     else:
         D.write(format_table(res, permutation, stability), None)
     return 0
+
+
+def _note_names(out: dict[str, Any], reps: list[Representation]) -> None:
+    """Add to the JSON's ``note`` that names are weak descriptors, when a representation is built from them."""
+    from subsetsel_core.representations.names import WEAK_NOTE, uses_names
+
+    named = [r.name for r in reps if uses_names(r)]
+    if named:
+        note = f"{', '.join(repr(n) for n in named)}: {WEAK_NOTE}"
+        out["note"] = f"{str(out['note']).rstrip('.')}. {note}" if out.get("note") else note
 
 
 def _permutation(args: argparse.Namespace, data: D.Data, reps: list[Representation], res: EvaluationResult,
@@ -161,7 +196,9 @@ def _evaluate_budget(args: argparse.Namespace, data: D.Data, reps: list[Represen
 
     from subsetsel_core.costs import dataset_costs
     from subsetsel_core.evaluation.budget import evaluate_budget
+    from subsetsel_core.evaluation.permutation import p_phrase
     from subsetsel_core.metrics import METRICS
+    from subsetsel_core.rounding import text
     from subsetsel_core.safe_csv import csv_text
     from subsetsel_core.strategies import BUDGET_STRATEGIES
 
@@ -174,7 +211,10 @@ def _evaluate_budget(args: argparse.Namespace, data: D.Data, reps: list[Represen
                           trials=cfg.trials, alpha=cfg.alpha, seed=cfg.seed, metrics=cfg.metrics, how=costs.how)
     frame = res.to_frame()
     if args.out:
-        D.write(csv_text(frame), args.out)
+        from subsetsel_core.provenance import from_arguments
+        from subsetsel_core.rounding import round_frame
+
+        D.write(csv_text(round_frame(frame), comments=from_arguments(args).items()), args.out)
         D.say(f"wrote {args.out}", err=True)
         return 0
     m = cfg.metrics[0]
@@ -183,8 +223,8 @@ def _evaluate_budget(args: argparse.Namespace, data: D.Data, reps: list[Represen
              piv.to_string(float_format=lambda v: f"{v:.3f}")]
     for e in res.entries:
         p = res.stats[e.key].p_vs_random.get(m)
-        tail = "" if e.strategy == "random" or p is None else f", p vs random = {p:.3g}"
-        lines.append(f"  {e.key}: AUC {res.stats[e.key].auc[m].mean:.3f}{tail}")
+        tail = "" if e.strategy == "random" or p is None else f", {p_phrase(p)} vs random"
+        lines.append(f"  {e.key}: AUC {text(res.stats[e.key].auc[m].mean, 'auc')}{tail}")
     D.say("\n".join(lines))
     return 0
 
@@ -194,17 +234,17 @@ def cmd_check(args: argparse.Namespace) -> int:
     from subsetsel_core.evaluation.check import MANTEL_PERMUTATIONS
     from subsetsel_core.evaluation.permutation import p_phrase
     from subsetsel_core.evaluation.quick import CHECK_PERMUTATIONS, quick_check
+    from subsetsel_core.rounding import text
 
     data, reps = _data(args)
-    if not reps:
-        raise InputError("check needs descriptors.", field="descriptor_file")
     perms = CHECK_PERMUTATIONS if args.permutations is None else args.permutations
     mantel = MANTEL_PERMUTATIONS if args.mantel_permutations is None else args.mantel_permutations
     for rep in reps:
         qc = quick_check(data.benchmark, rep, trials=args.trials, seed=args.seed, permutations=perms,
                          mantel_permutations=mantel, progress=_progress(f"checking {rep.name}"))
         chk, pt = qc.check, qc.permutation
-        lines = [f"{rep.name}: Mantel r = {chk.mantel_r:.3f} ({p_phrase(chk.mantel_p)}), CKA = {chk.cka:.3f}",
+        lines = [f"{rep.name}: Mantel r = {text(chk.mantel_r, 'statistic')} ({p_phrase(chk.mantel_p)}), "
+                 f"CKA = {text(chk.cka, 'statistic')}",
                  f"  {pt.describe()}"]
         lines += [f"  {pt.verdict(k)}" for k in pt.keys]
         if pt.smallest_p() >= 0.05:
@@ -237,6 +277,23 @@ def cmd_advise(args: argparse.Namespace) -> int:
     return 0
 
 
+def _table_release_dates(data: D.Data) -> dict[str, Any]:
+    """The release dates of the score table's release column, for every model (or an InputError)."""
+    import pandas as pd
+
+    from subsetsel_core.evaluation.generalisation import read_release_dates
+
+    models = data.benchmark.models
+    lacking = [m for m in models if m not in data.model_dates]
+    if lacking:
+        raise InputError(f"{data.benchmark.name}: {len(lacking)} of {len(models)} models have no date in the release "
+                         f"column ({', '.join(lacking[:5])}{' …' if len(lacking) > 5 else ''}). Fill them in, or hold "
+                         "out models with --new-models or a --model-dates table.", field="release_column")
+    D.say("note: held-out models by the release dates of the score table's release column", err=True)
+    frame = pd.DataFrame({"model": list(models), "release_date": [data.model_dates[m] for m in models]})
+    return read_release_dates(frame, models, date_column="release_date", label=data.benchmark.name)
+
+
 def cmd_generalise(args: argparse.Namespace) -> int:
     """``subsetsel generalise``: the protocol on judging vs held-out models."""
     from pathlib import Path
@@ -249,6 +306,8 @@ def cmd_generalise(args: argparse.Namespace) -> int:
     if args.model_dates:
         dates = read_release_dates(readable(args.model_dates), data.benchmark.models, date_column=args.date_column,
                                    label=Path(args.model_dates).name)
+    elif not args.new_models and data.model_dates:
+        dates = _table_release_dates(data)
     res = evaluate_generalisation(data.benchmark, reps, _config(args), new_models=args.new_models,
                                   release_dates=dates, fraction=args.fraction, seed=args.seed)
     D.say(res.to_frame(args.metric).to_string(index=False, float_format=lambda v: f"{v:.4g}"))

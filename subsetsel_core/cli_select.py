@@ -40,6 +40,7 @@ def _from_sidecar(args: argparse.Namespace) -> SubsetRecipe:
 def cmd_select(args: argparse.Namespace) -> int:
     """``subsetsel select``: one subset, written as the dashboard writes it."""
     from subsetsel_core import export
+    from subsetsel_core.provenance import from_arguments
     from subsetsel_core.representations.recipe import recipe_columns
 
     side = _from_sidecar(args) if args.recipe else None
@@ -67,24 +68,35 @@ def cmd_select(args: argparse.Namespace) -> int:
     descriptors = None if recipe is None else recipe_columns(recipe, data.benchmark.datasets, data.descriptors,
                                                              data.specs)
     table = export.subset_table(sel, descriptors, budget=bs, coverage=cov)
-    meta = export.sidecar(sel, data.benchmark, recipe, title=data.title, budget=bs, coverage=cov)
+    meta = export.sidecar(sel, data.benchmark, recipe, title=data.title, budget=bs, coverage=cov,
+                          provenance=from_arguments(args, seed))
     if side is not None and tuple(sel.datasets) != side.datasets:
         D.say(f"warning: this subset differs from the one listed in {Path(args.recipe).name}: the "
               "benchmark or its descriptor tables are not the ones it was chosen from.", err=True)
     if args.format == "json":
-        D.write(json.dumps({**meta, "subset": json.loads(table.to_json(orient="records"))}, indent=2,
+        note = _names_note(rep)
+        D.write(json.dumps({**meta, **({"note": note} if note else {}),
+                            "subset": json.loads(table.to_json(orient="records"))}, indent=2,
                            ensure_ascii=False) + "\n", args.out)
     else:
-        D.write(export.subset_csv(table), args.out)
+        D.write(export.subset_csv(table, meta), args.out)
     if args.sidecar:
         D.write(export.sidecar_json(meta), args.sidecar)
     return 0
+
+
+def _names_note(rep: Representation | None) -> str | None:
+    """That names are weak descriptors, when the representation is built from them."""
+    from subsetsel_core.representations.names import WEAK_NOTE, uses_names
+
+    return f"{rep.name}: {WEAK_NOTE}" if rep is not None and uses_names(rep) else None
 
 
 def _choose(args: argparse.Namespace, side: SubsetRecipe | None, data: D.Data, rep: Representation | None,
             seed: int) -> tuple[Selection, BudgetSelection | None]:
     from subsetsel_core.costs import dataset_costs, select_within_budget
     from subsetsel_core.selection import select_datasets
+    from subsetsel_core.strategies import REGISTRY
 
     if side is not None:
         strategy, k, include, exclude = side.strategy, side.k, list(side.include), list(side.exclude)
@@ -94,6 +106,8 @@ def _choose(args: argparse.Namespace, side: SubsetRecipe | None, data: D.Data, r
         share, column = args.budget, args.cost_column
         if strategy is None:
             raise InputError("choose a strategy.", field="strategy")
+    if rep is None and strategy in REGISTRY and REGISTRY[strategy].uses_features:
+        raise D.no_descriptors("select", f"--strategy {strategy}")
     absolute = side.budget if side is not None else None
     if absolute is not None or share is not None:
         costs = dataset_costs(data.benchmark, data.descriptors, data.specs, column)
@@ -114,11 +128,13 @@ def _choose(args: argparse.Namespace, side: SubsetRecipe | None, data: D.Data, r
 
 def _coverage(rep: Representation | None, sel: Selection) -> Coverage:
     from subsetsel_core.coverage import coverage
+    from subsetsel_core.rounding import text
 
     if rep is None:
         raise InputError("coverage needs descriptors.", field="descriptor_file")
     cov = coverage(rep, list(sel.datasets))
-    D.say(f"covering radius {cov.radius:.3f}; not covered well: {', '.join(cov.poorly_covered) or 'none'}", err=True)
+    D.say(f"covering radius {text(cov.radius, 'distance')}; not covered well: "
+          f"{', '.join(cov.poorly_covered) or 'none'}", err=True)
     return cov
 
 
@@ -126,10 +142,12 @@ def cmd_place(args: argparse.Namespace) -> int:
     """``subsetsel place``: a new model's estimated position from its subset scores."""
     from subsetsel_core.io.tables import read_table
     from subsetsel_core.placement import place_model, read_model_scores
+    from subsetsel_core.rounding import text
     from subsetsel_core.safe_csv import restore_frame
 
     data = D.load(args, ())
-    sub = restore_frame(read_table(readable(args.subset), label=Path(args.subset).name))  # the CSV 'subsetsel select' wrote: names as they were
+    # the CSV 'subsetsel select' wrote (read_table skips its comment block): names as they were
+    sub = restore_frame(read_table(readable(args.subset), label=Path(args.subset).name))
     if "dataset" not in sub.columns:
         raise InputError(f"{Path(args.subset).name}: no 'dataset' column; give the CSV written by 'subsetsel select'.")
     subset = [str(d).strip() for d in sub["dataset"]]
@@ -138,6 +156,7 @@ def cmd_place(args: argparse.Namespace) -> int:
                                score_column=args.score_column or "score", fold_column=args.fold_column or "fold")
     pl = place_model(data.benchmark, subset, scores, name=args.model_name, seed=args.seed)
     lo, hi = pl.mean_rank_interval
-    D.say(pl.sentence() + f"\nestimated mean rank {pl.estimated_mean_rank:.2f} [{lo:.2f}, {hi:.2f}] "
+    D.say(pl.sentence() + f"\nestimated mean rank {text(pl.estimated_mean_rank, 'mean_rank')} "
+          f"[{text(lo, 'mean_rank')}, {text(hi, 'mean_rank')}] "
           f"(scale of the {pl.n_models - 1} existing models)")
     return 0

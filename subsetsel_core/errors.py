@@ -75,6 +75,9 @@ FIELDS: dict[str, str] = {
     "workspace": "the workspace file",
     "recipe": "the JSON sidecar a subset is reproduced from",
     "release_dates": "the models' release dates",
+    "config": "the config file of subsetsel report (run.toml)",
+    "splits": "the number of model splits of the headroom evaluation",
+    "fraction": "the share of models held out",
 }
 """Settings an :class:`InputError` can point at, with a neutral description."""
 

@@ -75,15 +75,28 @@ def subset_table(selection: Selection, descriptors: pd.DataFrame | None = None, 
 def subset_csv(table: pd.DataFrame, metadata: Mapping[str, Any] | None = None) -> str:
     """CSV text of a subset table (:func:`~subsetsel_core.safe_csv.csv_text`: formula-safe).
 
-    ``metadata`` goes into leading ``# key: value`` lines (values as JSON), one quoted cell each.
+    Distances and costs are rounded for people (:mod:`subsetsel_core.rounding`; the JSON keeps
+    them in full). ``metadata`` (a sidecar: :func:`sidecar`) goes into the leading comment
+    block, one ``# key: value`` line per entry (values as JSON; :func:`csv_metadata`), which
+    :func:`read_sidecar` reads back to replay the subset.
     """
-    comments = [(str(k), json.dumps(v, ensure_ascii=False)) for k, v in (metadata or {}).items()]
-    return csv_text(table, comments=comments)
+    from subsetsel_core.rounding import round_frame
+
+    return csv_text(round_frame(table), comments=csv_metadata(metadata or {}))
+
+
+def csv_metadata(meta: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """The comment lines of a subset CSV: the provenance first, then the sidecar without its dataset list."""
+    from subsetsel_core.provenance import PROVENANCE_KEYS
+
+    prov = meta.get("provenance") or {}
+    out = [(k, prov[k]) for k in PROVENANCE_KEYS if k in prov]
+    return out + [(str(k), v) for k, v in meta.items() if k not in ("provenance", "datasets") and k not in prov]
 
 
 def sidecar(selection: Selection, benchmark: Benchmark, recipe: RepresentationRecipe | None = None, *,
             title: str | None = None, budget: BudgetSelection | None = None,
-            coverage: Coverage | None = None) -> dict[str, Any]:
+            coverage: Coverage | None = None, provenance: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The JSON sidecar of a subset: what reproduces it, and what it achieves.
 
     Parameters
@@ -99,6 +112,8 @@ def sidecar(selection: Selection, benchmark: Benchmark, recipe: RepresentationRe
         Budget mode: the budget, the cost source and what was spent.
     coverage : Coverage, optional
         The covering radius and the datasets not covered well.
+    provenance : mapping, optional
+        What made it (:func:`~subsetsel_core.provenance.provenance`), under ``"provenance"``.
 
     Returns
     -------
@@ -119,6 +134,8 @@ def sidecar(selection: Selection, benchmark: Benchmark, recipe: RepresentationRe
                           "share_of_total": budget.spent / budget.total if budget.total else None}
     if coverage is not None:
         meta["coverage"] = coverage.facts()
+    if provenance is not None:
+        meta["provenance"] = dict(provenance)
     return meta
 
 
@@ -173,21 +190,25 @@ class SubsetRecipe:
 
 
 def read_sidecar(source: str | Path | bytes) -> SubsetRecipe:
-    """Read a sidecar written from :func:`sidecar`.
+    """Read a sidecar written from :func:`sidecar`, or the subset CSV written with it.
 
     Parameters
     ----------
     source : str, Path or bytes
-        The sidecar file (a regular file or a pipe, at most :data:`MAX_SIDECAR_BYTES`), or its bytes.
+        The sidecar file or the subset CSV with its comment block (a regular file or a pipe,
+        at most :data:`MAX_SIDECAR_BYTES`), or its bytes.
 
     Raises
     ------
     InputError
-        Not readable, not JSON, or a missing, mistyped or out-of-range entry.
+        Not readable, not JSON (nor a CSV with the comment block), or a missing, mistyped or
+        out-of-range entry.
     """
     label = "sidecar" if isinstance(source, bytes) else Path(source).name
     raw = source if isinstance(source, bytes) else read_input_file(Path(source), label, MAX_SIDECAR_BYTES)
-    meta = json_part(raw, "the JSON sidecar", label, field="recipe")
+    start = raw.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    meta = json_part(raw, "the JSON sidecar", label, field="recipe") if start in (b"{", b"[", b"") else \
+        _csv_sidecar(raw, label)  # a subset CSV: its comment block
     if not isinstance(meta, dict):
         raise InputError(f"{label}: not a JSON sidecar (not a JSON object).", field="recipe")
 
@@ -222,3 +243,26 @@ def read_sidecar(source: str | Path | bytes) -> SubsetRecipe:
         names("include"), names("exclude"), None if rec is None else RepresentationRecipe.from_dict(rec),
         names("datasets"), None if total is None else float(total), source_column, "coverage" in meta,
     )
+
+
+def _csv_sidecar(raw: bytes, label: str) -> dict[str, Any]:
+    """The sidecar a subset CSV carries: its comment block, with the datasets of its ``dataset`` column."""
+    from subsetsel_core.io.tables import read_table
+    from subsetsel_core.provenance import PROVENANCE_KEYS
+    from subsetsel_core.safe_csv import restore_frame, split_comments
+
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{label}: not UTF-8 text; give the subset CSV or the JSON sidecar saved with the subset.",
+                         field="recipe") from None
+    meta, body = split_comments(text)
+    if "strategy" not in meta or "k" not in meta:
+        raise InputError(f"{label}: the CSV has no subsetsel comment block (no '# strategy:' and '# k:' lines); "
+                         "give a subset CSV written by subsetsel 0.1 or later, or its JSON sidecar.", field="recipe")
+    table = restore_frame(read_table(body.encode("utf-8"), label=label, object_text=True))
+    if "dataset" not in table.columns:
+        raise InputError(f"{label}: no 'dataset' column under the comment block.", field="recipe")
+    meta["datasets"] = [str(d) for d in table["dataset"]]
+    meta["provenance"] = {k: meta[k] for k in PROVENANCE_KEYS if k in meta}
+    return meta

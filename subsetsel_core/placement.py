@@ -125,6 +125,11 @@ def place_model(
     -------
     Placement
     """
+    if benchmark.has_gaps:
+        raise InputError(
+            f"{benchmark.name}: placing a new model needs every existing model's score on the chosen datasets, "
+            "and this table has gaps (the 'partial' policy); load it with the 'complete-block' policy to place "
+            "a model.", field="missing")
     if name in benchmark.models:
         raise InputError(f"'{name}' is already a model of the benchmark; give the new model another name.")
     if isinstance(scores, dict):

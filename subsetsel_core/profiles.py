@@ -12,16 +12,12 @@ import numpy as np
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.costs import Costs, select_within_budget
 from subsetsel_core.descriptors import Representation
-from subsetsel_core.metrics import METRICS, agreement
+from subsetsel_core.metrics import METRICS
+from subsetsel_core.rank_table import RankTable
 from subsetsel_core.strategies import get_strategy, select
 
 if TYPE_CHECKING:
     pass
-
-
-def _scales(benchmark: Benchmark, ks: np.ndarray) -> tuple[float, np.ndarray]:
-    f = benchmark.n_folds
-    return 1.0 / (2.0 * f * benchmark.n_datasets), 1.0 / (2.0 * f * ks.astype(float))
 
 
 def k_profile(
@@ -50,8 +46,9 @@ def k_profile(
     """
     ks_arr = np.asarray(list(ks), dtype=int)
     Xm = np.zeros((benchmark.n_datasets, 0)) if X is None else np.asarray(X, float)
-    sums = benchmark.rank_sums
-    subs = np.empty((ks_arr.size, benchmark.n_models))
+    table = benchmark.rank_table
+    sums = table.rows
+    subs = np.empty((ks_arr.size, sums.shape[1]))
     if get_strategy(strategy).nested and ks_arr.size:
         order = select(Xm, int(ks_arr.max()), strategy, rng=np.random.default_rng(seed), include=include,
                        exclude=exclude)
@@ -60,8 +57,8 @@ def k_profile(
         for i, k in enumerate(ks_arr):
             idx = select(Xm, int(k), strategy, rng=np.random.default_rng(seed), include=include, exclude=exclude)
             subs[i] = sums[idx].sum(axis=0)
-    rs, ss = _scales(benchmark, ks_arr)
-    return agreement(sums.sum(axis=0), subs, ref_scale=rs, sub_scale=ss, metrics=metrics)
+    return table.agreement(table.reference(), subs, ref_count=benchmark.n_datasets, sub_count=ks_arr,
+                           metrics=metrics)[0]
 
 
 def random_profile(
@@ -75,15 +72,15 @@ def random_profile(
     dict metric → (median, lo, hi), each ndarray (len(ks),)
     """
     ks_arr = np.asarray(list(ks), dtype=int)
-    sums = benchmark.rank_sums
+    table = benchmark.rank_table
+    sums = table.rows
     rng = np.random.default_rng(seed)
     order = np.argsort(rng.random((draws, benchmark.n_datasets)), axis=1)
-    subs = np.empty((draws, ks_arr.size, benchmark.n_models))
+    subs = np.empty((draws, ks_arr.size, sums.shape[1]))
     for i, k in enumerate(ks_arr):
         subs[:, i] = sums[order[:, :k]].sum(axis=1)
-    rs, ss = _scales(benchmark, ks_arr)
-    ref = np.broadcast_to(sums.sum(axis=0), (draws, benchmark.n_models))
-    vals = agreement(ref, subs, ref_scale=np.full(draws, rs), sub_scale=ss, metrics=metrics)
+    ref = np.broadcast_to(table.reference(), (draws, sums.shape[1]))
+    vals, _ = table.agreement(ref, subs, ref_count=benchmark.n_datasets, sub_count=ks_arr, metrics=metrics)
     return {m: (np.median(v, axis=0), *np.percentile(v, [2.5, 97.5], axis=0)) for m, v in vals.items()}
 
 
@@ -126,14 +123,15 @@ def shares_for(share: float) -> tuple[float, ...]:
     return PROFILE_SHARES if share <= PROFILE_SHARES[-1] else WIDE_SHARES
 
 
-def _random_band(sums: np.ndarray, costs: np.ndarray, budgets: np.ndarray, seed: int, n_folds: int,
+def _random_band(table: RankTable, costs: np.ndarray, budgets: np.ndarray, seed: int,
                  metrics: Sequence[str]) -> dict[str, tuple[np.ndarray, ...]]:
     """Random datasets, each taken while it fits: median and 95 % band of the agreement per budget."""
+    sums = table.rows
     n, m = sums.shape
     rng = np.random.default_rng(seed)
     perm = np.argsort(rng.random((RANDOM_DRAWS, n)), axis=1)
     pc = costs[perm]
-    ref = np.broadcast_to(sums.sum(axis=0), (RANDOM_DRAWS, m))
+    ref = np.broadcast_to(table.reference(), (RANDOM_DRAWS, m))
     subs = np.empty((RANDOM_DRAWS, budgets.size, m))
     ks = np.empty((RANDOM_DRAWS, budgets.size))
     rows = np.broadcast_to(np.arange(RANDOM_DRAWS)[:, None], perm.shape)
@@ -148,8 +146,7 @@ def _random_band(sums: np.ndarray, costs: np.ndarray, budgets: np.ndarray, seed:
         mask[rows[take], perm[take]] = 1.0
         subs[:, bi] = mask @ sums
         ks[:, bi] = mask.sum(axis=1)
-    vals = agreement(ref, subs, ref_scale=np.full(RANDOM_DRAWS, 1.0 / (2.0 * n_folds * n)),
-                     sub_scale=1.0 / (2.0 * n_folds * np.maximum(ks, 1.0)), metrics=tuple(metrics))
+    vals, _ = table.agreement(ref, subs, ref_count=n, sub_count=np.maximum(ks, 1.0), metrics=tuple(metrics))
     return {k: (np.median(v, axis=0), *np.percentile(v, [2.5, 97.5], axis=0)) for k, v in vals.items()}
 
 
@@ -163,18 +160,18 @@ def budget_profile(benchmark: Benchmark, representation: Representation | None, 
         From :func:`~subsetsel_core.costs.select_within_budget`.
     """
     budgets = np.asarray(shares, dtype=float) * costs.total
-    sums = benchmark.rank_sums
+    table = benchmark.rank_table
+    sums = table.rows
     ks = np.zeros(budgets.size)
     spent = np.zeros(budgets.size)
-    subs = np.zeros((budgets.size, benchmark.n_models))
+    subs = np.zeros((budgets.size, sums.shape[1]))
     for bi, b in enumerate(budgets):
         bs = select_within_budget(benchmark, representation, strategy, costs, float(b), seed=seed, exclude=exclude)
         idx = list(bs.selection.indices)
         ks[bi], spent[bi] = len(idx), bs.spent
         if idx:
             subs[bi] = sums[idx].sum(axis=0)
-    f = benchmark.n_folds
-    vals = agreement(sums.sum(axis=0), subs, ref_scale=1.0 / (2.0 * f * benchmark.n_datasets),
-                     sub_scale=1.0 / (2.0 * f * np.maximum(ks, 1.0)), metrics=tuple(METRICS))
-    band = _random_band(sums, costs.values, budgets, seed, f, tuple(METRICS))
+    vals, _ = table.agreement(table.reference(), subs, ref_count=benchmark.n_datasets,
+                              sub_count=np.maximum(ks, 1.0), metrics=tuple(METRICS))
+    band = _random_band(table, costs.values, budgets, seed, tuple(METRICS))
     return BudgetProfile(budgets, vals, ks, spent, band, costs.unit)

@@ -18,7 +18,10 @@ curve tables, the budget curves, the descriptor tables inside a workspace) is wr
 * every cell holding a quote, a carriage return, a line feed or any of the separators a
   reader might guess (``,`` ``;`` tab ``|``) is quoted, quotes doubled, so no reader
   splits a row into a cell that starts a live formula;
-* comment lines (``# key: value``) are written as one cell, quoted the same way.
+* comment lines (``# key: value``, the value as one-line JSON) are written unquoted, so that
+  ``pandas.read_csv(comment="#")`` and spreadsheets skip or show them as text; ``#`` comes
+  first, and a piece after a separator that would run gets the same ``'`` (:func:`comment_line`);
+  :func:`split_comments` reads the block back.
 
 The product reads its own exports back: :func:`restore` (and :func:`restore_frame` for a
 whole table) removes exactly the prefix :func:`neutralise` added, so a subset CSV whose
@@ -27,6 +30,7 @@ datasets are called ``+aug`` or ``@risk`` names those datasets again.
 
 from __future__ import annotations
 
+import json
 import numbers
 import re
 from collections.abc import Iterable, Mapping
@@ -35,7 +39,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["BREAKS", "TRIGGERS", "comment_line", "csv_text", "neutralise", "restore", "restore_frame"]
+__all__ = ["BREAKS", "TRIGGERS", "comment_line", "csv_text", "neutralise", "restore", "json_line", "restore_frame",
+           "split_comments"]
 
 TRIGGERS = "=+-@\t\r\n\uff1d\uff0b\uff0d\uff20"
 """First characters that make a spreadsheet treat a cell as a formula (with full-width forms)."""
@@ -148,16 +153,53 @@ def _column(values: pd.Series) -> list[str]:
     return [_cell(v) for v in values.tolist()]
 
 
-def comment_line(key: str, value: str) -> str:
-    """A ``# key: value`` line as one CSV cell (quoted when it holds a separator, quote or line break)."""
-    return _quoted(neutralise(f"# {key}: {value}")) + "\n"
+def json_line(value: Any) -> str:
+    """JSON on one line: control characters and every other character a reader takes for a line break escaped.
+
+    Items are separated by ``","`` with no space, so that a reader that trims spaces cannot
+    see a formula after a separator: :func:`comment_line` neutralises what follows each one.
+    """
+    out = json.dumps(value, ensure_ascii=False, separators=(",", ": "), default=str)
+    return "".join(f"\\u{ord(c):04x}" if 0x7F <= ord(c) <= 0x9F or c in "\u2028\u2029" else c for c in out)
+
+
+def comment_line(key: str, value: Any) -> str:
+    """A ``# key: value`` line of the leading comment block (``value`` written as one-line JSON).
+
+    Unquoted, so ``pandas.read_csv(comment="#")`` skips it; formula-safe, like every cell:
+    ``#`` first, and :func:`neutralise` on the pieces after separators (``a,=b`` inside a value
+    is written ``a,'=b``; :func:`split_comments` removes the prefix again).
+    """
+    return neutralise(f"# {key}: {json_line(value)}") + "\n"
+
+
+def split_comments(text: str) -> tuple[dict[str, Any], str]:
+    """The leading ``# key: value`` block of one of the product's CSVs, and the rest of the text.
+
+    Values are parsed as JSON (a value that is not JSON is kept as text); lines starting with
+    ``#`` that are not ``key: value`` are skipped. A text without a comment block gives
+    ``({}, text)``.
+    """
+    meta: dict[str, Any] = {}
+    body = text[1:] if text.startswith("\ufeff") else text
+    while body.startswith("#"):
+        line, sep, rest = body.partition("\n")
+        body = rest if sep else ""
+        key, colon, value = restore(line.rstrip("\r"))[1:].strip().partition(":")
+        if not colon or not key.strip():
+            continue
+        try:
+            meta[key.strip()] = json.loads(value.strip())
+        except ValueError:
+            meta[key.strip()] = value.strip()
+    return meta, body
 
 
 def csv_text(
     frame: pd.DataFrame,
     *,
     index_label: str | None = None,
-    comments: Mapping[str, str] | Iterable[tuple[str, str]] = (),
+    comments: Mapping[str, Any] | Iterable[tuple[str, Any]] = (),
 ) -> str:
     """The formula-safe CSV text of a table (comma-separated, ``\\n`` line ends, a header row).
 
@@ -167,8 +209,8 @@ def csv_text(
         The table; column names become the header.
     index_label : str, optional
         Write the index too, as the first column with this name (default: no index).
-    comments : mapping or pairs of str, optional
-        ``# key: value`` lines written before the header, one cell each.
+    comments : mapping or pairs of (str, value), optional
+        ``# key: value`` lines written before the header (:func:`comment_line`: values as JSON).
 
     Returns
     -------
@@ -177,7 +219,7 @@ def csv_text(
         numbers; see the module's description for what differs on hostile cells.
     """
     pairs = comments.items() if isinstance(comments, Mapping) else comments
-    head = "".join(comment_line(str(k), str(v)) for k, v in pairs)
+    head = "".join(comment_line(str(k), v) for k, v in pairs)
     if index_label is not None:
         frame = pd.concat([pd.DataFrame({index_label: frame.index.to_numpy()}), frame.reset_index(drop=True)], axis=1)
     columns = [_column(frame.iloc[:, j]) for j in range(frame.shape[1])]

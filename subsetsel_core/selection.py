@@ -13,9 +13,9 @@ from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.names import describe_mismatch
-from subsetsel_core.metrics import METRICS, agreement
+from subsetsel_core.metrics import METRICS
 from subsetsel_core.safe_csv import restore
-from subsetsel_core.strategies import get_strategy, select
+from subsetsel_core.strategies import a_priori, select
 
 if TYPE_CHECKING:
     pass
@@ -79,12 +79,10 @@ def positions(names: Sequence[str], datasets: Sequence[str], what: str) -> list[
 def subset_agreement(benchmark: Benchmark, indices: Sequence[int] | np.ndarray,
                      metrics: Sequence[str] = tuple(METRICS)) -> dict[str, float]:
     """Metrics of the ranking on ``indices`` against the ranking on all datasets."""
-    sums = benchmark.rank_sums
-    ref = sums.sum(axis=0)
-    sub = sums[list(indices)].sum(axis=0)
-    f = benchmark.n_folds
-    vals = agreement(ref, sub[None], ref_scale=1.0 / (2 * f * benchmark.n_datasets),
-                     sub_scale=1.0 / (2 * f * len(indices)), metrics=metrics)
+    table = benchmark.rank_table
+    sub = table.rows[list(indices)].sum(axis=0)
+    vals, _ = table.agreement(table.reference(), sub[None], ref_count=benchmark.n_datasets,
+                              sub_count=len(indices), metrics=metrics)
     return {m: float(v[0]) for m, v in vals.items()}
 
 
@@ -115,7 +113,7 @@ def select_datasets(
     -------
     Selection
     """
-    info = get_strategy(strategy)
+    info = a_priori(strategy)  # a score-aware strategy is refused, pointing to 'subsetsel headroom'
     if representation is None:
         if info.uses_features:
             raise InputError(f"strategy '{strategy}' needs a representation (descriptors).",

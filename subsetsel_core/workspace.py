@@ -26,15 +26,18 @@ import pandas as pd
 
 from subsetsel_core.benchmark import MIN_DATASETS, MIN_MODELS, Benchmark
 from subsetsel_core.errors import InputError
+from subsetsel_core.evaluation.permutation import PermutationTest
 from subsetsel_core.evaluation.result import Entry, EvaluationConfig, EvaluationResult
 from subsetsel_core.io.archive import MAX_ENTRIES, SafeZip, json_part, npy_array
 from subsetsel_core.io.file_guard import read_input_file
+from subsetsel_core.io.missing_scores import unranked_models
 from subsetsel_core.io.tables import max_bytes
 from subsetsel_core.metrics import METRICS
 from subsetsel_core.representations.recipe import RepresentationRecipe
 from subsetsel_core.safe_csv import csv_text, restore_frame
-from subsetsel_core.strategies import REGISTRY
+from subsetsel_core.strategies import STRATEGIES  # a-priori only (no score-aware runs)
 from subsetsel_core.workspace_checks import Fields
+from subsetsel_core.workspace_permutation import permutation_meta, read_permutation
 
 FORMAT = "subsetsel-workspace"
 VERSION = 1
@@ -47,6 +50,7 @@ MAX_SEED = 2**63 - 1
 _NPY_HEADER = 10_000  # the largest .npy header read (numpy's own cap)
 _TOP_KEYS = ("format", "version", "benchmark", "descriptors", "recipes", "settings", "evaluations")
 _BENCHMARK_KEYS = ("name", "higher_is_better", "datasets", "models", "folds")
+_BENCHMARK_OPTIONAL = ("partial", "flipped")
 _CONFIG_KEYS = ("strategies", "trials", "alpha", "beta", "k_min", "k_max", "seed", "metrics", "batch_size")
 _EVALUATION_KEYS = ("file", "config", "ks", "entries", "trials_done", "complete", "info")
 
@@ -65,6 +69,8 @@ class Workspace:
     evaluations : dict of str to EvaluationResult
     recipes : dict of str to RepresentationRecipe
         Named representation recipes over the descriptor tables.
+    permutation_tests : dict of str to PermutationTest
+        The permutation test that followed an evaluation, under the evaluation's name.
     """
 
     benchmark: Benchmark
@@ -72,6 +78,7 @@ class Workspace:
     settings: dict[str, Any] = field(default_factory=dict)
     evaluations: dict[str, EvaluationResult] = field(default_factory=dict)
     recipes: dict[str, RepresentationRecipe] = field(default_factory=dict)
+    permutation_tests: dict[str, PermutationTest] = field(default_factory=dict)
 
 
 def _npy(arr: np.ndarray) -> bytes:
@@ -86,7 +93,8 @@ def save_workspace(ws: Workspace, target: str | Path | None = None) -> bytes:
     meta: dict[str, Any] = {
         "format": FORMAT, "version": VERSION,
         "benchmark": {"name": b.name, "higher_is_better": b.higher_is_better, "datasets": list(b.datasets),
-                      "models": list(b.models), "folds": list(b.folds)},
+                      "models": list(b.models), "folds": list(b.folds), "partial": b.partial,
+                      "flipped": list(b.flipped)},
         "descriptors": list(ws.descriptors),
         "recipes": {name: r.to_dict() for name, r in ws.recipes.items()},
         "settings": ws.settings,
@@ -103,9 +111,13 @@ def save_workspace(ws: Workspace, target: str | Path | None = None) -> bytes:
                 "file": i, "config": res.config.to_dict(), "ks": [int(k) for k in res.ks], "entries": entries,
                 "trials_done": res.trials_done, "complete": res.complete, "info": res.info,
             }
+            if name in ws.permutation_tests:
+                meta["evaluations"][name]["permutation"] = permutation_meta(ws.permutation_tests[name])
             for j, e in enumerate(res.entries):
                 for m in res.config.metrics:
                     z.writestr(f"evaluations/{i}/{j}_{m}.npy", _npy(res.values[e.key][m]))
+                if e.key in res.covered:
+                    z.writestr(f"evaluations/{i}/{j}_covered.npy", _npy(res.covered[e.key]))
         z.writestr("workspace.json", json.dumps(meta, indent=1, default=str))
     data = buf.getvalue()
     if target is not None:
@@ -176,13 +188,16 @@ def _read(z: SafeZip, label: str) -> Workspace:
         if unknown:
             raise f.fail(f"recipes.{name}.tables", f"names '{unknown[0]}', which is not a descriptor table of the file")
     settings = f.mapping(meta.get("settings", {}), "settings")
-    evaluations = {str(n): _evaluation(z, f, f"evaluations.{n}", ev, bench)
-                   for n, ev in f.mapping(meta.get("evaluations", {}), "evaluations").items()}
-    return Workspace(bench, descriptors, dict(settings), evaluations, loaded)
+    evaluations, tests = {}, {}
+    for n, ev in f.mapping(meta.get("evaluations", {}), "evaluations").items():
+        evaluations[str(n)] = res = _evaluation(z, f, f"evaluations.{n}", ev, bench)
+        if ev.get("permutation") is not None:
+            tests[str(n)] = read_permutation(f, f"evaluations.{n}.permutation", ev["permutation"], res)
+    return Workspace(bench, descriptors, dict(settings), evaluations, loaded, tests)
 
 
 def _benchmark(z: SafeZip, f: Fields, value: Any) -> Benchmark:
-    bm = f.obj(value, "benchmark", _BENCHMARK_KEYS, _BENCHMARK_KEYS)
+    bm = f.obj(value, "benchmark", _BENCHMARK_KEYS + _BENCHMARK_OPTIONAL, _BENCHMARK_KEYS)
     datasets = f.names(bm["datasets"], "benchmark.datasets")
     models = f.names(bm["models"], "benchmark.models")
     folds = f.names(bm["folds"], "benchmark.folds")
@@ -195,10 +210,16 @@ def _benchmark(z: SafeZip, f: Fields, value: Any) -> Benchmark:
     if cube.shape != shape:
         raise f.fail("benchmark", f"lists {shape[0]} datasets, {shape[1]} folds and {shape[2]} models, but "
                                   f"scores.npy has the shape {cube.shape}")
-    if not np.isfinite(cube.astype(float)).all():
+    partial = f.boolean(bm.get("partial", False), "benchmark.partial")
+    cube = cube.astype(float)
+    if np.isinf(cube).any() or (not partial and np.isnan(cube).any()):
         raise f.fail("benchmark", "has scores that are NaN or infinite in scores.npy")
-    return Benchmark(cube.astype(float), datasets, models, folds, f.boolean(bm["higher_is_better"],
-                     "benchmark.higher_is_better"), f.string(bm["name"], "benchmark.name", limit=10_000))
+    flipped = f.names(bm.get("flipped", []), "benchmark.flipped", choices=datasets, nonempty=False)
+    unranked = unranked_models(np.isnan(cube)) if partial else np.empty(0, np.int64)
+    if len(unranked):
+        raise f.fail("benchmark", f"has model '{models[int(unranked[0])]}' without a score any dataset ranks")
+    return Benchmark(cube, datasets, models, folds, f.boolean(bm["higher_is_better"], "benchmark.higher_is_better"),
+                     f.string(bm["name"], "benchmark.name", limit=10_000), flipped=tuple(flipped), partial=partial)
 
 
 def _descriptor_table(z: SafeZip, f: Fields, i: int, name: str) -> pd.DataFrame:
@@ -223,7 +244,7 @@ def _config(f: Fields, value: Any, where: str) -> EvaluationConfig:
     trials = f.integer(c["trials"], f"{where}.trials", 1, MAX_TRIALS)
     k_min = f.integer(c["k_min"], f"{where}.k_min", 1, 10**6)
     return EvaluationConfig(
-        strategies=f.names(c["strategies"], f"{where}.strategies", choices=REGISTRY), trials=trials,
+        strategies=f.names(c["strategies"], f"{where}.strategies", choices=STRATEGIES), trials=trials,
         alpha=f.fraction(c["alpha"], f"{where}.alpha"), beta=f.fraction(c["beta"], f"{where}.beta"),
         k_min=k_min, k_max=f.integer(c["k_max"], f"{where}.k_max", k_min, 10**6),
         seed=f.integer(c["seed"], f"{where}.seed", 0, MAX_SEED),
@@ -233,7 +254,7 @@ def _config(f: Fields, value: Any, where: str) -> EvaluationConfig:
 
 
 def _evaluation(z: SafeZip, f: Fields, where: str, value: Any, bench: Benchmark) -> EvaluationResult:
-    ev = f.obj(value, where, _EVALUATION_KEYS, _EVALUATION_KEYS)
+    ev = f.obj(value, where, (*_EVALUATION_KEYS, "permutation"), _EVALUATION_KEYS)
     file = f.integer(ev["file"], f"{where}.file", 0, MAX_ENTRIES)
     cfg = _config(f, ev["config"], f"{where}.config")
     ks_raw = ev["ks"]
@@ -248,7 +269,7 @@ def _evaluation(z: SafeZip, f: Fields, where: str, value: Any, bench: Benchmark)
     for j, e in enumerate(ev["entries"]):
         e = f.obj(e, f"{where}.entries[{j}]", ("key", "strategy", "representation"), ("key", "strategy"))
         entries.append(Entry(f.string(e["key"], f"{where}.entries[{j}].key", nonempty=True, limit=1000),
-                             f.choice(e["strategy"], f"{where}.entries[{j}].strategy", REGISTRY),
+                             f.choice(e["strategy"], f"{where}.entries[{j}].strategy", STRATEGIES),
                              f.optional_string(e.get("representation"), f"{where}.entries[{j}].representation")))
     f.names([e.key for e in entries], f"{where}.entries (keys)")
     done = f.integer(ev["trials_done"], f"{where}.trials_done", 1, cfg.trials)
@@ -271,4 +292,15 @@ def _evaluation(z: SafeZip, f: Fields, where: str, value: Any, bench: Benchmark)
             if np.isinf(finite).any() or ((finite < lo - 1e-9) | (finite > hi + 1e-9)).any():
                 raise f.fail(where, f"has values of {METRICS[m].label} outside {lo:g}…{hi:g} in {part}")
             values[e.key][m] = arr
-    return EvaluationResult(cfg, np.asarray(ks, dtype=np.int64), tuple(entries), values, done, complete, dict(info))
+    covered: dict[str, np.ndarray] = {}
+    for j, e in enumerate(entries):
+        part = f"evaluations/{file}/{j}_covered.npy"
+        if bench.has_gaps and part in z:
+            arr = npy_array(z.read(part, done * len(ks) * 8 + _NPY_HEADER), part, f.label, ndim=2,
+                            field="workspace").astype(float)
+            if arr.shape != (done, len(ks)) or not ((arr >= 0) & (arr <= 1)).all():
+                raise f.fail(where, f"has model-coverage shares that are not {done} × {len(ks)} values in 0…1 in "
+                                    f"{part}")
+            covered[e.key] = arr
+    return EvaluationResult(cfg, np.asarray(ks, dtype=np.int64), tuple(entries), values, done, complete, dict(info),
+                            covered)

@@ -19,6 +19,8 @@ from subsetsel_core import profiles
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.costs import COST_ESTIMATE, Costs
 from subsetsel_core.errors import InputError
+from subsetsel_core.provenance import PROVENANCE_KEYS
+from subsetsel_core.safe_csv import split_comments
 from subsetsel_core.selection import select_datasets
 from subsetsel_core.strategies import BUDGET_STRATEGIES
 from subsetsel_core.viz import maps, rankings
@@ -136,7 +138,7 @@ def test_coverage_columns_and_csv_are_formula_safe(hostile):
     assert table["represents"].tolist() == ["; ".join(members[d]) for d in sel.datasets]
     csv_bytes, side = T.subset_files(hostile, cfg, sel, cov=cov)
     text = csv_bytes.decode()
-    df = pd.read_csv(io.BytesIO(csv_bytes), keep_default_na=False)
+    df = pd.read_csv(io.BytesIO(csv_bytes), keep_default_na=False, comment="#")
     for col in ("dataset", "represents"):
         for cell in df[col].astype(str):
             assert not cell.startswith(("=", "+", "-", "@")), (col, cell)
@@ -266,7 +268,7 @@ def test_page_k_mode_has_coverage_lines_radius_and_columns(app):
     rep = active_data.build_representation(data, cfg)
     cov = cache.subset_coverage(data, cfg, rep, sel.datasets, 0)
     csv_bytes, side = T.subset_files(data, cfg, sel, cov=cov)
-    df = pd.read_csv(io.BytesIO(csv_bytes))
+    df = pd.read_csv(io.BytesIO(csv_bytes), comment="#")
     assert list(df.columns[:4]) == ["order", "dataset", "n_represented", "represents"]
     assert list(df["dataset"]) == list(table["dataset"])
     assert json.loads(side)["coverage"]["covering_radius"] > 0
@@ -390,5 +392,13 @@ def test_cli_recipe_replays_the_dashboard_download_byte_for_byte(tsc, tmp_path, 
     rc = main(["select", "--benchmark", str(H.ROOT / "sample_data" / "tsc_bakeoff"), "--recipe",
                str(tmp_path / "side.json"), "--out", str(tmp_path / "cli.csv"), "--sidecar", str(tmp_path / "cli.json")])
     assert rc == 0
-    assert (tmp_path / "cli.csv").read_bytes() == csv_bytes
-    assert (tmp_path / "cli.json").read_bytes() == side_bytes
+    # the same subset, table and recipe; only the provenance says what made each file
+    cli_meta, cli_body = split_comments((tmp_path / "cli.csv").read_text(encoding="utf-8"))
+    app_meta, app_body = split_comments(csv_bytes.decode("utf-8"))
+    assert cli_body == app_body
+    assert {k: v for k, v in cli_meta.items() if k not in PROVENANCE_KEYS} == \
+        {k: v for k, v in app_meta.items() if k not in PROVENANCE_KEYS}
+    assert app_meta["made_by"] == "dashboard" and cli_meta["made_by"] == "command line"
+    cli_side, app_side = json.loads((tmp_path / "cli.json").read_bytes()), json.loads(side_bytes)
+    assert cli_side.pop("provenance")["input_sha256"] and app_side.pop("provenance")["input_sha256"]
+    assert cli_side == app_side

@@ -252,7 +252,7 @@ def test_subset_csv_is_formula_safe_and_sidecar_complete():
     rep = active_data.build_representation(data, rec)
     sel = select_datasets(bench, rep, "fafi-euclidean", 3, seed=1)
     csv_bytes, side = subset_files(data, rec, sel)
-    df = pd.read_csv(io.BytesIO(csv_bytes))
+    df = pd.read_csv(io.BytesIO(csv_bytes), comment="#")  # the provenance block: '# key: value' lines
     assert list(df.columns) == ["order", "dataset", "size"] and list(df["order"]) == [1, 2, 3]
     assert all(not str(d).startswith("=") for d in df["dataset"])
     meta = json.loads(side)

@@ -169,12 +169,16 @@ def test_column_mapping_widgets_fix_an_upload():
     assert at.session_state["data"].benchmark.higher_is_better is False
 
 
-def test_unknown_benchmark_directory_is_a_message():
+def test_unknown_benchmark_directory_is_a_message(monkeypatch):
+    monkeypatch.setenv("SUBSETSEL_ALLOW_PATH_FIELD", "1")  # the path field is off unless the server turns it on
     at = H.goto(H.new_app(), "benchmark")
-    at.text_input(key="bench_dir").set_value("/no/such/dir")
+    at.text_input(key="bench_dir").set_value("no_such_dir")  # inside the root (sample_data), missing
     at.run()
     assert not at.exception
     assert any("no such benchmark directory" in e.value for e in at.error)
-    at.text_input(key="bench_dir").set_value("sample_data")
+    at.text_input(key="bench_dir").set_value("/no/such/dir")  # outside every root: never looked up
+    at.run()
+    assert any("not inside the benchmark directories" in e.value for e in at.error)
+    at.text_input(key="bench_dir").set_value("")
     at.run()
     assert not H.errors(at)

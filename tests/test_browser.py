@@ -1,7 +1,8 @@
 """The main job in a real browser: Debian's chromium driven by Playwright against ``streamlit run``.
 
 Loads the TSC sample, changes strategy and k on the Select page, downloads the subset CSV,
-runs a short evaluation and sees the curves, uploads a small CSV benchmark, and saves a
+runs a short evaluation and sees the curves, uploads a small CSV benchmark (strategy and k
+reset, and the page says so), and saves a
 screenshot of every page under ``screenshots/`` (git-ignored). Skips cleanly without
 ``/usr/bin/chromium`` or Playwright.
 """
@@ -98,7 +99,7 @@ def test_main_job_in_a_real_browser(browser_page, tmp_path):
     dl.value.save_as(path)
     import pandas as pd
 
-    df = pd.read_csv(path)
+    df = pd.read_csv(path, comment="#")  # the provenance block: '# key: value' lines
     assert list(df.columns[:2]) == ["order", "dataset"] and list(df["order"]) == [1, 2, 3, 4, 5, 6]
     assert {"type", "n_classes", "series_length"} <= set(df.columns)
     assert df["dataset"].is_unique
@@ -109,6 +110,9 @@ def test_main_job_in_a_real_browser(browser_page, tmp_path):
     H.goto_page(page, server.url, "evaluate")
     trials = page.get_by_label("Trials T", exact=True).and_(page.locator("input"))
     trials.fill("12")
+    shuffles = page.get_by_label("Shuffles B", exact=True).and_(page.locator("input"))
+    shuffles.fill("19")  # a short permutation test: the page is idle again soon after the run
+    shuffles.press("Tab")
     page.get_by_role("button", name="Run evaluation").click()
     page.wait_for_function(
         "() => [...document.querySelectorAll('.js-plotly-plot')].some(p => (p.data||[]).some(t => t.name === 'fafi-cosine'))",
@@ -161,10 +165,13 @@ def test_main_job_in_a_real_browser(browser_page, tmp_path):
     page.wait_for_selector("text=Using the uploaded benchmark", timeout=90000)
     sidebar = page.locator("[data-testid=stSidebar]").inner_text()
     assert "tiny_scores" in sidebar and "10 datasets" in sidebar
+    # strategy and k of the sample do not carry over silently: they reset, and the page says so
+    notice = page.locator("text=Reset for the new benchmark").first.inner_text()
+    assert "strategy kmeans → fafi-cosine" in notice and "k 6 → 10" in notice, notice
     _no_exceptions(page)
     H.goto_page(page, server.url, "select")
-    page.wait_for_function(SELECT_DRAWN, arg=6, timeout=90000)
-    assert H.selected_markers(page) == [str(i) for i in range(1, 7)]
+    page.wait_for_function(SELECT_DRAWN, arg=10, timeout=90000)
+    assert H.selected_markers(page) == [str(i) for i in range(1, 11)]
     _no_exceptions(page)
 
     elapsed = time.time() - t_start

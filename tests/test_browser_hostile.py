@@ -12,6 +12,7 @@ formula cell, and the downloaded HTML report holds the names escaped. Screenshot
 from __future__ import annotations
 
 import html
+import io
 from pathlib import Path
 from typing import Any
 
@@ -243,7 +244,11 @@ def test_hostile_names_in_a_real_browser(browser: Any, tmp_path: Path) -> None:
     csv_path = tmp_path / "subset.csv"
     _download(page, page.get_by_role("button", name="Subset CSV"), csv_path)
     raw = csv_path.read_text(encoding="utf-8")
-    sub = pd.read_csv(csv_path)
+    from subsetsel_core.safe_csv import split_comments
+
+    head, body = split_comments(raw)  # the provenance block first ('# key: value' lines)
+    assert head  # the block is there and parses
+    sub = pd.read_csv(io.StringIO(body))
     assert len(sub) == 8
     cells = set(sub["dataset"])
     assert "'" + FORMULA in cells and FORMULA not in cells  # the formula is neutralised …

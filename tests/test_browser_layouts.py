@@ -15,6 +15,8 @@ from typing import Any
 import apphelpers as H  # puts the repository root on sys.path (before subsetsel_app imports)
 import pytest
 
+from subsetsel_core.io.score_format import MISSING_TITLES
+
 pytestmark = pytest.mark.browser
 
 SHOTS = H.ROOT / "screenshots"
@@ -96,7 +98,7 @@ def test_every_layout_uploads_with_its_validation_report(browser_page: Any) -> N
         _no_exceptions(page)
         if missing is not None:
             assert "missing score(s)" in _main_text(page)  # the guess says so before anything runs
-            _choose(page, "Missing scores", missing)
+            _choose(page, "Missing scores", f"{missing}: {MISSING_TITLES[missing]}")
             H.wait_idle(page)
         page.get_by_role("button", name=button).wait_for(timeout=60000)
         assert "Validation report" in _main_text(page)

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from subsetsel_core.cli import main
+from subsetsel_core.safe_csv import split_comments
 from subsetsel_core.synthetic import make_synthetic
 
 
@@ -34,7 +35,7 @@ def test_select_csv(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) 
                "--strategy", "fafi-cosine", "--k", "5", "--lower-is-better", "--include", "syn_003"])
     assert rc == 0
     out = capsys.readouterr().out
-    df = pd.read_csv(pd.io.common.StringIO(out))
+    df = pd.read_csv(pd.io.common.StringIO(out), comment="#")
     assert list(df.columns[:2]) == ["order", "dataset"]
     assert "family" in df.columns and len(df) == 5
     assert df["order"].tolist() == [1, 2, 3, 4, 5] and df["dataset"].iloc[0] == "syn_003"
@@ -54,7 +55,7 @@ def test_select_json_to_file(files: dict[str, Path]) -> None:
 def test_select_wide_random_without_features(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     rc = main(["select", "--scores", str(files["wide"]), "--wide", "--strategy", "random", "--k", "3"])
     assert rc == 0
-    assert len(capsys.readouterr().out.strip().splitlines()) == 4
+    assert len([line for line in capsys.readouterr().out.strip().splitlines() if not line.startswith("#")]) == 4
 
 
 def test_evaluate_json(files: dict[str, Path]) -> None:
@@ -160,9 +161,11 @@ def test_recipe_reproduces_a_dashboard_subset_byte_for_byte(tsc, tmp_path: Path)
                                                              include=["Coffee"], exclude=["Beef"]), None), tmp_path)
     out, side = tmp_path / "cli.csv", tmp_path / "cli.json"
     assert main(["select", "--benchmark", str(TSC), "--recipe", str(path), "--out", str(out), "--sidecar", str(side)]) == 0
-    assert out.read_bytes() == csv_text.encode("utf-8")
-    assert side.read_bytes() == side_text.encode("utf-8")
-    df = pd.read_csv(out)
+    # the same table and recipe; the provenance says what made each file
+    assert split_comments(out.read_text(encoding="utf-8"))[1] == csv_text
+    written = json.loads(side.read_bytes())
+    assert written.pop("provenance")["command"].startswith("subsetsel select") and written == json.loads(side_text)
+    df = pd.read_csv(out, comment="#")
     assert df["dataset"].tolist() == json.loads(side_text)["datasets"] and df["dataset"].iloc[0] == "Coffee"
     assert list(df.columns) == ["order", "dataset", "type", "n_classes", "series_length", "description"]
 
@@ -183,8 +186,8 @@ def test_recipe_reproduces_a_budget_subset(tsc, tmp_path: Path) -> None:  # type
     assert "_budget" in path.name
     out = tmp_path / "cli.csv"
     assert main(["select", "--benchmark", str(TSC), "--recipe", str(path), "--out", str(out)]) == 0
-    assert out.read_bytes() == csv_text.encode("utf-8")
-    assert list(pd.read_csv(out).columns[:4]) == ["order", "dataset", "cost", "cumulative_cost"]
+    assert split_comments(out.read_text(encoding="utf-8"))[1] == csv_text  # the table; the block adds provenance
+    assert list(pd.read_csv(out, comment="#").columns[:4]) == ["order", "dataset", "cost", "cumulative_cost"]
 
 
 def test_recipe_fixes_the_selection_options(tsc, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
@@ -207,7 +210,7 @@ def test_representation_options(files: dict[str, Path], tmp_path: Path) -> None:
                "--strategy", "kmeans", "--k", "4", "--columns", "family,x_00", "--no-text", "--log", "--pca", "0.8",
                "--out", str(out), "--sidecar", str(side)])
     assert rc == 0
-    assert list(pd.read_csv(out).columns) == ["order", "dataset", "family", "x_00"]
+    assert list(pd.read_csv(out, comment="#").columns) == ["order", "dataset", "family", "x_00"]
     recipe = json.loads(side.read_text())["representation_recipe"]
     assert recipe == {"tables": ["features"], "columns": ["family", "x_00"], "text": False, "log": True, "pca": 0.8,
                       "name": "features/2 cols,no text,log,PCA 80%"}
@@ -252,13 +255,14 @@ def test_errors_name_the_flag(files: dict[str, Path], argv: list[str], needle: s
 
 def test_strategy_and_metric_choices_come_from_the_registries(capsys: pytest.CaptureFixture[str]) -> None:
     from subsetsel_core.metrics import METRICS
-    from subsetsel_core.strategies import REGISTRY
+    from subsetsel_core.strategies import SCORE_AWARE, STRATEGIES
 
-    for argv, names in ((["select", "--strategy", "nope"], REGISTRY), (["advise", "--metric", "nope"], METRICS)):
+    for argv, names in ((["select", "--strategy", "nope"], STRATEGIES), (["advise", "--metric", "nope"], METRICS)):
         with pytest.raises(SystemExit):
             main(argv)
         err = capsys.readouterr().err
         assert "invalid choice" in err and all(f"'{n}'" in err for n in names)
+        assert not any(f"'{n}'" in err for n in SCORE_AWARE)  # only `subsetsel headroom` runs them
 
 
 @pytest.mark.parametrize("extra", [["--no-text"], ["--seed", "0"], ["--k", "3"], ["--log"]])

@@ -75,11 +75,11 @@ def test_select_on_a_leaderboard(capsys: pytest.CaptureFixture[str]) -> None:
             "drop-models", "--strategy", "random", "--k", "9", "--drop-columns", "snarks"]
     assert main(argv) == 0
     cap = capsys.readouterr()
-    out = pd.read_csv(io.StringIO(cap.out))
+    out = pd.read_csv(io.StringIO(cap.out), comment="#")
     assert len(out) == 9 and "snarks" not in set(out["dataset"]) and "Average" not in set(out["dataset"])
     assert "note: I read this as: 12 models (rows) × 9 datasets (columns)" in cap.err
     assert main(["select", "--scores", HELM, "--missing", "drop-models", "--strategy", "random", "--k", "10"]) == 0
-    helm = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    helm = pd.read_csv(io.StringIO(capsys.readouterr().out), comment="#")
     assert "MMLU - EM" in set(helm["dataset"]) and "Mean win rate" not in set(helm["dataset"])
 
 
@@ -100,7 +100,7 @@ def test_long_rmse_is_lower_is_better_without_a_flag(capsys: pytest.CaptureFixtu
     assert load(build_parser().parse_args(base)).benchmark.higher_is_better is False
     assert load(build_parser().parse_args([*base, "--higher-is-better"])).benchmark.higher_is_better is True
     assert main(base) == 0
-    assert len(pd.read_csv(io.StringIO(capsys.readouterr().out))) == 3
+    assert len(pd.read_csv(io.StringIO(capsys.readouterr().out), comment="#")) == 3
     with pytest.raises(SystemExit):
         build_parser().parse_args([*base, "--higher-is-better", "--lower-is-better"])
 
@@ -130,7 +130,7 @@ def test_release_column_feeds_generalise(capsys: pytest.CaptureFixture[str]) -> 
             "--k-max", "4"]
     assert main(argv) == 0
     cap = capsys.readouterr()
-    assert "held-out models by their release dates in column 'Release'" in cap.err
+    assert "held-out models by the release dates of the score table's release column" in cap.err
     assert main([*argv, "--release-column", "Company"]) == 2
     err = capsys.readouterr().err
     assert "'Company' does not hold dates" in err and "[--release-column COL]" in err

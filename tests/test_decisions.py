@@ -113,7 +113,7 @@ def test_cli_check_advise_place(synth, tmp_path: Path, capsys: pytest.CaptureFix
     assert main(["advise", *base, "--trials", "10", "--strategies", "kmeans", "--target", "0.5"]) == 0
     assert "kmeans: k = " in capsys.readouterr().out
     assert main(["select", *base, "--strategy", "kmeans", "--k", "6", "--out", str(tmp_path / "sub.csv")]) == 0
-    sub = pd.read_csv(tmp_path / "sub.csv")
+    sub = pd.read_csv(tmp_path / "sub.csv", comment="#")
     pd.DataFrame({"dataset": sub["dataset"], "score": 5.0}).to_csv(tmp_path / "new.csv", index=False)
     rc = main(["place", "--reference", str(tmp_path / "scores.csv"), "--lower-is-better", "--subset",
                str(tmp_path / "sub.csv"), "--scores", str(tmp_path / "new.csv"), "--model-name", "mine"])
@@ -179,11 +179,11 @@ def test_cli_budget_and_coverage(synth, tmp_path: Path, capsys: pytest.CaptureFi
     feat.to_csv(tmp_path / "f.csv", index=False)
     base = ["--scores", str(tmp_path / "scores.csv"), "--features", str(tmp_path / "f.csv"), "--lower-is-better"]
     assert main(["select", *base, "--strategy", "fafi-cosine", "--budget", "0.1", "--cost-column", "hours"]) == 0
-    out = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
+    out = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out), comment="#")
     assert out["hours"].sum() <= 0.1 * feat["hours"].sum() + 1e-9
     assert main(["select", *base, "--strategy", "kmeans", "--k", "5", "--coverage"]) == 0
     cap = capsys.readouterr()
-    cov = pd.read_csv(pd.io.common.StringIO(cap.out))
+    cov = pd.read_csv(pd.io.common.StringIO(cap.out), comment="#")
     assert cov["n_represented"].sum() == 45 and "covering radius" in cap.err
     assert main(["evaluate", *base, "--budget", "0.3", "--cost-column", "hours", "--trials", "3",
                  "--strategies", "fafi-cosine", "--metrics", "spearman"]) == 0

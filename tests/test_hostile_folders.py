@@ -223,16 +223,15 @@ def test_one_broken_manifest_never_hides_the_others(tmp_path: Path) -> None:
     assert (frame["status"] == "error").sum() == len(ABSURD) + 2
 
 
-def test_the_benchmark_page_lists_good_and_broken(tmp_path: Path) -> None:
+def test_the_benchmark_page_lists_good_and_broken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import apphelpers as H
 
     folder(tmp_path, "a_good")
     folder(tmp_path, "broken_deep", ABSURD["deep nesting"][0])
     folder(tmp_path, "broken_types", ABSURD["direction as text"][0])
+    monkeypatch.setenv("SUBSETSEL_BENCHMARK_ROOTS", str(tmp_path))  # the server offers this directory
     at = H.new_app()
     H.goto(at, "benchmark")
-    at.text_input(key="bench_dir").set_value(str(tmp_path))
-    at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert [o for o in at.selectbox(key="bench_choice").options if "a_good" in o]
     warnings = " ".join(str(w.value) for w in at.warning).replace("\\", "")  # Markdown escapes

@@ -93,12 +93,17 @@ def test_hostile_cells_are_neutralised_and_quoted() -> None:
     assert back["value"].iloc[0] == "-1.0" and back["'=header"].iloc[0] == "-0.5"
 
 
-def test_comment_lines_are_one_quoted_cell() -> None:
-    text = export.subset_csv(pd.DataFrame({"dataset": ["a"]}),
-                             metadata={"benchmark": 'x,=HYPERLINK("y")', "note": "line\nbreak"})
-    head = text.splitlines()[:2]
-    assert all(line.startswith('"# ') for line in head), head
+def test_comment_lines_are_formula_safe_and_skipped_by_readers() -> None:
+    meta = {"benchmark": 'x,=HYPERLINK("y")', "note": "line\nbreak\u2028", "list": ["-a", "@b;+c", "a|=d"]}
+    text = export.subset_csv(pd.DataFrame({"dataset": ["a"]}), metadata=meta)
+    head = text.splitlines()[:3]
+    assert all(line.startswith("# ") for line in head), head  # unquoted: '#' first, so readers skip it
     assert not [c for c in cells_by_any_reader(text) if live_formula(c)]
+    assert pd.read_csv(io.StringIO(text), comment="#")["dataset"].tolist() == ["a"]
+    from subsetsel_core.safe_csv import split_comments
+
+    back, body = split_comments(text)
+    assert back == meta and body == "dataset\na\n"
 
 
 @settings(max_examples=300, deadline=None)
@@ -148,14 +153,16 @@ def test_subset_csv_of_the_cli_is_safe_and_read_back(hostile_bench: Path, tmp_pa
     assert sorted(table["dataset"]) == sorted(n.strip() for n in HOSTILE)  # the loader strips names
     # the sidecar reproduces it
     r2 = cli("select", "--scores", str(d / "scores.csv"), "--features", str(d / "features.csv"), "--recipe", str(side))
-    assert r2.returncode == 0 and r2.stdout == text, r2.stderr
+    assert r2.returncode == 0, r2.stderr
+    assert r2.stdout.split("\n# input_sha256")[1].split("\n", 1)[1] == text.split("\n# input_sha256")[1].split("\n", 1)[1]
     # its names, as the CSV shows them, work as --include
-    shown = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)["dataset"]
+    shown = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, comment="#")["dataset"]
     pick = [n for n in shown if n.startswith("'")][:2]
     r3 = cli("select", "--scores", str(d / "scores.csv"), "--features", str(d / "features.csv"),
              "--strategy", "fafi-euclidean", "--k", "3", f"--include={','.join(pick)}")
     assert r3.returncode == 0, r3.stderr
-    first = restore_frame(pd.read_csv(io.StringIO(r3.stdout), dtype=str, keep_default_na=False))["dataset"][:2]
+    first = restore_frame(pd.read_csv(io.StringIO(r3.stdout), dtype=str, keep_default_na=False,
+                                      comment="#"))["dataset"][:2]
     assert first.tolist() == [restore(p) for p in pick]
     # subsetsel place reads the subset CSV, and a template filled in
     tmpl = tmp_path / "new.csv"
@@ -173,7 +180,8 @@ def test_budget_curves_csv_goes_through_the_writer(hostile_bench: Path, tmp_path
             "--out", str(out))
     assert r.returncode == 0, r.stderr
     text = out.read_text(encoding="utf-8")
-    frame = pd.read_csv(out)
+    frame = pd.read_csv(out, comment="#")  # the provenance block: '# key: value' lines
+    assert text.startswith("# subsetsel_version: ") and "\n# command: \"subsetsel evaluate " in text
     assert text == csv_text(frame) or not [c for c in cells_by_any_reader(text) if live_formula(c)]
     assert frame.select_dtypes("number").shape[1] >= 2  # numbers stay numbers
 

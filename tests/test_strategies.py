@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from subsetsel_core.errors import InputError
-from subsetsel_core.strategies import REGISTRY, STRATEGIES, select, standardize
+from subsetsel_core.strategies import REGISTRY, SCORE_AWARE, STRATEGIES, select, standardize
 from subsetsel_core.strategies.fafi import farthest_first
 from subsetsel_core.strategies.optimal import optimal_design
 
-ALL = sorted(REGISTRY)
+ALL = sorted(STRATEGIES)  # the a-priori strategies: the score-aware ones never select from descriptors
 
 
 @pytest.fixture
@@ -23,11 +23,12 @@ def test_registry_records_are_consistent() -> None:
 
     from subsetsel_core.strategies import BUDGET_STRATEGIES
 
-    assert STRATEGIES == tuple(REGISTRY)
+    assert STRATEGIES + SCORE_AWARE == tuple(REGISTRY)
+    assert not any(REGISTRY[s].score_aware for s in STRATEGIES) and all(REGISTRY[s].score_aware for s in SCORE_AWARE)
     assert all(name == info.name for name, info in REGISTRY.items())
     colours = [info.colour for info in REGISTRY.values()]
     assert all(re.fullmatch(r"#[0-9a-f]{6}", c) for c in colours) and len(set(colours)) == len(colours)
-    assert BUDGET_STRATEGIES == tuple(n for n, i in REGISTRY.items() if i.cost_aware is not None)
+    assert BUDGET_STRATEGIES == tuple(n for n in STRATEGIES if REGISTRY[n].cost_aware is not None)
     assert all(info.title and info.description for info in REGISTRY.values())
 
 

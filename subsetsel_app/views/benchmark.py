@@ -6,17 +6,69 @@ Callbacks run before the page script, so the sidebar sees their effect at once.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
 
 import streamlit as st
 
-from subsetsel_app import cache, session, state, upload
+from subsetsel_app import cache, limits, session, state, upload
 from subsetsel_app.active_data import ActiveData
 from subsetsel_app.state import K
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.manifest import Manifest
+from subsetsel_core.io.roots import confine_directory, offering_root
+
+
+@dataclass(frozen=True)
+class Offered:
+    """The benchmark folders the server offers (:func:`offered_catalog`).
+
+    Attributes
+    ----------
+    manifests : tuple of Manifest
+        The valid benchmark folders, root by root.
+    problems : tuple of (Path, str)
+        Folders that could not be read, with why.
+    errors : tuple of str
+        A typed directory outside the roots, or a root that cannot be listed.
+    """
+
+    manifests: tuple[Manifest, ...] = ()
+    problems: tuple[tuple[Path, str], ...] = ()
+    errors: tuple[str, ...] = ()
+
+
+def offered_catalog(typed: str = "") -> Offered:
+    """The benchmark folders of every benchmark root, or of the directory typed in the path field
+    (which must lie inside a root, links followed; see :func:`subsetsel_core.io.roots.confine_directory`)."""
+    roots = limits.roots()
+    try:
+        dirs = [confine_directory(typed, roots)] if typed.strip() else list(roots)
+    except InputError as exc:
+        return Offered(errors=(upload.error_text(exc),))
+    manifests: list[Manifest] = []
+    problems: list[tuple[Path, str]] = []
+    errors: list[str] = []
+    for d in dirs:
+        try:
+            cat = cache.catalog(str(d))
+        except InputError as exc:
+            errors.append(upload.error_text(exc))
+            continue
+        manifests += cat.manifests
+        problems += cat.problems
+    return Offered(tuple(manifests), tuple(problems), tuple(errors))
 
 
 def load_folder(folder: str) -> None:
-    """Callback: load a benchmark folder and make it active; a readable error keeps the old one."""
+    """Callback: load a benchmark folder and make it active; a readable error keeps the old one.
+
+    Only a folder inside a benchmark root of the server is loaded.
+    """
+    if offering_root(folder, limits.roots()) is None:
+        state.flash("error", "This benchmark folder is not among the benchmarks this server offers. The previous "
+                             "benchmark is still active.")
+        return
     try:
         new = cache.load_folder(folder)
     except InputError as exc:
@@ -27,10 +79,15 @@ def load_folder(folder: str) -> None:
                           f"{new.benchmark.n_models} models.")
 
 
+#: The uploads' own settings: they describe the files still in the uploaders, so using an
+#: upload does not reset them (a new file does, and so does any other benchmark).
+UPLOAD_KEYS = (K.UP_MISSING, K.UP_RES_MISSING)
+
+
 def use_upload(new: ActiveData) -> None:
     """Callback: make a validated upload the active benchmark."""
     session.activate(new, f"Using the uploaded benchmark '{new.title}': {new.benchmark.n_datasets} datasets, "
-                          f"{new.benchmark.n_models} models, {new.benchmark.n_folds} fold(s).")
+                          f"{new.benchmark.n_models} models, {new.benchmark.n_folds} fold(s).", keep=UPLOAD_KEYS)
 
 
 def add_aliases(aliases: Mapping[str, str]) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from subsetsel_app import cache, jobs, session, state, widgets
+from subsetsel_app import cache, jobs, limits, session, state, widgets
 from subsetsel_app.active_data import ActiveData
 from subsetsel_app.state import K
 from subsetsel_core.benchmark import Benchmark
@@ -114,6 +114,7 @@ def _on_dates_upload(data: ActiveData) -> None:
         st.session_state[K.EV_GEN_DATES] = None
         return
     try:
+        limits.check_upload(f.name, f.size)
         dates = read_release_dates(f.getvalue(), data.benchmark.models, label=f.name)
     except SubsetselError as exc:
         st.session_state[K.EV_GEN_DATES] = (data.token, f"the release dates in the upload are not used: {exc}")
@@ -181,12 +182,14 @@ def _start_generalisation(data: ActiveData, run: jobs.Evaluation) -> None:
     """Button callback: build the representations and start the job; errors are flashed."""
     s = _gen_settings(data, run)
     try:
+        limits.check_trials(s.config.trials, "trials of the generalisation check")
         reps = {name: cache.representation(data, rec, s.seed) for name, rec in s.reps}
         dates = release_dates(data)[0] if s.newest else None
         split_models(data.benchmark, release_dates=dates, fraction=s.fraction, seed=s.seed)  # validate first
         bench = data.benchmark
         jobs.submit(("generalisation", s), "the generalisation check", 2 * s.config.trials,
-                    lambda j: _gen_work(j, bench, reps, s.config, fraction=s.fraction, seed=s.seed, dates=dates))
+                    lambda j: _gen_work(j, bench, reps, s.config, fraction=s.fraction, seed=s.seed, dates=dates),
+                    **limits.job_limits())
     except SubsetselError as exc:
         state.flash("error", f"The generalisation check could not start: {exc}")
         return
@@ -266,9 +269,9 @@ def generalisation_section(data: ActiveData, run: jobs.Evaluation | None) -> Non
     c[3].button("Check on held-out models", icon=":material/science:", key="ev_gen_btn", width="stretch",
                 on_click=_start_generalisation, args=(data, run), disabled=job is not None and job.running)
     with st.expander("Model release dates" + (" (loaded)" if dates is not None else ""), expanded=False):
-        st.file_uploader("A table with a 'model' column and a 'release_date' column (CSV or Parquet)",
-                         type=["csv", "tsv", "txt", "parquet", "gz"], key=K.EV_GEN_DATES_FILE,
-                         on_change=_on_dates_upload, args=(data,))
+        widgets.file_uploader("A table with a 'model' column and a 'release_date' column (CSV or Parquet)",
+                              type=["csv", "tsv", "txt", "parquet", "gz"], key=K.EV_GEN_DATES_FILE,
+                              on_change=_on_dates_upload, args=(data,))
         if dates is not None:
             newest = sorted(dates.items(), key=lambda kv: (pd.Timestamp(kv[1]), kv[0]))[-3:]
             st.caption("Newest: " + ", ".join(f"{widgets.md_escape(m)} ({pd.Timestamp(d).date()})"
@@ -301,11 +304,13 @@ def _start_check(data: ActiveData, rec: RepresentationRecipe) -> None:
     seed, trials = session.seed(), int(st.session_state[K.REP_CHECK_TRIALS])
     units = 1 + trials + CHECK_PERMUTATIONS
     try:
+        limits.check_trials(trials, "trials of the quick run")
         rep = cache.representation(data, rec, seed)
         bench = data.benchmark
         jobs.submit(key, "the representation check", units,
                     lambda j: quick_check(bench, rep, trials=trials, seed=seed, should_stop=j.should_stop,
-                                          progress=lambda f: j.report(round(f * units), _phase(f, trials))))
+                                          progress=lambda f: j.report(round(f * units), _phase(f, trials))),
+                    **limits.job_limits())
     except SubsetselError as exc:
         state.flash("error", f"The representation check could not start: {exc}")
         return

@@ -3,30 +3,28 @@ the AUC table and the plain verdict."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from subsetsel_app import cache, jobs, session, state, widgets
+from subsetsel_app import cache, jobs, limits, session, state, widgets
 from subsetsel_app.active_data import ActiveData
 from subsetsel_app.state import K
-from subsetsel_app.views import compute, required_k
+from subsetsel_app.views import compute, outputs, required_k, theory
 from subsetsel_core.errors import InputError
-from subsetsel_core.evaluation.permutation import PermutationTest, format_p, p_phrase
+from subsetsel_core.evaluation.permutation import PermutationTest, p_phrase
 from subsetsel_core.evaluation.result import BASELINE, EvaluationConfig, EvaluationResult
 from subsetsel_core.evaluation.stability import Stability
-from subsetsel_core.evaluation.summary import evaluation_json
+from subsetsel_core.evaluation.tables import auc_table
 from subsetsel_core.evaluation.verdict import (
-    NOT_TESTED,
     Verdict,
     evaluation_verdict,
     favoured_entry,
     settings_label,
 )
 from subsetsel_core.metrics import METRICS
-from subsetsel_core.safe_csv import csv_text
+from subsetsel_core.rounding import printf
 from subsetsel_core.viz import curves
 
 
@@ -65,6 +63,7 @@ def start_from_state() -> None:
     jobs.stop(st.session_state.get(K.EV_RUN))  # one run per session at a time
     jobs.stop(jobs.permutation_key(st.session_state[K.EV_RUN]) if st.session_state.get(K.EV_RUN) else None)
     try:
+        limits.check_trials(config.trials, "trials T")
         names = list(st.session_state[K.EV_REPS] or [])
         if any(s != BASELINE for s in config.strategies) and not names:
             raise InputError("choose at least one representation for the strategies other than random.",
@@ -78,7 +77,7 @@ def start_from_state() -> None:
         b = int(st.session_state[K.EV_PERMUTATIONS]) if permute else 0
         t = min(int(st.session_state[K.EV_PERM_TRIALS]), config.trials)
         job = jobs.start_evaluation(data.benchmark, reps, config, token=data.token, mapper=compute.mapper_from_state(),
-                                    permutations=b, permutation_trials=t)
+                                    permutations=b, permutation_trials=t, **limits.job_limits())
     except InputError as exc:
         state.flash("error", f"The evaluation could not start: {exc}")
         return
@@ -97,50 +96,6 @@ def current_permutation(data: ActiveData) -> PermutationTest | None:
     if job is None or job.status != "done" or current_result(data) is None:
         return None
     return job.result
-
-
-def auc_table(result: EvaluationResult, metric: str, permutation: PermutationTest | None = None, *,
-              pending: bool = False) -> pd.DataFrame:
-    """The AUC rows of one metric, best first, with readable columns (p-values as text: "< 1e-4", "—")."""
-    df = result.to_frame()
-    df = df[df["metric"] == metric].sort_values("auc_mean", ascending=not METRICS[metric].higher_is_better)
-    sign = 1.0 if METRICS[metric].higher_is_better else -1.0
-    base = result.stats[BASELINE].auc[metric].mean
-    tested = permutation is not None and permutation.complete and metric in permutation.metrics
-
-    def null(key: str) -> str:
-        if not tested or permutation is None or key not in permutation.gain:
-            return "—"
-        mu, sd = permutation.null_summary(key, metric)
-        return f"{mu:+.2f} ± {sd:.2f}"
-
-    def perm_p(key: str) -> str:
-        return format_p(permutation.p_holm[key][metric]) if tested and permutation is not None and \
-            key in permutation.gain else "—"
-
-    def helps(key: str, strategy: str) -> str:
-        if strategy == BASELINE:
-            return "baseline"
-        if not tested or permutation is None:
-            return "permutation test running" if pending else NOT_TESTED
-        return "helps" if permutation.helps(key, metric) else "no evidence that it helps"
-
-    out = pd.DataFrame({
-        "strategy": df["strategy"],
-        "representation": df["representation"].fillna("—"),
-        "verdict": [helps(k, s) for k, s in zip(df["key"], df["strategy"], strict=True)],
-        "gain over random": sign * (df["auc_mean"] - base),
-        "shuffled descriptors: gain": [null(k) for k in df["key"]],
-        "p permutation (Holm)": [perm_p(k) for k in df["key"]],
-        "p vs random on these pools (Holm)": ["—" if s == BASELINE else format_p(p)
-                                              for s, p in zip(df["strategy"], df["p_vs_random"], strict=True)],
-        "AUC": df["auc_mean"],
-        "AUC 95% interval": [f"[{lo:.2f}, {hi:.2f}]" for lo, hi in zip(df["auc_lo"], df["auc_hi"], strict=True)],
-        "normalised AUC": df["auc_mean"] / max(1, len(result.ks) - 1),
-    })
-    if out["representation"][out["representation"] != "—"].nunique() <= 1:
-        out = out.drop(columns=["representation"])
-    return out.reset_index(drop=True)
 
 
 def verdict(result: EvaluationResult, metric: str, permutation: PermutationTest | None = None) -> Verdict:
@@ -194,8 +149,8 @@ def _final(res: EvaluationResult, metric: str, perm_job: jobs.Job | None, stab: 
     fmt = st.column_config.NumberColumn
     st.dataframe(auc_table(res, metric, pt, pending=perm_job is not None and perm_job.running), hide_index=True,
                  width="stretch",
-                 column_config={"AUC": fmt(format="%.3f"), "normalised AUC": fmt(format="%.3f"),
-                                "gain over random": fmt(format="%+.3f")})
+                 column_config={"AUC": fmt(format=printf("auc")), "normalised AUC": fmt(format=printf("auc_normalised")),
+                                "gain over random": fmt(format=printf("gain"))})
     left, right = st.columns([3, 2], gap="large")
     with left:
         widgets.chart(curves.auc_figure(res.to_frame(), metric), key="ev_auc")
@@ -210,14 +165,8 @@ def _final(res: EvaluationResult, metric: str, perm_job: jobs.Job | None, stab: 
             "conditional on the one representation, it overstates the evidence and is no verdict."
             + (f" Friedman test across all strategies: {p_phrase(fr)}." if fr is not None else "")
         )
-        name = res.info.get("benchmark", "benchmark")
-        st.download_button("Results (JSON)", json.dumps(evaluation_json(res, pt, stab), indent=2, default=float)
-                           .encode("utf-8"), file_name=f"evaluation_{name}.json", mime="application/json",
-                           icon=":material/download:", key="dl_eval_json")
-        st.download_button("AUC table (CSV)", csv_text(res.to_frame()).encode(), mime="text/csv",
-                           file_name=f"auc_{name}.csv", icon=":material/download:", key="dl_eval_auc")
-        st.download_button("Curves (CSV)", csv_text(res.curves_frame()).encode(), mime="text/csv",
-                           file_name=f"curves_{name}.csv", icon=":material/download:", key="dl_eval_curves")
+        outputs.downloads(res, pt, stab)
+    outputs.cd_section(res, metric)
 
 
 def curves_for(res: EvaluationResult, metric: str, pt: PermutationTest | None, stab: Stability | None, *,
@@ -275,10 +224,14 @@ def _panel(polling: bool) -> None:
                   f"{widgets.md_escape(stab.describe())}; no subset can be expected above it.")
                + (" Stars: the advised k of each strategy (below); dotted line: the target." if marks is not None
                   else ""))
+    covered = res.coverage_sentence()
+    if covered:
+        st.info(widgets.md_escape(covered), icon=":material/grid_on:")
     if not job.running:
         _final(res, metric, perm_job, stab)
     required_k.advice_section(res, metric, stab, favoured_entry(res, pt, metric), pt,
                               pending=perm_job is not None and perm_job.running)
+    theory.section(data, job)
 
 
 def _busy(job: jobs.Job) -> bool:

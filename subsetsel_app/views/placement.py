@@ -176,8 +176,8 @@ def check_scores(parsed: ParsedScores, data: ActiveData, subset: Sequence[str]) 
 def _parsed(data: ActiveData, subset: list[str]) -> ParsedScores | None:
     """The scores from the uploaded file, else the pasted text (None when neither is given)."""
     nonce = int(st.session_state[K.PL_NONCE])
-    up = st.file_uploader("… or a CSV with dataset and score columns (optional fold column)",
-                          type=["csv", "tsv", "txt"], key=f"pl_upload_{nonce}")
+    up = widgets.file_uploader("… or a CSV with dataset and score columns (optional fold column)",
+                               type=["csv", "tsv", "txt"], key=f"pl_upload_{nonce}")
     st.download_button("Template CSV of the chosen datasets", lambda: template_csv(subset).encode("utf-8"),
                        file_name=f"scores_template_{len(subset)}.csv", mime="text/csv",
                        icon=":material/download:", key="dl_pl_template", on_click="ignore")

@@ -14,11 +14,13 @@ import streamlit as st
 
 from subsetsel_app import cache, session, widgets
 from subsetsel_app.active_data import ActiveData
+from subsetsel_app.provenance import report_provenance
 from subsetsel_app.state import K
-from subsetsel_app.views import evaluate, select
+from subsetsel_app.views import evaluate, outputs, select, theory
 from subsetsel_core import __version__
 from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import InputError
+from subsetsel_core.evaluation.critical_difference import TESTS, CriticalDifference
 from subsetsel_core.evaluation.permutation import PermutationTest
 from subsetsel_core.evaluation.result import BASELINE, Entry, EvaluationResult
 from subsetsel_core.evaluation.stability import Stability
@@ -51,6 +53,7 @@ class Content:
     stability: Stability | None = None
     favoured: Entry | None = None
     mismatch: str | None = None
+    critical_difference: CriticalDifference | None = None
 
     @property
     def used_recipe(self) -> RepresentationRecipe | None:
@@ -93,6 +96,9 @@ def collect(data: ActiveData) -> Content:
         c.permutation = evaluate.current_permutation(data)
         c.figures["curves"] = evaluate.curves_for(result, metric, c.permutation, c.stability, all_bands=False)
         c.figures["auc"] = curves.auc_figure(result.to_frame(), metric, title="Normalised AUC with 95% intervals")
+        if len(result.entries) >= 2 and result.trials_done >= 2:
+            test = st.session_state.get(outputs.CD_TEST) or TESTS[0]
+            c.critical_difference, c.figures["critical_difference"] = outputs.diagram(result, metric, str(test))
         c.verdict = evaluate.verdict(result, metric, c.permutation)
         key = favoured_entry(result, c.permutation, metric)
         c.favoured = next((e for e in result.entries if e.key == key), None)
@@ -192,6 +198,12 @@ def build_report(c: Content, title: str) -> Report:
                   "random on these pools: one-sided Wilcoxon signed-rank test on paired per-trial AUCs, "
                   "Holm-corrected; conditional on the representation, no verdict."),
         ))
+        if c.critical_difference is not None:
+            r.sections.append(Section("Which strategies are told apart", c.critical_difference.describe(),
+                                      figure=c.figures["critical_difference"]))
+        bound = theory.report_section(c.data, res)
+        if bound is not None:
+            r.sections.append(bound)
     r.sections.append(Section("Leaderboard of the full benchmark", c.stability.summary() if c.stability else "",
                               figure=c.figures["leaderboard"],
                               table=_board(c),
@@ -200,7 +212,20 @@ def build_report(c: Content, title: str) -> Report:
                                    "tie group are not told apart with 95 % confidence."))
     if c.data.citation:
         r.sections.append(Section("Data", c.data.citation))
+    r.provenance = provenance(c, title)
     return r
+
+
+def provenance(c: Content, title: str) -> dict[str, Any]:
+    """What made the report: the selection's and the evaluation run's settings, the inputs' SHA-256."""
+    run = evaluate.current_run()
+    res = c.result
+    return report_provenance(
+        c.data, session.seed(), selection=c.selection, recipe=c.used_recipe,
+        config=res.config if res is not None else None,
+        representations=tuple(run.representations) if run is not None and res is not None else (),
+        permutations=run.permutations if run is not None and res is not None else 0,
+        permutation_trials=run.permutation_trials if run is not None and res is not None else 0, title=title)
 
 
 def _board(c: Content) -> Any:
@@ -236,10 +261,23 @@ def render_images(c: Content, signature: str) -> None:
     """Render every figure to PNG and SVG (kaleido; several seconds) and keep them in the session
     (errors kept as text)."""
     try:
-        st.session_state[K.RP_IMAGES] = {"signature": signature, "images": figure_images(c.figures, ("png", "svg")),
-                                         "error": None}
+        imgs = with_provenance(figure_images(c.figures, ("png", "svg")),
+                               provenance(c, str(st.session_state.get(K.RP_TITLE) or "")))
+        st.session_state[K.RP_IMAGES] = {"signature": signature, "images": imgs, "error": None}
     except RuntimeError as exc:
         st.session_state[K.RP_IMAGES] = {"signature": signature, "images": None, "error": str(exc)}
+
+
+def with_provenance(imgs: dict[str, dict[str, bytes]], record: dict[str, Any]) -> dict[str, dict[str, bytes]]:
+    """The images with the provenance inside (a PNG text chunk, an SVG ``<metadata>``)."""
+    import json
+
+    from subsetsel_core.provenance import png_with_text, svg_with_metadata
+
+    meta = json.dumps(record, ensure_ascii=False)
+    return {name: {fmt: png_with_text(blob, "subsetsel-provenance", meta) if fmt == "png"
+                   else svg_with_metadata(blob, meta) if fmt == "svg" else blob for fmt, blob in by_fmt.items()}
+            for name, by_fmt in imgs.items()}
 
 
 def stored_images(signature: str) -> tuple[dict[str, dict[str, bytes]] | None, str | None]:

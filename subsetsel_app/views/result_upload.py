@@ -13,7 +13,7 @@ from subsetsel_app import cache, state, upload, widgets
 from subsetsel_app.state import K
 from subsetsel_app.views.benchmark import use_upload
 from subsetsel_core.io.result_records import RESULT_FORMATS
-from subsetsel_core.io.score_format import MISSING_POLICIES
+from subsetsel_core.io.score_format import MISSING_POLICIES, MISSING_TITLES
 
 FORMAT_TITLES = {"auto": "auto (from the files)", "lm-eval": "lm-evaluation-harness", "mteb": "MTEB",
                  "eee": "Every Eval Ever"}
@@ -25,11 +25,19 @@ def draw(nonce: int) -> None:
     st.caption("lm-evaluation-harness (results_*.json, one per model run), MTEB (model/revision/Task.json with "
                "model_meta.json) or Every Eval Ever records: zip the folder and upload the .zip, or upload its "
                "JSON files. One metric is taken per task (each format's main metric unless you type another).")
-    files = st.file_uploader("Results folder (.zip) or result files (.json)", type=["zip", "json"],
-                             accept_multiple_files=True, key=f"up_results_{nonce}")
+    files = widgets.file_uploader("Results folder (.zip) or result files (.json)", type=["zip", "json"],
+                                  accept_multiple_files=True, key=f"up_results_{nonce}")
     if not files:
         return
     uploaded = tuple(upload.UploadedTable(f.name, f.getvalue()) for f in files)
+    seen = "|".join(t.digest for t in uploaded)
+    if st.session_state[K.UP_RES_SEEN] != seen:  # new files: their policy is chosen anew, never carried over
+        was = st.session_state[K.UP_RES_MISSING]
+        st.session_state[K.UP_RES_MISSING] = state.default(K.UP_RES_MISSING)
+        st.session_state[K.UP_RES_SEEN] = seen
+        if was != st.session_state[K.UP_RES_MISSING]:
+            st.info(widgets.md_escape(f"Missing scores: back to '{st.session_state[K.UP_RES_MISSING]}' for these "
+                                      f"new files (it was '{was}' for the previous ones)."), icon=widgets.ICONS["info"])
     c = st.columns([1.3, 2, 1, 1.2])
     c[0].selectbox("Format", list(RESULT_FORMATS), key=K.UP_RES_FORMAT, persist_state=state.PERSIST,
                    format_func=FORMAT_TITLES.get)
@@ -38,7 +46,9 @@ def draw(nonce: int) -> None:
                     help="Empty: each format's main metric (lm-evaluation-harness: each task's first metric; MTEB: "
                          "main_score; Every Eval Ever: each evaluation's first metric).")
     c[2].selectbox("Missing scores", list(MISSING_POLICIES), key=K.UP_RES_MISSING, persist_state=state.PERSIST,
-                   help="Tasks some models were not run on: stop and list them, or drop those models or tasks.")
+                   format_func=lambda p: f"{p}: {MISSING_TITLES[p]}",
+                   help="Tasks some models were not run on: stop and list them, keep them all (partial), or drop "
+                        "models or tasks.")
     c[3].text_input("Benchmark name", key=K.UP_RES_NAME, persist_state=state.PERSIST, placeholder=uploaded[0].stem)
     res = cache.check_results(tuple((t.name, t.digest) for t in uploaded), st.session_state[K.UP_RES_FORMAT],
                               st.session_state[K.UP_RES_METRIC], st.session_state[K.UP_RES_MISSING],

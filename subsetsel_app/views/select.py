@@ -146,8 +146,11 @@ def subset_table(data: ActiveData, rec: RepresentationRecipe | None, sel: Select
 def subset_files(data: ActiveData, rec: RepresentationRecipe | None, sel: Selection, *,
                  bs: BudgetSelection | None = None, cov: Coverage | None = None) -> tuple[bytes, bytes]:
     """The subset CSV and its JSON sidecar (:mod:`subsetsel_core.export`), as bytes."""
-    csv_text = export.subset_csv(subset_table(data, rec, sel, bs=bs, cov=cov))
-    side = export.sidecar(sel, data.benchmark, rec, title=data.title, budget=bs, coverage=cov)
+    from subsetsel_app.provenance import selection_provenance
+
+    side = export.sidecar(sel, data.benchmark, rec, title=data.title, budget=bs, coverage=cov,
+                          provenance=selection_provenance(data, sel, rec, budget=bs))
+    csv_text = export.subset_csv(subset_table(data, rec, sel, bs=bs, cov=cov), side)
     return csv_text.encode("utf-8"), export.sidecar_json(side).encode("utf-8")
 
 

@@ -30,6 +30,8 @@ def sidebar() -> None:
         rec = session.current_recipe(data)
         st.markdown("**Representation**")
         st.caption(md_escape(rec.label) if rec is not None else "none (no descriptor table)")
+        if data.uses_names(rec):
+            st.caption("The datasets' names: weak descriptors — the permutation test judges whether they help.")
         st.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key=K.SEED, persist_state=state.PERSIST,
                         help="One seed for selections, maps and evaluations: same seed, same result.")
     compute.section()

@@ -19,7 +19,13 @@ from subsetsel_app.active_data import NONE
 from subsetsel_app.state import K
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.guess import TableGuess, release_dates
-from subsetsel_core.io.score_format import LAYOUT_TITLES, LAYOUTS, MISSING_POLICIES, ScoreFormat
+from subsetsel_core.io.score_format import (
+    LAYOUT_TITLES,
+    LAYOUTS,
+    MISSING_POLICIES,
+    MISSING_TITLES,
+    ScoreFormat,
+)
 
 HIGHER, LOWER = "higher is better", "lower is better"
 #: The other orientation of a wide table.
@@ -82,6 +88,7 @@ def prime(head: pd.DataFrame, scores: upload.UploadedTable) -> list[str]:
         if g is not None:
             _apply(g)
         ss[K.UP_NAME] = scores.stem
+        ss[K.UP_MISSING] = state.default(K.UP_MISSING)  # chosen per file: never carried over to the next
         ss[K.UP_GUESSED] = scores.digest
     for key in (K.UP_DATASET, K.UP_MODEL, K.UP_SCORE):
         state.ensure_choice(key, cols)
@@ -194,7 +201,10 @@ def _directions(auto: TableGuess | None, reading: TableGuess) -> tuple[tuple[str
         c[0].caption(widgets.md_escape(f"Guessed: {'higher' if auto.higher_is_better else 'lower'} is better "
                                        f"({auto.direction_from}). Confirm it or change it."))
     c[1].selectbox("Missing scores", list(MISSING_POLICIES), key=K.UP_MISSING, persist_state=state.PERSIST,
-                   help="error: stop and list them; drop-models / drop-datasets: remove incomplete ones.")
+                   format_func=lambda p: f"{p}: {MISSING_TITLES[p]}",
+                   help="error: stop and list them; partial: keep every model and dataset (each dataset ranks the "
+                        "models it has); complete-block: drop the most incomplete models or datasets one at a "
+                        "time until complete; drop-models / drop-datasets: remove every incomplete one.")
     c[2].text_input("Benchmark name", key=K.UP_NAME, persist_state=state.PERSIST)
     frame = upload.directions_frame(reading)
     own = int(frame[upload.LOWER].sum()) if reading.higher_is_better else int((~frame[upload.LOWER]).sum())
@@ -210,9 +220,14 @@ def _directions(auto: TableGuess | None, reading: TableGuess) -> tuple[tuple[str
 
 def form(head: pd.DataFrame, scores: upload.UploadedTable) -> Reading:
     """The reading of an uploaded score table: the mapping, the guess in words, the directions."""
+    ss = st.session_state
+    was = ss[K.UP_MISSING] if ss[K.UP_GUESSED] != scores.digest else None
     cols = prime(head, scores)
     auto = _auto(head, scores)
     st.markdown("##### How the table is read")
+    if was is not None and was != ss[K.UP_MISSING]:
+        st.info(widgets.md_escape(f"Missing scores: back to '{ss[K.UP_MISSING]}' for this new file (it was '{was}' "
+                                  "for the previous one)."), icon=widgets.ICONS["info"])
     _mapping(head, scores, cols)
     try:
         reading = cache.upload_guess(scores.name, scores.digest, _options(), head)

@@ -3,26 +3,28 @@
 The file is :func:`subsetsel_core.workspace.save_workspace`'s safe zip: the active
 benchmark, its descriptor tables, the session's settings (the keys of
 :data:`subsetsel_app.state.KEYS` marked ``saved_in_workspace``) and the finished
-evaluation result. Loading it restores all of that into the session: the benchmark
-becomes the active one, the settings their widgets' values, and the evaluation result is
-shown on the Evaluate page as a finished run.
+evaluation result with the permutation test after it. Loading it restores all of that into
+the session: the benchmark becomes the active one, the settings their widgets' values, and
+the evaluation result is shown on the Evaluate page as a finished run, with its verdict.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Callable, Mapping, MutableMapping
+from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
 
-from subsetsel_app import jobs, session, state
+from subsetsel_app import jobs, limits, session, state
 from subsetsel_app.active_data import ActiveData
 from subsetsel_app.settings_check import check_app_description, check_settings
 from subsetsel_app.state import K
 from subsetsel_core.descriptors import load_descriptors
 from subsetsel_core.errors import InputError
+from subsetsel_core.evaluation.permutation import PermutationTest
 from subsetsel_core.evaluation.result import EvaluationResult
 from subsetsel_core.io.manifest import RepresentationSpec
 from subsetsel_core.workspace import Workspace, load_workspace, save_workspace
@@ -42,8 +44,16 @@ def finished_result(ss: Mapping[str, Any]) -> EvaluationResult | None:
     return job.result
 
 
+def finished_permutation(ss: Mapping[str, Any]) -> PermutationTest | None:
+    """The finished permutation test that followed the session's evaluation, if any."""
+    run = ss[K.EV_RUN] if K.EV_RUN in ss else None
+    job = jobs.get(jobs.permutation_key(run)) if run else None
+    return job.result if job is not None and job.status == "done" else None
+
+
 def workspace_from_state(ss: Mapping[str, Any], data: ActiveData) -> Workspace:
-    """The workspace of a session: ``data`` (the active benchmark), settings and the finished result."""
+    """The workspace of a session: ``data`` (the active benchmark), settings, the finished
+    result and the permutation test after it."""
     settings: dict[str, Any] = state.saved(ss)
     settings[APP] = {
         "title": data.title, "source": data.source, "description": data.description, "metric": data.metric,
@@ -53,7 +63,9 @@ def workspace_from_state(ss: Mapping[str, Any], data: ActiveData) -> Workspace:
                   for n, s in data.specs.items()},
     }
     res = finished_result(ss)
-    return Workspace(data.benchmark, dict(data.tables), settings, {EVALUATION: res} if res is not None else {})
+    test = finished_permutation(ss) if res is not None else None
+    return Workspace(data.benchmark, dict(data.tables), settings, {EVALUATION: res} if res is not None else {},
+                     permutation_tests={EVALUATION: test} if test is not None else {})
 
 
 def workspace_bytes(ss: Mapping[str, Any], data: ActiveData) -> bytes:
@@ -98,6 +110,23 @@ def active_from_workspace(ws: Workspace, digest: str) -> ActiveData:
     )
 
 
+@dataclass(frozen=True)
+class Restored:
+    """A workspace loaded into a session.
+
+    Attributes
+    ----------
+    data : ActiveData
+        The benchmark, now the active one.
+    reset : list of (key, old value, default)
+        The settings the load reset to their defaults because the file does not hold them
+        and the user had changed them (:func:`subsetsel_app.state.reset_for_new_benchmark`).
+    """
+
+    data: ActiveData
+    reset: list[tuple[str, Any, Any]]
+
+
 def restore(ss: MutableMapping[str, Any], raw: bytes) -> ActiveData:
     """Load a workspace file into a session (benchmark, settings, evaluation result).
 
@@ -108,23 +137,41 @@ def restore(ss: MutableMapping[str, Any], raw: bytes) -> ActiveData:
         (:mod:`subsetsel_app.settings_check`); the session is left unchanged.
     """
     ws = load_workspace(raw, label="workspace file")
-    check_settings(ws.settings, ws.benchmark.n_datasets)
-    check_app_description(ws.settings.get(APP), tuple(ws.descriptors))
-    data = active_from_workspace(ws, hashlib.sha256(raw).hexdigest()[:20])
+    return restore_workspace(ss, ws, hashlib.sha256(raw).hexdigest()[:20]).data
+
+
+def restore_workspace(ss: MutableMapping[str, Any], ws: Workspace, digest: str, *, label: str = "workspace file",
+                      adjust: Callable[[ActiveData], ActiveData] | None = None) -> Restored:
+    """Load a read workspace into a session (see :func:`restore`); ``adjust`` may change the
+    :class:`ActiveData` made of it before the session sees it.
+
+    Raises
+    ------
+    InputError
+        Settings out of their widgets' ranges, a damaged description; the session is left unchanged.
+    """
+    check_settings(ws.settings, ws.benchmark.n_datasets, label)
+    check_app_description(ws.settings.get(APP), tuple(ws.descriptors), label)
+    data = active_from_workspace(ws, digest)
+    data = adjust(data) if adjust is not None else data
+    old = ss.get(K.DATA)
+    auto = session.filled_in(old, ss) if old is not None else {}
     # everything parsed: now change the session
     jobs.stop(ss[K.EV_RUN] if K.EV_RUN in ss else None)
     ss[K.DATA] = data
-    state.reset_for_new_benchmark(ss)
+    reset = state.reset_for_new_benchmark(ss, auto=auto)
     for key in state.SAVED:
         if key in ws.settings and state.plausible(key, ws.settings[key]):
             ss[key] = state.restored(key, ws.settings[key])
-    res = ws.evaluations.get(EVALUATION) or next(iter(ws.evaluations.values()), None)
+    reset = [c for c in reset if c[0] not in ws.settings]
+    name = EVALUATION if EVALUATION in ws.evaluations else next(iter(ws.evaluations), None)
     ss[K.EV_RUN] = None
-    if res is not None:
+    if name is not None:
+        res = ws.evaluations[name]
         reps = tuple(dict.fromkeys(e.representation for e in res.entries if e.representation))
         ss[K.EV_RUN] = jobs.restore_evaluation(res, token=data.token, benchmark_name=data.benchmark.name,
-                                               representations=reps).key
-    return data
+                                               representations=reps, permutation=ws.permutation_tests.get(name)).key
+    return Restored(data, reset)
 
 
 def _uploader_key() -> str:
@@ -136,7 +183,10 @@ def _on_upload() -> None:
     if f is None:
         return
     try:
-        data = restore(st.session_state, f.getvalue())
+        limits.check_upload(f.name, f.size)
+        raw = f.getvalue()
+        loaded = restore_workspace(st.session_state, load_workspace(raw, label="workspace file"),
+                                   hashlib.sha256(raw).hexdigest()[:20])
     except InputError as exc:
         state.flash("error", f"{exc} The current workspace is kept.")
         return
@@ -145,9 +195,12 @@ def _on_upload() -> None:
                              "The current workspace is kept.")
         return
     st.session_state[K.WS_NONCE] = int(st.session_state.get(K.WS_NONCE, 0)) + 1
+    data = loaded.data
     state.flash("success", f"Loaded the workspace '{data.title}': {data.benchmark.n_datasets} datasets, "
                            f"{data.benchmark.n_models} models"
                            + (", with its evaluation result." if st.session_state.get(K.EV_RUN) else "."))
+    if loaded.reset:
+        state.flash("info", state.reset_notice(loaded.reset))
 
 
 def section() -> None:
@@ -167,7 +220,8 @@ def section() -> None:
             help="One file with the benchmark, its descriptor tables, your settings and the finished "
                  "evaluation result. Load it later to continue where you left off.",
         )
-        st.file_uploader(
+        st.file_uploader(  # (the callback checks the size: widgets.file_uploader would import this module back)
             "Load workspace", type=["subsetsel"], key=_uploader_key(), on_change=_on_upload,
+            max_upload_size=limits.widget_mb(),
             help="A .subsetsel file saved by this app; it replaces the current workspace.",
         )

@@ -19,7 +19,7 @@ from subsetsel_core.errors import InputError
 from subsetsel_core.evaluation.protocol import stream_key, trial_rng
 from subsetsel_core.evaluation.result import BASELINE, Entry
 from subsetsel_core.evaluation.stats import EntryStats, compute_stats
-from subsetsel_core.metrics import METRICS, agreement
+from subsetsel_core.metrics import METRICS
 from subsetsel_core.strategies import BUDGET_STRATEGIES
 
 
@@ -102,9 +102,10 @@ def evaluate_budget(
             raise InputError(f"budget evaluation supports {', '.join(BUDGET_STRATEGIES)}; got '{s}'.")
     entries = tuple(Entry(s, s, None if s == BASELINE else representation.name) for s in strategies)
     B = len(budgets)
-    sums = benchmark.rank_sums
-    ref = sums.sum(axis=0)
-    m = benchmark.n_models
+    table = benchmark.rank_table
+    sums = table.rows
+    ref = table.reference()
+    m = sums.shape[1]
     subs = {e.key: np.zeros((trials, B, m)) for e in entries}
     counts = {e.key: np.zeros((trials, B)) for e in entries}
     spent = {e.key: np.zeros((trials, B)) for e in entries}
@@ -120,10 +121,9 @@ def evaluate_budget(
                 counts[e.key][t, bi] = len(idx)
                 spent[e.key][t, bi] = pc[idx].sum() / total
                 subs[e.key][t, bi] = sums[pool[idx]].sum(axis=0) if len(idx) else 0.0
-    ref_scale = 1.0 / (2.0 * benchmark.n_folds * n)
     values = {}
     for e in entries:
         k = np.maximum(counts[e.key], 1.0)
-        values[e.key] = agreement(np.broadcast_to(ref, (trials, m)), subs[e.key], ref_scale=ref_scale,
-                                  sub_scale=1.0 / (2.0 * benchmark.n_folds * k), metrics=tuple(metrics))
+        values[e.key] = table.agreement(np.broadcast_to(ref, (trials, m)), subs[e.key], ref_count=n, sub_count=k,
+                                        metrics=tuple(metrics))[0]
     return BudgetResult(np.asarray(budgets, dtype=float), entries, values, counts, spent, how, tuple(metrics))

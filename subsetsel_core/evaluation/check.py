@@ -152,16 +152,24 @@ def geometry_agreement(X: np.ndarray, rank_vectors: np.ndarray, *, permutations:
     X : ndarray of shape (n, p)
         The representation (standardized here as the strategies see it).
     rank_vectors : ndarray of shape (n, M)
-        ``Benchmark.rank_vectors`` (or rank sums: only the order within a row counts).
+        ``Benchmark.rank_vectors`` (or rank sums: only the order within a row counts);
+        NaN (a model a dataset does not rank, ``partial`` policy) counts as the middle rank.
     permutations : int
     seed : int
     """
     d_desc = descriptor_distance(X)
-    d_rank = rank_distance(rank_vectors)
+    d_rank = rank_distance(middle_filled(rank_vectors))
     if d_desc.size < 3:
         return Geometry(float("nan"), 1.0, 0, d_desc, d_rank)
     r, p = mantel(d_desc, d_rank, permutations=permutations, seed=seed)
     return Geometry(r, p, permutations, d_desc, d_rank)
+
+
+def middle_filled(rank_vectors: np.ndarray) -> np.ndarray:
+    """Rank vectors with an undefined rank (NaN, ``partial`` policy) replaced by the middle
+    rank (M + 1) / 2: a dataset says nothing about a model it does not rank."""
+    rv = np.asarray(rank_vectors, dtype=float)
+    return np.where(np.isnan(rv), (rv.shape[-1] + 1) / 2.0, rv)
 
 
 def linear_cka(X: np.ndarray, Y: np.ndarray) -> float:
@@ -219,6 +227,6 @@ def check_representation(
     if tuple(representation.datasets) != tuple(benchmark.datasets):
         raise InputError("the representation is not aligned to the benchmark's datasets.", field="representation")
     g = geometry_agreement(representation.X, benchmark.rank_vectors, permutations=permutations, seed=seed)
-    cka = linear_cka(standardize(representation.X), benchmark.rank_vectors)
+    cka = linear_cka(standardize(representation.X), middle_filled(benchmark.rank_vectors))
     return RepresentationCheck(representation.name, g.rho, g.p_value, cka, benchmark.n_datasets,
                                representation.X.shape[1])

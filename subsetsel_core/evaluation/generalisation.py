@@ -158,11 +158,12 @@ def split_models(
     release_dates: Mapping[str, object] | None = None,
     fraction: float = 0.5,
     seed: int = 0,
+    rng: np.random.Generator | None = None,
 ) -> tuple[list[str], list[str], str]:
     """Split the models into judging and held-out groups.
 
     Explicit ``new_models`` win; else with ``release_dates`` the newest ``fraction``;
-    else a random ``fraction``.
+    else a random ``fraction``, drawn from ``rng`` (default: ``default_rng(seed)``).
     """
     models = list(benchmark.models)
     if new_models:
@@ -181,9 +182,9 @@ def split_models(
         new = order[-n_new:]
         how = f"newest {n_new}, released from {dated[new[0]].date()}"
     else:
-        rng = np.random.default_rng(seed)
+        gen = np.random.default_rng(seed) if rng is None else rng
         n_new = max(2, int(round(fraction * len(models))))
-        new = sorted(rng.choice(models, n_new, replace=False).tolist())
+        new = sorted(gen.choice(models, n_new, replace=False).tolist())
         how = f"random {n_new} of {len(models)}, seed {seed}"
     judge = [m for m in models if m not in set(new)]
     if len(judge) < 2 or len(new) < 2:

@@ -27,9 +27,9 @@ from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import Cancelled, InputError
 from subsetsel_core.evaluation.parallel import one_blas_thread
 from subsetsel_core.evaluation.result import BASELINE, Entry, EvaluationConfig, EvaluationResult
-from subsetsel_core.metrics import METRICS, agreement
-from subsetsel_core.ranking import rank_sums
-from subsetsel_core.strategies import REGISTRY, get_strategy, standardize
+from subsetsel_core.metrics import METRICS
+from subsetsel_core.rank_table import RankTable
+from subsetsel_core.strategies import REGISTRY, a_priori, get_strategy, standardize
 
 _METRIC_BLOCK = 2**22  # subset rank sums scored in one metrics call (memory bound, elements)
 
@@ -65,7 +65,7 @@ class _Context:
 
     scores: np.ndarray
     higher_is_better: bool
-    sums: np.ndarray
+    table: RankTable
     X: dict[str, np.ndarray]
     entries: tuple[Entry, ...]
     config: EvaluationConfig
@@ -74,7 +74,14 @@ class _Context:
     ks: np.ndarray
 
 
-def _pool(ctx: _Context, t: int) -> tuple[np.ndarray, np.ndarray]:
+def trial_pool(ctx: _Context, t: int) -> tuple[np.ndarray, np.ndarray]:
+    """Trial ``t``'s pool of an evaluation prepared by :func:`prepare`.
+
+    Returns
+    -------
+    (datasets, models) : ndarray of int, sorted
+        Row indices of the pool's datasets and of its models (all models when β = 1).
+    """
     n, _, m = ctx.scores.shape
     rng = trial_rng(ctx.config.seed, 0, t)
     pool = np.sort(rng.choice(n, ctx.n_pool, replace=False)) if ctx.n_pool < n else np.arange(n)
@@ -82,7 +89,11 @@ def _pool(ctx: _Context, t: int) -> tuple[np.ndarray, np.ndarray]:
     return pool, models
 
 
-def run_batch(ctx: _Context, trials: Sequence[int]) -> dict[str, dict[str, np.ndarray]]:
+Batch = dict[str, dict[str, np.ndarray]]
+"""Metric values of a batch of trials: entry key → metric → ndarray (trials, K)."""
+
+
+def run_batch(ctx: _Context, trials: Sequence[int]) -> Batch:
     """Metric values of every entry for the given trial indices.
 
     BLAS runs single-threaded here (:func:`~subsetsel_core.evaluation.parallel.one_blas_thread`):
@@ -93,72 +104,121 @@ def run_batch(ctx: _Context, trials: Sequence[int]) -> dict[str, dict[str, np.nd
     dict key → dict metric → ndarray (len(trials), K)
     """
     with one_blas_thread():
+        return _run_batch(ctx, trials)[0]
+
+
+def run_batch_covered(ctx: _Context, trials: Sequence[int]) -> tuple[Batch, dict[str, np.ndarray]]:
+    """:func:`run_batch` and, per entry, the share of models both rankings cover, (trials, K)
+    (all ones on a complete table; PROTOCOL.md, ``partial`` step 4)."""
+    with one_blas_thread():
         return _run_batch(ctx, trials)
 
 
-def _run_batch(ctx: _Context, trials: Sequence[int]) -> dict[str, dict[str, np.ndarray]]:
+def pool_table(ctx: _Context, models: np.ndarray) -> RankTable:
+    """The rank table of a trial's model pool: ranks recomputed among the sampled models."""
+    if len(models) == ctx.table.n_models:
+        return ctx.table
+    return RankTable.of(ctx.scores[:, :, models], ctx.higher_is_better, partial=ctx.table.partial)
+
+
+@dataclass(frozen=True, eq=False)
+class Choice:
+    """An entry's subsets in one trial, as positions in the trial's pool.
+
+    Attributes
+    ----------
+    order : ndarray of int or None
+        A nested strategy's selection order up to k_max (the k-subset is its prefix).
+    idx, starts : ndarray of int
+        Otherwise: the subsets of every k concatenated, and where each starts.
+    """
+
+    order: np.ndarray | None
+    idx: np.ndarray
+    starts: np.ndarray
+
+    def sums(self, rows: np.ndarray, ks: np.ndarray) -> np.ndarray:
+        """Per k, the sum of ``rows`` (pool rows of a rank table) over the subset, shape (K, W)."""
+        if self.order is not None:
+            out: np.ndarray = np.cumsum(rows[self.order], axis=0)[ks - 1]
+            return out
+        return np.add.reduceat(rows[self.idx], self.starts, axis=0)
+
+
+def trial_choices(ctx: _Context, t: int, pool: np.ndarray) -> dict[str, Choice]:
+    """Every entry's subsets in trial ``t`` (pool from :func:`trial_pool`), by entry key.
+
+    The subsets depend on the descriptors of the pool and the entry's stream only, never on
+    the scores or the models.
+    """
     ks = ctx.ks
     kmax = int(ks[-1])
     nk = len(ks)
-    b = len(trials)
-    n_folds = ctx.scores.shape[1]
-    all_models = ctx.m_pool == ctx.scores.shape[2]
-    ref = np.empty((b, ctx.m_pool))
-    # every entry's subset rank sums side by side (entry e: columns e·K … e·K + K − 1), so
-    # that the metrics run once for the whole grid; rank sums are exact integers
-    subs = np.empty((b, len(ctx.entries) * nk, ctx.m_pool))
-    full_ref = ctx.sums.sum(axis=0) if all_models else None
-    for ti, t in enumerate(trials):
-        pool, models = _pool(ctx, t)
-        sums = ctx.sums if all_models else rank_sums(ctx.scores[:, :, models], ctx.higher_is_better)
-        ref[ti] = full_ref if full_ref is not None else sums.sum(axis=0)
-        psums = sums[pool]
-        zcache: dict[str, np.ndarray] = {}
-        for ei, e in enumerate(ctx.entries):
-            info = get_strategy(e.strategy)
-            dest = subs[ti, ei * nk:(ei + 1) * nk]
-            key = (1, stream_key(e.strategy), stream_key(e.representation or ""), t)
-            rng = trial_rng(ctx.config.seed, *key) if info.uses_rng and info.nested else None
-            if info.uses_features:
-                assert e.representation is not None
-                if e.representation not in zcache:
-                    zcache[e.representation] = standardize(ctx.X[e.representation][pool])
-                X = zcache[e.representation]
-            else:
-                X = np.empty((len(pool), 0))
-            if info.nested:
-                order = info.kernel(X, kmax, rng=rng, include=np.empty(0, np.int64))
-                dest[:] = np.cumsum(psums[order], axis=0)[ks - 1]
-                continue
-            # the subsets of every k drawn one after the other from the entry's stream
-            # (independent draws; none for deterministic strategies)
-            entry_rng = trial_rng(ctx.config.seed, *key) if info.uses_rng else None
-            rngs: list[Any] = [entry_rng] * nk
-            if info.many is not None:
-                chosen = info.many(X, [int(k) for k in ks], rngs)
-            else:
-                none = np.empty(0, np.int64)
-                chosen = [info.kernel(X, int(k), rng=g, include=none) for k, g in zip(ks, rngs, strict=True)]
-            idx = np.concatenate(chosen)
-            starts = np.concatenate([[0], np.cumsum([len(c) for c in chosen])[:-1]])
-            dest[:] = np.add.reduceat(psums[idx], starts, axis=0)
-    n = ctx.scores.shape[0]
-    ref_scale = 1.0 / (2.0 * n_folds * n)
-    sub_scale = 1.0 / (2.0 * n_folds * ks.astype(float))
-    # metrics for as many entries at once as fit in _METRIC_BLOCK elements (every row is
-    # computed on its own, so the grouping does not change any value)
-    per = max(1, _METRIC_BLOCK // max(1, b * nk * ctx.m_pool))
-    out: dict[str, dict[str, np.ndarray]] = {}
-    for lo in range(0, len(ctx.entries), per):
-        group = ctx.entries[lo:lo + per]
-        values = agreement(ref, subs[:, lo * nk:(lo + len(group)) * nk], ref_scale=ref_scale,
-                           sub_scale=np.tile(sub_scale, len(group)), metrics=ctx.config.metrics)
-        for gi, e in enumerate(group):
-            out[e.key] = {m: np.ascontiguousarray(v[:, gi * nk:(gi + 1) * nk]) for m, v in values.items()}
+    zcache: dict[str, np.ndarray] = {}
+    out: dict[str, Choice] = {}
+    none = np.empty(0, np.int64)
+    for e in ctx.entries:
+        info = get_strategy(e.strategy)
+        key = (1, stream_key(e.strategy), stream_key(e.representation or ""), t)
+        rng = trial_rng(ctx.config.seed, *key) if info.uses_rng and info.nested else None
+        if info.uses_features:
+            assert e.representation is not None
+            if e.representation not in zcache:
+                zcache[e.representation] = standardize(ctx.X[e.representation][pool])
+            X = zcache[e.representation]
+        else:
+            X = np.empty((len(pool), 0))
+        if info.nested:
+            out[e.key] = Choice(np.asarray(info.kernel(X, kmax, rng=rng, include=none)), none, none)
+            continue
+        # the subsets of every k drawn one after the other from the entry's stream
+        # (independent draws; none for deterministic strategies)
+        entry_rng = trial_rng(ctx.config.seed, *key) if info.uses_rng else None
+        rngs: list[Any] = [entry_rng] * nk
+        if info.many is not None:
+            chosen = info.many(X, [int(k) for k in ks], rngs)
+        else:
+            chosen = [info.kernel(X, int(k), rng=g, include=none) for k, g in zip(ks, rngs, strict=True)]
+        starts = np.concatenate([[0], np.cumsum([len(c) for c in chosen])[:-1]]).astype(np.int64)
+        out[e.key] = Choice(None, np.concatenate(chosen), starts)
     return out
 
 
-BatchMapper = Callable[[Callable[..., Any], _Context, list[list[int]]], Iterator[dict[str, dict[str, np.ndarray]]]]
+def _run_batch(ctx: _Context, trials: Sequence[int]) -> tuple[Batch, dict[str, np.ndarray]]:
+    ks = ctx.ks
+    nk = len(ks)
+    b = len(trials)
+    width = ctx.table.rows.shape[1] * ctx.m_pool // ctx.table.n_models
+    ref = np.empty((b, width))
+    # every entry's summed subset rows side by side (entry e: columns e·K … e·K + K − 1), so
+    # that the metrics run once for the whole grid; on complete tables they are exact integers
+    subs = np.empty((b, len(ctx.entries) * nk, width))
+    table = ctx.table
+    for ti, t in enumerate(trials):
+        pool, models = trial_pool(ctx, t)
+        table = pool_table(ctx, models)
+        ref[ti] = table.reference()
+        psums = table.rows[pool]
+        for ei, choice in enumerate(trial_choices(ctx, t, pool).values()):
+            subs[ti, ei * nk:(ei + 1) * nk] = choice.sums(psums, ks)
+    n = ctx.scores.shape[0]
+    # metrics for as many entries at once as fit in _METRIC_BLOCK elements (every row is
+    # computed on its own, so the grouping does not change any value)
+    per = max(1, _METRIC_BLOCK // max(1, b * nk * width))
+    out: Batch = {}
+    covered: dict[str, np.ndarray] = {}
+    for lo in range(0, len(ctx.entries), per):
+        group = ctx.entries[lo:lo + per]
+        values, cov = table.agreement(ref, subs[:, lo * nk:(lo + len(group)) * nk], ref_count=n,
+                                      sub_count=np.tile(ks, len(group)), metrics=ctx.config.metrics)
+        for gi, e in enumerate(group):
+            out[e.key] = {m: np.ascontiguousarray(v[:, gi * nk:(gi + 1) * nk]) for m, v in values.items()}
+            covered[e.key] = np.ascontiguousarray(cov[:, gi * nk:(gi + 1) * nk])
+    return out, covered
+
+
+BatchMapper = Callable[[Callable[..., Any], _Context, list[list[int]]], Iterator[Any]]
+"""Runs a batch function over batches of trials, yielding each batch's result in order."""
 
 
 def serial_mapper(fn: Callable[..., Any], ctx: _Context, batches: list[list[int]]) -> Iterator[Any]:
@@ -177,15 +237,15 @@ def prepare(
     Raises
     ------
     InputError
-        Unknown strategy or metric, α / β / k / trials out of range, a representation not
-        aligned to the benchmark.
+        Unknown or score-aware strategy, unknown metric, α / β / k / trials out of range, a
+        representation not aligned to the benchmark.
     """
     if isinstance(representations, Representation):
         representations = {representations.name: representations}
     elif not isinstance(representations, Mapping):
         representations = {r.name: r for r in representations}
     for s in config.strategies:
-        get_strategy(s)
+        a_priori(s)  # score-aware strategies run in the held-out evaluation only
     bad = [m for m in config.metrics if m not in METRICS]
     if bad:
         raise InputError(f"unknown metric(s) {bad}; valid: {', '.join(METRICS)}.")
@@ -219,7 +279,8 @@ def prepare(
             )
         X[name] = np.asarray(rep.X, dtype=float)
     entries = _entries(config.strategies, list(X) if needs_x else [])
-    return _Context(benchmark.scores, benchmark.higher_is_better, benchmark.rank_sums, X, entries, config, n_pool, m_pool, ks)
+    return _Context(benchmark.scores, benchmark.higher_is_better, benchmark.rank_table, X, entries, config, n_pool,
+                    m_pool, ks)
 
 
 def iter_evaluate(
@@ -254,20 +315,23 @@ def iter_evaluate(
         "benchmark": benchmark.name, "n_datasets": benchmark.n_datasets, "n_models": benchmark.n_models,
         "n_folds": benchmark.n_folds, "higher_is_better": benchmark.higher_is_better,
         "pool_datasets": ctx.n_pool, "pool_models": ctx.m_pool, "representations": list(ctx.X),
-        "baseline": BASELINE,
+        "baseline": BASELINE, "partial": ctx.table.partial,
     }
     bs = max(1, int(config.batch_size))
     batches = [list(range(lo, min(lo + bs, config.trials))) for lo in range(0, config.trials, bs)]
     acc: dict[str, dict[str, list[np.ndarray]]] = {e.key: {m: [] for m in config.metrics} for e in ctx.entries}
+    cov: dict[str, list[np.ndarray]] = {e.key: [] for e in ctx.entries}
     done = 0
-    for part in (mapper or serial_mapper)(run_batch, ctx, batches):
+    for part, part_cov in (mapper or serial_mapper)(run_batch_covered, ctx, batches):
         for key, mv in part.items():
             for m, v in mv.items():
                 acc[key][m].append(v)
+            cov[key].append(part_cov[key])
         done += next(iter(next(iter(part.values())).values())).shape[0]
         values = {k: {m: np.concatenate(v, axis=0) for m, v in mv.items()} for k, mv in acc.items()}
+        covered = {k: np.concatenate(v, axis=0) for k, v in cov.items()} if ctx.table.partial else {}
         finished = done >= config.trials
-        yield EvaluationResult(config, ctx.ks, ctx.entries, values, done, finished, info)
+        yield EvaluationResult(config, ctx.ks, ctx.entries, values, done, finished, info, covered)
         if not finished and should_stop is not None and should_stop():
             return
 

@@ -84,6 +84,10 @@ class EvaluationResult:
         False for a partial result (stopped early or still running).
     info : dict
         Benchmark name and sizes, pool sizes, representation names.
+    covered : dict key → ndarray (trials_done, K)
+        Under the ``partial`` policy on a table with gaps: the share of the pool's models
+        that each (trial, k) cell's metrics cover (PROTOCOL.md, ``partial`` step 4); empty
+        on complete tables, where every cell covers every model.
     """
 
     config: EvaluationConfig
@@ -93,6 +97,7 @@ class EvaluationResult:
     trials_done: int
     complete: bool
     info: dict[str, Any] = field(default_factory=dict)
+    covered: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -154,9 +159,31 @@ class EvaluationResult:
             }
             if e.strategy != BASELINE:
                 r["p_vs_random"] = {m: _f(p) for m, p in st.p_vs_random.items()}
+            if e.key in self.covered:
+                r["models_covered"] = _fl(self.covered_share(e.key))
             out["results"][e.key] = r
         out["friedman"] = {m: _f(p) for m, p in self.friedman().items()}
         return out
+
+    def covered_share(self, key: str) -> np.ndarray:
+        """Mean share of the pool's models covered per k, shape (K,) (ones on complete tables)."""
+        c = self.covered.get(key)
+        if c is None or c.size == 0:
+            return np.ones(len(self.ks))
+        out: np.ndarray = c.mean(axis=0)
+        return out
+
+    def coverage_sentence(self) -> str | None:
+        """One sentence on how many models the metrics cover under ``partial`` (None: complete table)."""
+        if not self.covered:
+            return None
+        shares = np.vstack([self.covered_share(e.key) for e in self.entries])  # (entries, K)
+        low = shares.min(axis=0)
+        full = np.flatnonzero(low >= 1.0 - 1e-12)
+        tail = f"; every model from k = {int(self.ks[full[0]])}" if full.size else ""
+        return (f"Gaps (the 'partial' policy): each (trial, k) is scored on the models that both its subset and the "
+                f"full benchmark rank — at least {low[0]:.0%} of the pool's models on average at k = "
+                f"{int(self.ks[0])}, {low[-1]:.0%} at k = {int(self.ks[-1])}{tail}.")
 
     def friedman(self) -> dict[str, float | None]:
         """Friedman test p-value across all entries per metric (None with < 3 entries)."""

@@ -20,7 +20,7 @@ import numpy as np
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.errors import InputError
 from subsetsel_core.evaluation.protocol import trial_rng
-from subsetsel_core.metrics import METRICS, agreement
+from subsetsel_core.metrics import METRICS
 from subsetsel_core.ranking import twice_average_ranks
 
 if TYPE_CHECKING:
@@ -159,16 +159,17 @@ def full_stability(benchmark: Benchmark, *, resamples: int = RESAMPLES, seed: in
     unknown = [m for m in metrics if m not in METRICS]
     if unknown:
         raise InputError(f"unknown metric(s) {unknown}; valid: {', '.join(METRICS)}.", field="metric")
-    sums = benchmark.rank_sums.astype(float)  # exact integers
-    n, m = sums.shape
+    table = benchmark.rank_table
+    sums = table.rows.astype(float)  # exact integers on complete tables
+    n = sums.shape[0]
+    m = benchmark.n_models
     rng = trial_rng(seed, _STREAM)
     counts = np.stack([np.bincount(rng.integers(0, n, size=n), minlength=n) for _ in range(resamples)])
-    boot = counts.astype(float) @ sums  # (B, M) rank sums of each resample, with multiplicity
-    ref = sums.sum(axis=0)
-    scale = 1.0 / (2.0 * benchmark.n_folds * n)
+    boot = counts.astype(float) @ sums  # (B, W) summed rows of each resample, with multiplicity
+    ref = table.reference()
     values: dict[str, list[np.ndarray]] = {name: [] for name in metrics}
     for lo in range(0, resamples, _BLOCK):
-        part = agreement(ref[None], boot[None, lo:lo + _BLOCK], ref_scale=scale, sub_scale=scale, metrics=metrics)
+        part, _ = table.agreement(ref[None], boot[None, lo:lo + _BLOCK], ref_count=n, sub_count=n, metrics=metrics)
         for name, v in part.items():
             values[name].append(v[0])
     bands = {}
@@ -177,11 +178,12 @@ def full_stability(benchmark: Benchmark, *, resamples: int = RESAMPLES, seed: in
         lo_, hi_ = np.percentile(v, [2.5, 97.5])
         bands[name] = Band(float(v.mean()), float(lo_), float(hi_))
     names = np.asarray(benchmark.models, dtype=object)
-    order = np.lexsort((names, ref))  # best first; ties by name
-    positions = twice_average_ranks(boot) / 2.0  # (B, M), 1 = best
+    ref_order, boot_order = table.comparable(ref), table.comparable(boot)
+    order = np.lexsort((names, ref_order))  # best first; ties by name
+    positions = twice_average_ranks(boot_order) / 2.0  # (B, M), 1 = best
     lo_r, hi_r = np.percentile(positions, [2.5, 97.5], axis=0)
-    ordered = boot[:, order]
+    ordered = boot_order[:, order]
     share = (ordered[:, :-1] < ordered[:, 1:]).mean(axis=0) if m > 1 else np.zeros(0)
     return Stability(
-        tuple(str(x) for x in names[order]), ref[order] * scale, (twice_average_ranks(ref) / 2.0)[order],
+        tuple(str(x) for x in names[order]), table.means(ref, n)[order], (twice_average_ranks(ref_order) / 2.0)[order],
         lo_r[order], hi_r[order], share, bands, resamples, seed)

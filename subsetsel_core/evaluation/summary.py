@@ -6,18 +6,25 @@ dashboard's "Results (JSON)" download.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from subsetsel_core.evaluation.permutation import NOT_TESTED_NOTE, PermutationTest
 from subsetsel_core.evaluation.result import EvaluationResult
 from subsetsel_core.evaluation.stability import Stability
 
+if TYPE_CHECKING:
+    from subsetsel_core.evaluation.theory import Theory
+
 
 def evaluation_json(result: EvaluationResult, permutation: PermutationTest | None = None,
-                    stability: Stability | None = None) -> dict[str, Any]:
+                    stability: Stability | None = None, theory: Mapping[str, Theory] | None = None,
+                    provenance: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """:meth:`EvaluationResult.to_json_dict` plus, per entry, ``p_permutation`` and ``helps``
-    (when the test ran), and at the top ``permutation_test``, ``ceiling``, ``rank_intervals``
-    and ``adjacent_pairs`` (when the stability was computed).
+    (when the test ran) and ``theory`` (FAFI entries, when given: the coverage bound of
+    :func:`~subsetsel_core.evaluation.theory.entry_theories`), and at the top
+    ``permutation_test``, ``ceiling``, ``rank_intervals`` and ``adjacent_pairs`` (when the
+    stability was computed).
 
     Per entry ``p_vs_random`` stays: the Wilcoxon test *vs random on these pools*, conditional
     on the one representation (PROTOCOL.md); only ``helps`` says whether it helps.
@@ -38,4 +45,9 @@ def evaluation_json(result: EvaluationResult, permutation: PermutationTest | Non
         out["note"] = NOT_TESTED_NOTE
     if stability is not None:
         out.update(stability.to_json_dict())
+    for key, th in (theory or {}).items():
+        if key in out["results"]:
+            out["results"][key]["theory"] = th.to_json_dict()
+    if provenance is not None:  # what made it (subsetsel_core.provenance)
+        out["provenance"] = dict(provenance)
     return out

@@ -44,7 +44,7 @@ def inside(path: Path, folder: Path) -> bool:
     try:
         real = path.resolve(strict=False)
         base = folder.resolve(strict=False)
-    except (OSError, RuntimeError):  # a link loop
+    except (OSError, RuntimeError, ValueError):  # a link loop, a NUL in the path
         return False
     return real == base or base in real.parents
 

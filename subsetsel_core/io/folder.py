@@ -20,7 +20,7 @@ import pandas as pd
 from subsetsel_core.benchmark import Benchmark, load_scores
 from subsetsel_core.descriptors import Representation, build_representation, load_descriptors
 from subsetsel_core.errors import InputError
-from subsetsel_core.io.file_guard import file_kind
+from subsetsel_core.io.file_guard import file_kind, inside
 from subsetsel_core.io.manifest import MANIFEST_FILE, Manifest, read_manifest
 from subsetsel_core.io.manifest_fields import FORMAT_HELP
 from subsetsel_core.io.names import describe_mismatch, did_you_mean
@@ -103,6 +103,8 @@ def scan_benchmarks(directory: str | Path | None = None) -> Catalog:
     Catalog
         Valid manifests sorted by name, and the problems of the others (any error while
         reading one folder's manifest, never raised: the other folders are still listed).
+        A sub-folder that is a link to a folder outside the directory is a problem and is
+        not looked into.
         Two folders with the same benchmark name: the second (in folder order) is reported
         as a problem.
 
@@ -116,6 +118,10 @@ def scan_benchmarks(directory: str | Path | None = None) -> Catalog:
     problems: list[tuple[Path, str]] = []
     names: dict[str, Path] = {}
     for sub in _subfolders(d):
+        if not inside(sub, d):  # not looked into: what is outside is not ours to read
+            problems.append((sub, f"is a link to a folder outside the benchmark directory {d}; only folders "
+                                  "inside it are read. Move or copy the benchmark folder into it."))
+            continue
         try:
             if file_kind(sub / MANIFEST_FILE) == "missing":
                 continue

@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from subsetsel_core.errors import InputError
-from subsetsel_core.io.file_guard import file_kind
+from subsetsel_core.io.file_guard import file_kind, regular_file
 from subsetsel_core.io.manifest_fields import FORMAT_HELP, FieldChecker, read_manifest_json
 from subsetsel_core.io.manifest_representations import RepresentationSpec, parse_representation
 from subsetsel_core.io.names import did_you_mean
@@ -175,8 +175,15 @@ class Manifest:
         )
 
     def path(self, file: str) -> Path:
-        """Absolute path of a file named in the manifest."""
-        return self.folder / file
+        """Absolute path of a file named in the manifest, checked again as it is used.
+
+        Raises
+        ------
+        InputError
+            The file (links followed) is not inside the folder any more, or is not a
+            regular file; the message names the file, never its contents.
+        """
+        return regular_file(self.folder / file, f"{self.folder.name}/{file}", folder=self.folder)
 
     def to_dict(self) -> dict[str, Any]:
         """The manifest as JSON-ready data (what :func:`read_manifest` reads back)."""

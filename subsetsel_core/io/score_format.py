@@ -7,8 +7,16 @@ from typing import Literal
 
 from subsetsel_core.errors import InputError
 
-MissingPolicy = Literal["error", "drop-models", "drop-datasets"]
-MISSING_POLICIES: tuple[str, ...] = ("error", "drop-models", "drop-datasets")
+MissingPolicy = Literal["error", "drop-models", "drop-datasets", "complete-block", "partial"]
+MISSING_POLICIES: tuple[str, ...] = ("error", "drop-models", "drop-datasets", "complete-block", "partial")
+#: How each missing-score policy is described to a user (PROTOCOL.md, "Missing scores").
+MISSING_TITLES: dict[str, str] = {
+    "error": "stop with an error",
+    "drop-models": "drop the models with gaps",
+    "drop-datasets": "drop the datasets with gaps",
+    "complete-block": "drop the model or dataset with the most gaps, repeatedly, until complete",
+    "partial": "keep everything: rank the models each dataset has (partial)",
+}
 Layout = Literal["long", "wide", "models-as-rows"]
 LAYOUTS: tuple[str, ...] = ("long", "wide", "models-as-rows")
 #: How each layout is described to a user.
@@ -41,9 +49,12 @@ class ScoreFormat:
         Fold / seed / resample column, used when present; ``None``: no folds.
     higher_is_better : bool
         Orientation of the scores (of every dataset not listed below).
-    missing : {"error", "drop-models", "drop-datasets"}
-        What to do with missing (dataset, model, fold) cells: stop with an error, or
-        drop the models or the datasets that have gaps.
+    missing : {"error", "drop-models", "drop-datasets", "complete-block", "partial"}
+        What to do with missing (dataset, model, fold) cells: stop with an error; drop
+        the models or the datasets that have gaps; drop, one at a time, the model or
+        dataset with the largest share of gaps until the table is complete
+        (``complete-block``); or keep every model and dataset and rank each dataset's
+        present models (``partial``; PROTOCOL.md, "Missing scores").
     drop_columns : tuple of str
         Columns set aside in the wide layouts (text, dates, sizes, averages, ranks …):
         not read as scores.

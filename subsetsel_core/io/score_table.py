@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.missing_scores import handle_missing
 from subsetsel_core.io.names import (
     check_normalisation,
     did_you_mean,
@@ -120,7 +121,7 @@ def score_cube(df: pd.DataFrame, fmt: ScoreFormat, label: str, rb: ReportBuilder
     dropped: list[str] = []
     nan = np.isnan(cube)
     if nan.any():
-        cube, datasets, models, dropped = _handle_missing(
+        cube, datasets, models, dropped = handle_missing(
             cube, datasets, models, folds, nan, fmt.missing, label, rb
         )
     return ScoreCube(cube, datasets, models, folds, dropped)
@@ -342,55 +343,3 @@ def _warn_lookalikes(names: list[str], label: str, what: str, rb: ReportBuilder)
             f"{label}: {len(clash)} groups of {what} names differ only in case, spaces or "
             f"punctuation ({shown}). They are kept apart; rename them if they are the same {what}.",
         )
-
-
-def _handle_missing(
-    cube: np.ndarray,
-    datasets: list[str],
-    models: list[str],
-    folds: list[str],
-    nan: np.ndarray,
-    missing: str,
-    label: str,
-    rb: ReportBuilder,
-) -> tuple[np.ndarray, list[str], list[str], list[str]]:
-    n_missing = int(nan.sum())
-    per_model = nan.sum(axis=(0, 1))
-    per_dataset = nan.sum(axis=(1, 2))
-    if missing == "error":
-        cells = np.argwhere(nan)[:5]
-        ex = "; ".join(
-            f"dataset '{datasets[d]}', model '{models[m]}'"
-            + (f", fold '{folds[f]}'" if len(folds) > 1 else "")
-            for d, f, m in cells
-        )
-        bad_models = [models[i] for i in np.flatnonzero(per_model)]
-        bad_datasets = [datasets[i] for i in np.flatnonzero(per_dataset)]
-        raise InputError(
-            f"{label}: {n_missing} of {nan.size} (dataset, model{', fold' if len(folds) > 1 else ''}) "
-            f"scores are missing (e.g. {ex}). They touch {len(bad_models)} model(s) "
-            f"({', '.join(bad_models[:5])}{' …' if len(bad_models) > 5 else ''}) and "
-            f"{len(bad_datasets)} dataset(s). Add the missing scores, or choose a missing-score "
-            f"policy: 'drop-models' removes the {len(bad_models)} incomplete models, "
-            f"'drop-datasets' removes the {len(bad_datasets)} incomplete datasets.",
-            field="missing",
-        )
-    if missing == "drop-models":
-        keep = per_model == 0
-        dropped = [models[i] for i in np.flatnonzero(~keep)]
-        cube = cube[:, :, keep]
-        models = [m for m, k in zip(models, keep, strict=True) if k]
-        what = "models"
-    else:
-        keep = per_dataset == 0
-        dropped = [datasets[i] for i in np.flatnonzero(~keep)]
-        cube = cube[keep]
-        datasets = [d for d, k in zip(datasets, keep, strict=True) if k]
-        what = "datasets"
-    rb.add(
-        "warning",
-        "dropped",
-        f"{label}: {n_missing} scores were missing; dropped {len(dropped)} {what} with gaps: "
-        f"{', '.join(dropped[:20])}{' …' if len(dropped) > 20 else ''}.",
-    )
-    return cube, datasets, models, dropped

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import io
-import os
+import re
 import zlib
 from pathlib import Path
 from typing import Any, TypeAlias
@@ -11,6 +11,7 @@ from typing import Any, TypeAlias
 import numpy as np
 import pandas as pd
 
+from subsetsel_core import server_settings
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.encodings import (
     check_columns,
@@ -33,12 +34,9 @@ FACTORIZE_HINT = 1024
 
 
 def max_bytes() -> int:
-    """Largest table accepted, in bytes (uncompressed): ``SUBSETSEL_MAX_TABLE_MB`` or 200 MB."""
-    try:
-        mb = float(os.environ.get("SUBSETSEL_MAX_TABLE_MB", DEFAULT_MAX_MB))
-    except ValueError:
-        mb = DEFAULT_MAX_MB
-    return int(mb * 1024 * 1024)
+    """Largest table accepted, in bytes (uncompressed): the setting ``max_table_mb``
+    (``SUBSETSEL_MAX_TABLE_MB``, see :mod:`subsetsel_core.server_settings`) or 200 MB."""
+    return int(float(server_settings.get("max_table_mb")) * 1024 * 1024)
 
 
 def _too_big(label: str, size: int, limit: int, what: str = "") -> InputError:
@@ -229,9 +227,16 @@ def _read_table(source: TableSource, label: str, object_text: bool) -> pd.DataFr
     return df
 
 
+#: The leading comment block of the product's own CSVs (``# key: value`` lines; subsetsel_core.safe_csv).
+_COMMENT_BLOCK = re.compile(rb"\A(?:# [A-Za-z_][\w.]*: [^\n]*\n)+")
+
+
 def _read_csv(raw: bytes, label: str, dtype: type) -> pd.DataFrame:
     if raw[:2] == b"\x1f\x8b":
         raw = _gunzip(raw, label)
+    block = _COMMENT_BLOCK.match(raw.removeprefix(b"\xef\xbb\xbf"))
+    if block is not None:  # one of the product's exports (a subset CSV): its provenance block is no row
+        raw = raw.removeprefix(b"\xef\xbb\xbf")[block.end():]
     text, encoding = _decode(raw, label)
     buffer: io.IOBase
     if text is None:  # UTF-8: the parser reads these bytes, as it would the text's

@@ -56,6 +56,7 @@ class Builder:
 
 _TABLE = "a descriptor table indexed by dataset (numeric, categorical and text columns)"
 _SERIES = "a mapping dataset → time series"
+_NAMES = "the benchmark's dataset names (always known), optionally a table whose text columns are appended"
 
 BUILDERS: dict[str, Builder] = {b.name: b for b in (
     Builder("tabular", "Descriptor table", "subsetsel_core.descriptors:build_representation", _TABLE, manifest=True),
@@ -75,6 +76,10 @@ BUILDERS: dict[str, Builder] = {b.name: b for b in (
     Builder("interactions", "Interaction-log statistics",
             "subsetsel_core.representations.interactions:interaction_statistics",
             "user–item interaction logs per dataset"),
+    Builder("names", "Dataset names (text, weak)", "subsetsel_core.representations.names:name_representation",
+            _NAMES),
+    Builder("names-sentence", "Dataset names (sentence embeddings, weak)",
+            "subsetsel_core.representations.names:sentence_name_representation", _NAMES),
 )}
 """Every kind of representation, by name."""
 

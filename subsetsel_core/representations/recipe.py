@@ -8,7 +8,9 @@ raw descriptor tables by name and their specs (the manifest's
 :class:`~subsetsel_core.io.folder.RepresentationSpec`, or anything with ``kind`` and
 ``columns``). The dashboard and the command line build every table-based representation
 through it, and a recipe's :meth:`~RepresentationRecipe.to_dict` goes into subset
-sidecars and workspaces.
+sidecars and workspaces. A recipe with a table of kind ``names`` or ``names-sentence``
+(:mod:`subsetsel_core.representations.names`) embeds the dataset names, with the other
+tables' chosen text columns appended (when ``text`` is on); ``log`` does not apply to it.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import pandas as pd
 
 from subsetsel_core.errors import InputError
 from subsetsel_core.representations import get_builder
+from subsetsel_core.representations.names import NAME_KINDS
 
 if TYPE_CHECKING:
     from subsetsel_core.benchmark import Benchmark
@@ -232,6 +235,9 @@ def build_recipe(recipe: RepresentationRecipe, benchmark: Benchmark, descriptors
     from subsetsel_core.descriptors import build_representation
 
     joined, cols = _chosen(recipe, descriptors, specs)
+    named = [t for t in recipe.tables if _kind(specs, t) in NAME_KINDS]
+    if named:
+        return _build_names(recipe, named, joined, cols, benchmark, specs, seed)
     use = cols + joined.embedding
     if not use:
         raise InputError("no descriptor column chosen; pick at least one column or an embedding table.",
@@ -240,6 +246,19 @@ def build_recipe(recipe: RepresentationRecipe, benchmark: Benchmark, descriptors
         joined.table, benchmark.datasets, name=recipe.label, columns=use, text="tfidf" if recipe.text else "drop",
         log_columns="auto" if recipe.log else (), pca_variance=recipe.pca, seed=seed,
     )
+
+
+def _build_names(recipe: RepresentationRecipe, named: list[str], joined: JoinedTables, cols: list[str],
+                 benchmark: Benchmark, specs: Mapping[str, TableSpec] | None, seed: int) -> Representation:
+    """A recipe with a names table: the names, the other chosen columns' text appended (``text`` on)."""
+    if len(named) > 1:
+        raise InputError(f"a representation uses the dataset names once; {' and '.join(named)} are both names "
+                         "tables. Join one of them with the other tables.", field="representation")
+    use = cols + joined.embedding
+    info = joined.table.reindex([str(d) for d in benchmark.datasets])[use] if recipe.text and use else None
+    build = get_builder(_kind(specs, named[0])).build
+    rep: Representation = build(benchmark.datasets, info, name=recipe.label, pca=recipe.pca, seed=seed)
+    return rep
 
 
 def recipe_columns(recipe: RepresentationRecipe, datasets: Sequence[str], descriptors: Mapping[str, pd.DataFrame],

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 
 
-def tfidf_svd(texts: Sequence[str], n_components: int = 16, *, seed: int = 0) -> np.ndarray:
+def tfidf_svd(texts: Sequence[str], n_components: int = 16, *, seed: int = 0, analyzer: str = "word",
+              ngram_range: tuple[int, int] = (1, 2)) -> np.ndarray:
     """Embed short texts with TF-IDF (words and 1–2-grams) reduced by truncated SVD.
 
     Parameters
@@ -18,6 +19,11 @@ def tfidf_svd(texts: Sequence[str], n_components: int = 16, *, seed: int = 0) ->
         Target dimension; capped at ``min(n − 1, vocabulary − 1)``.
     seed : int
         Seed of the randomized SVD.
+    analyzer : {"word", "char", "char_wb"}
+        What the TF-IDF counts (scikit-learn's ``TfidfVectorizer(analyzer=…)``); ``"char_wb"``:
+        character n-grams inside word boundaries (used for dataset names).
+    ngram_range : (int, int)
+        Smallest and largest n-gram (words or characters, as ``analyzer`` says).
 
     Returns
     -------
@@ -31,7 +37,8 @@ def tfidf_svd(texts: Sequence[str], n_components: int = 16, *, seed: int = 0) ->
 
     docs = ["" if t is None else str(t) for t in texts]
     try:
-        tf = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=1).fit_transform(docs)
+        tf = TfidfVectorizer(analyzer=analyzer, ngram_range=ngram_range, sublinear_tf=True,
+                             min_df=1).fit_transform(docs)
     except ValueError:  # empty vocabulary
         return np.zeros((len(docs), 0))
     d = min(n_components, tf.shape[0] - 1, tf.shape[1] - 1)

@@ -43,6 +43,11 @@ class StrategyInfo:
     cost_aware : callable, optional
         ``cost_aware(Z, costs, budget, rng) -> list[int]``: the budget-aware variant
         (datasets in selection order whose costs fit in ``budget``), or None.
+    score_aware : bool
+        True for the strategies that choose from today's models' scores
+        (:mod:`~subsetsel_core.strategies.score_aware`): they are judged on held-out models
+        only (``subsetsel headroom``), never offered for a selection or an evaluation, and
+        their ``kernel`` refuses to run.
     """
 
     name: str
@@ -55,6 +60,7 @@ class StrategyInfo:
     uses_rng: bool = True
     colour: str = "#7f7f7f"
     cost_aware: CostKernel | None = None
+    score_aware: bool = False
 
 
 def column_scale(X: np.ndarray) -> np.ndarray:

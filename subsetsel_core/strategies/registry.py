@@ -2,6 +2,10 @@
 
 Adding a strategy: write its module (kernel + :class:`StrategyInfo`) and add that record
 to :data:`REGISTRY` below, in display order.
+
+The registry also holds the score-aware strategies (``StrategyInfo.score_aware``), the
+upper bound of ``subsetsel headroom``: every face that lists, offers or runs strategies
+uses :data:`STRATEGIES` (a-priori only), and :func:`select` and the protocol refuse them.
 """
 
 from __future__ import annotations
@@ -12,7 +16,14 @@ from dataclasses import replace
 import numpy as np
 
 from subsetsel_core.errors import InputError, SubsetselError
-from subsetsel_core.strategies import fafi, kmeans, kmeans_budget, optimal, random_choice
+from subsetsel_core.strategies import (
+    fafi,
+    kmeans,
+    kmeans_budget,
+    optimal,
+    random_choice,
+    score_aware,
+)
 from subsetsel_core.strategies.base import StrategyInfo, standardize
 
 REGISTRY: dict[str, StrategyInfo] = {info.name: info for info in (
@@ -22,11 +33,18 @@ REGISTRY: dict[str, StrategyInfo] = {info.name: info for info in (
     fafi.COSINE,
     optimal.A_OPTIMAL,
     optimal.D_OPTIMAL,
+    score_aware.GREEDY,
+    score_aware.ELIMINATION,
+    score_aware.REGRESSION,
 )}
-"""Every strategy, in display order."""
+"""Every strategy, in display order (the score-aware ones last)."""
 
-STRATEGIES: tuple[str, ...] = tuple(REGISTRY)
-"""Registry names in display order."""
+STRATEGIES: tuple[str, ...] = tuple(name for name, info in REGISTRY.items() if not info.score_aware)
+"""The a-priori strategies (they see descriptors only), in display order: everything a face
+lists, offers or runs."""
+
+SCORE_AWARE: tuple[str, ...] = tuple(name for name, info in REGISTRY.items() if info.score_aware)
+"""The score-aware strategies, judged on held-out models only (``subsetsel headroom``)."""
 
 BUDGET_STRATEGIES: tuple[str, ...] = tuple(name for name, info in REGISTRY.items() if info.cost_aware)
 """Strategies with a cost-aware variant (budget mode), in display order."""
@@ -44,8 +62,22 @@ def get_strategy(name: str) -> StrategyInfo:
         return REGISTRY[name]
     except KeyError:
         raise InputError(
-            f"unknown strategy '{name}'; valid strategies: {', '.join(REGISTRY)}.", field="strategy"
+            f"unknown strategy '{name}'; valid strategies: {', '.join(STRATEGIES)}.", field="strategy"
         ) from None
+
+
+def a_priori(name: str) -> StrategyInfo:
+    """Look up a strategy that may choose (an a-priori one).
+
+    Raises
+    ------
+    InputError
+        For an unknown name, or a score-aware strategy (pointing to ``subsetsel headroom``).
+    """
+    info = get_strategy(name)
+    if info.score_aware:
+        raise score_aware.refusal(name)
+    return info
 
 
 def _as_indices(values: Sequence[int] | np.ndarray, n: int, what: str) -> np.ndarray:
@@ -91,11 +123,12 @@ def select(
     Raises
     ------
     InputError
-        Bad shapes, NaN, k out of range, unknown strategy, overlapping include/exclude.
+        Bad shapes, NaN, k out of range, unknown or score-aware strategy, overlapping
+        include/exclude.
     SubsetselError
         The strategy did not return k distinct rows (a bug; never silently passed on).
     """
-    info = get_strategy(strategy)
+    info = a_priori(strategy)
     X = np.asarray(X, dtype=float)
     if X.ndim != 2:
         raise InputError(f"the representation must be a 2-D matrix, got shape {X.shape}.")

@@ -25,9 +25,15 @@ Index
     ``leaderboard_figure``, ``placement_figure`` (a new model's estimated place).
 :mod:`~subsetsel_core.viz.geometry`
     ``geometry_figure`` (descriptor distance against rank distance).
+:mod:`~subsetsel_core.viz.theory`
+    ``theory_figure`` (FAFI's coverage bound vs the observed share of inverted pairs, per k).
 :mod:`~subsetsel_core.viz.svg`
     ``map_svg``, ``leaderboard_html``, ``size_tiles_html``, ``text``: plain SVG / HTML the
     browser draws without a chart library.
+:mod:`~subsetsel_core.viz.critical_difference`
+    ``cd_figure`` (the critical-difference diagram: mean ranks, cliques, Nemenyi's CD).
+:mod:`~subsetsel_core.viz.meeting`
+    ``fit``, ``spread_map_labels`` (the key figures sized for one screen, the map's labels apart).
 :mod:`~subsetsel_core.viz.report`
     ``Report``, ``Section``, ``build_html`` (self-contained HTML), ``figure_images``
     (PNG / SVG through kaleido), ``table_html``, ``chromium_path``.

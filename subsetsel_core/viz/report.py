@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import json
 import os
 import shutil
 from collections.abc import Mapping, Sequence
@@ -24,6 +25,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from subsetsel_core import rounding
 from subsetsel_core.viz.style import for_export
 
 __all__ = ["Report", "Section", "build_html", "chromium_path", "figure_images", "table_html"]
@@ -71,6 +73,9 @@ class Report:
         Shown as cards at the top.
     sections : list of Section
     footer : str
+    provenance : dict, optional
+        What made it (:func:`subsetsel_core.provenance.provenance`): shown in a last, folded
+        section and embedded as ``<script type="application/json" id="provenance">``.
     """
 
     title: str
@@ -78,6 +83,7 @@ class Report:
     facts: list[tuple[str, str]] = field(default_factory=list)
     sections: list[Section] = field(default_factory=list)
     footer: str = ""
+    provenance: dict[str, Any] | None = None
 
 
 _CSS = """
@@ -115,7 +121,7 @@ def _paragraphs(text: str, cls: str = "") -> str:
     return "".join(f"<p{attr}>{html.escape(p.strip())}</p>" for p in text.split("\n\n") if p.strip())
 
 
-def _cell(value: Any) -> tuple[str, bool]:
+def _cell(value: Any, quantity: str | None = None) -> tuple[str, bool]:
     if value is None or (isinstance(value, float) and np.isnan(value)):
         return "—", False
     if isinstance(value, bool | np.bool_):
@@ -124,18 +130,22 @@ def _cell(value: Any) -> tuple[str, bool]:
         return str(int(value)), True
     if isinstance(value, float | np.floating):
         v = float(value)
+        if quantity is not None:  # the registry's rounding of the column's quantity
+            return html.escape(rounding.text(v, quantity)), True
         return (f"{v:.4g}" if abs(v) < 1e-3 or abs(v) >= 1e4 else f"{v:.3f}"), True
     return html.escape(str(value)), False
 
 
 def table_html(df: pd.DataFrame, *, max_rows: int = 200) -> str:
-    """An escaped HTML table of a DataFrame (numbers right-aligned and rounded)."""
+    """An escaped HTML table of a DataFrame (numbers right-aligned and rounded by
+    :mod:`subsetsel_core.rounding` for the columns it knows)."""
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
+    quantities = [rounding.quantity_of(c) for c in df.columns]
     rows = []
     for rec in df.head(max_rows).itertuples(index=False):
         cells = []
-        for v in rec:
-            text, num = _cell(v)
+        for v, q in zip(rec, quantities, strict=True):
+            text, num = _cell(v, q)
             cells.append(f'<td class="num">{text}</td>' if num else f"<td>{text}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     more = (f'<p class="note">… {len(df) - max_rows} more rows not shown.</p>' if len(df) > max_rows else "")
@@ -175,6 +185,8 @@ def build_html(report: Report) -> str:
         if sec.note:
             body.append(_paragraphs(sec.note, "note"))
         parts.append(f"<section>{''.join(body)}</section>")
+    if report.provenance is not None:
+        parts.append(_provenance_html(report.provenance))
     facts = "".join(
         f'<div class="fact"><div class="label">{html.escape(str(k))}</div>'
         f'<div class="value">{html.escape(str(v))}</div></div>'
@@ -193,6 +205,23 @@ def build_html(report: Report) -> str:
         + (f"<footer>{html.escape(report.footer)}</footer>" if report.footer else "")
         + "</body></html>\n"
     )
+
+
+def _provenance_html(record: Mapping[str, Any]) -> str:
+    """The folded provenance section, and the record as JSON for programs (``</`` escaped)."""
+    rows = "".join(f"<tr><th>{html.escape(str(k))}</th><td><code>{html.escape(_plain_value(v))}</code></td></tr>"
+                   for k, v in record.items())
+    data = json.dumps(dict(record), ensure_ascii=False, default=str).replace("<", "\\u003c")  # no tag in a script
+    return (f'<section id="provenance-section"><details><summary><h2 style="display:inline">Provenance</h2></summary>'
+            f'<p class="note">What made this report: the product version, the command or dashboard settings, the '
+            f'seed, and the SHA-256 of each input file.</p><table><tbody>{rows}</tbody></table></details>'
+            f'<script type="application/json" id="provenance">{data}</script></section>')
+
+
+def _plain_value(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str, indent=1)
 
 
 def chromium_path() -> str | None:

@@ -90,7 +90,8 @@ def leaderboard_html(board: pd.DataFrame, *, top: int = 15) -> str:
     board : DataFrame
         ``Benchmark.leaderboard()``: columns ``position, model, mean_rank, mean_score, wins``;
         with ``rank_lo, rank_hi, tie_group`` (``Stability.annotate``) a column of 95 % rank
-        intervals is added and tie groups are shaded alike, marked "≈".
+        intervals is added and tie groups are shaded alike, marked "≈"; with ``datasets``
+        (a table with gaps) a column of how many datasets rank each model.
     top : int
         Number of models shown.
     """
@@ -98,6 +99,7 @@ def leaderboard_html(board: pd.DataFrame, *, top: int = 15) -> str:
     worst = float(b["mean_rank"].max()) if len(b) else 1.0
     th = f'style="text-align:left;font-weight:600;color:{_MUTED};padding:3px 6px;border-bottom:1px solid #e6e9ef"'
     intervals = "rank_lo" in b.columns
+    counted = "datasets" in b.columns
     sizes = board["tie_group"].value_counts() if intervals else None
     rows = []
     for i, (pos, model, rank, score, wins) in enumerate(zip(b["position"], b["model"], b["mean_rank"],
@@ -113,6 +115,9 @@ def leaderboard_html(board: pd.DataFrame, *, top: int = 15) -> str:
             extra = f'<td style="padding:2px 6px;text-align:right">{text(_interval(lo, hi))}</td>'
             shade = ' style="background:#f1f3f7"' if group % 2 == 0 else ""
             mark = " ≈" if tied else ""
+        if counted:
+            tip += f", ranked on {int(b['datasets'].iloc[i])} datasets"
+            extra += f'<td style="padding:2px 6px;text-align:right">{int(b["datasets"].iloc[i])}</td>'
         rows.append(
             f'<tr title="{text(tip)}"{shade}><td style="padding:2px 6px;color:{_MUTED}">'
             f'{int(pos)}{mark}</td>'
@@ -126,6 +131,7 @@ def leaderboard_html(board: pd.DataFrame, *, top: int = 15) -> str:
         )
     head = (f"<tr><th {th}>#</th><th {th}>model</th><th {th}>mean rank (1 = best)</th>"
             + (f"<th {th}>95% rank interval</th>" if intervals else "")
+            + (f"<th {th}>datasets</th>" if counted else "")
             + f"<th {th}>mean score</th><th {th}>wins</th></tr>")
     return (f'<table class="ss-leaderboard" style="{_FONT};border-collapse:collapse;width:100%;font-size:0.9rem;'
             f'color:{_INK}"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>')

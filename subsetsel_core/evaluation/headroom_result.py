@@ -1,0 +1,192 @@
+"""What the held-out evaluation returns: per-split values, AUC, ranks and the price of
+a-priori selection (PROTOCOL.md, "Score-aware selection")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from subsetsel_core.evaluation.result import EvaluationConfig
+from subsetsel_core.evaluation.stats import AUC, Curve, auc_per_trial, auc_summary, curve
+from subsetsel_core.metrics import METRICS
+from subsetsel_core.strategies.score_aware import LABEL
+
+
+@dataclass(frozen=True)
+class HeadroomEntry:
+    """One row of the held-out evaluation: a-priori (strategy, representation) or score-aware."""
+
+    key: str
+    strategy: str
+    representation: str | None
+    score_aware: bool
+
+    @property
+    def label(self) -> str:
+        """The key, with the score-aware label when it is one."""
+        return f"{self.key} — {LABEL}" if self.score_aware else self.key
+
+
+@dataclass(frozen=True)
+class Split:
+    """The models used to judge (the score-aware strategies see their scores) and those held out."""
+
+    judge: tuple[str, ...]
+    held_out: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Price:
+    """The price of a-priori selection on one metric.
+
+    ``mean`` = σ·(AUC of the best score-aware entry − AUC of the best a-priori entry) on the
+    held-out models (σ = +1 when higher is better, so a positive price is what choosing
+    without scores costs), averaged over splits; ``lo`` / ``hi`` = its 2.5 / 97.5 %
+    percentiles over splits (over trials when there is one split: the newest models).
+    """
+
+    metric: str
+    mean: float
+    lo: float
+    hi: float
+    best_a_priori: str
+    best_score_aware: str
+    per_split: np.ndarray = field(repr=False)
+    over: str = "splits"
+
+
+@dataclass(frozen=True, eq=False)
+class HeadroomResult:
+    """Metric values of every entry on the held-out models of every split.
+
+    Attributes
+    ----------
+    config : EvaluationConfig
+    ks : ndarray of int, shape (K,)
+    entries : tuple of HeadroomEntry
+        A-priori entries (random first), then the score-aware ones.
+    values : dict key → dict metric → ndarray (splits, trials, K)
+    splits : tuple of Split
+    how : str
+        How the models were split.
+    info : dict
+    """
+
+    config: EvaluationConfig
+    ks: np.ndarray
+    entries: tuple[HeadroomEntry, ...]
+    values: dict[str, dict[str, np.ndarray]]
+    splits: tuple[Split, ...]
+    how: str
+    info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """Entry keys in order."""
+        return tuple(e.key for e in self.entries)
+
+    def entry(self, key: str) -> HeadroomEntry:
+        """The entry of a key."""
+        return next(e for e in self.entries if e.key == key)
+
+    def _flat(self, key: str, metric: str) -> np.ndarray:
+        v = self.values[key][metric]
+        return v.reshape(-1, v.shape[-1])
+
+    def auc(self, key: str, metric: str) -> AUC:
+        """AUC over every (split, trial): mean, std and 2.5 / 97.5 % percentiles."""
+        return auc_summary(self._flat(key, metric))
+
+    def curve(self, key: str, metric: str) -> Curve:
+        """Mean and 95 % band over every (split, trial), per k."""
+        return curve(self._flat(key, metric))
+
+    def ranking(self, metric: str) -> list[str]:
+        """Keys from best to worst mean AUC on the held-out models."""
+        sign = METRICS[metric].sign
+        means = {k: sign * self.auc(k, metric).mean for k in self.keys}
+        return sorted(self.keys, key=lambda k: -means[k])
+
+    def rank(self, key: str, metric: str) -> int:
+        """1 = the best mean AUC among all entries."""
+        return self.ranking(metric).index(key) + 1
+
+    def best(self, metric: str, *, score_aware: bool) -> str:
+        """The best entry of one kind."""
+        return next(k for k in self.ranking(metric) if self.entry(k).score_aware == score_aware)
+
+    def price(self, metric: str = "spearman") -> Price:
+        """AUC of the best score-aware entry − AUC of the best a-priori entry, oriented, with its interval."""
+        sa, ap = self.best(metric, score_aware=True), self.best(metric, score_aware=False)
+        sign = METRICS[metric].sign
+        diff = sign * (auc_per_trial(self._flat(sa, metric)) - auc_per_trial(self._flat(ap, metric)))
+        diff = diff.reshape(len(self.splits), -1)
+        if len(self.splits) > 1:
+            per, over = diff.mean(axis=1), "splits"
+        else:
+            per, over = diff[0], "trials"
+        lo, hi = np.percentile(per, [2.5, 97.5])
+        return Price(metric, float(per.mean()), float(lo), float(hi), ap, sa, per, over)
+
+    def sentence(self, metric: str = "spearman") -> str:
+        """The price in one sentence."""
+        p = self.price(metric)
+        a, s = self.auc(p.best_a_priori, metric).mean, self.auc(p.best_score_aware, metric).mean
+        span = max(1, len(self.ks) - 1)
+        n_held = len(self.splits[0].held_out)
+        label = METRICS[metric].label
+        head = (f"On {n_held} held-out models ({self.how}), the best score-aware strategy (fitted to today's "
+                f"models), {p.best_score_aware}, reaches a {label} AUC of {s:.3f}; the best a-priori one, "
+                f"{p.best_a_priori}, {a:.3f}. ")
+        if p.hi <= 0:
+            return head + (f"Choosing without scores costs nothing here (price {p.mean:+.3f} "
+                           f"[{p.lo:+.3f}, {p.hi:+.3f}] over {p.over}).")
+        if p.lo <= 0:
+            return head + (f"The price of a-priori selection, {p.mean:+.3f} [{p.lo:+.3f}, {p.hi:+.3f}] over {p.over}, "
+                           "is not distinguishable from zero.")
+        return head + (f"The price of a-priori selection is {p.mean:+.3f} [{p.lo:+.3f}, {p.hi:+.3f}] over {p.over}, "
+                       f"about {p.mean / span:.3f} of {label} per k.")
+
+    def to_json(self, metric: str = "spearman") -> dict[str, Any]:
+        """``{"config", "ks", "entries": {key: {"score_aware", "title", "rank", "auc", "curves"}}, "price"}``."""
+        entries = {}
+        for e in self.entries:
+            auc = {m: self.auc(e.key, m) for m in self.config.metrics}
+            curves = {m: self.curve(e.key, m) for m in self.config.metrics}
+            entries[e.key] = {
+                "score_aware": e.score_aware,
+                "label": e.label,
+                "rank": {m: self.rank(e.key, m) for m in self.config.metrics},
+                "auc": {m: {"mean": a.mean, "lo": a.lo, "hi": a.hi, "std": a.std} for m, a in auc.items()},
+                "curves": {m: {"mean": c.mean.tolist(), "lo": c.lo.tolist(), "hi": c.hi.tolist()}
+                           for m, c in curves.items()},
+            }
+        p = self.price(metric)
+        config = {**self.config.to_dict(), "splits": len(self.splits), "how": self.how, **self.info}
+        config.pop("beta", None)
+        config.pop("batch_size", None)
+        return {
+            "config": config,
+            "ks": [int(k) for k in self.ks],
+            "entries": entries,
+            "price": {"metric": p.metric, "mean": p.mean, "lo": p.lo, "hi": p.hi, "over": p.over,
+                      "best_a_priori": p.best_a_priori, "best_score_aware": p.best_score_aware,
+                      "sentence": self.sentence(metric)},
+            "splits": [{"judge": list(s.judge), "held_out": list(s.held_out)} for s in self.splits],
+        }
+
+    def curves_frame(self) -> Any:
+        """Long table: key, strategy, representation, score_aware, metric, k, mean, lo, hi."""
+        import pandas as pd
+
+        rows = []
+        for e in self.entries:
+            for m in self.config.metrics:
+                c = self.curve(e.key, m)
+                for i, k in enumerate(self.ks):
+                    rows.append({"key": e.key, "strategy": e.strategy, "representation": e.representation,
+                                 "score_aware": e.score_aware, "metric": m, "k": int(k), "mean": float(c.mean[i]),
+                                 "lo": float(c.lo[i]), "hi": float(c.hi[i])})
+        return pd.DataFrame(rows)

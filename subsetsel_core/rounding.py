@@ -1,0 +1,123 @@
+"""Numbers for people: one registry of how many digits each quantity is shown with.
+
+Everywhere a person reads a number — the command line's tables, the dashboard's tables,
+the CSV files, the HTML report, LaTeX — it is rounded by the rule of its quantity
+(:data:`QUANTITIES`); only JSON keeps full precision. A rule is a number of significant
+digits (``sig``) or of decimals (``decimals``); p-values are written by
+:func:`~subsetsel_core.evaluation.permutation.format_p` (``"< 1e-4"``, ``"0.020"``) and
+kept in CSVs as numbers of two significant digits.
+
+:data:`COLUMNS` says which quantity each known column of the product's tables holds;
+:func:`round_frame` rounds those columns (numbers stay numbers), :func:`text` writes one
+value, :func:`printf` gives the format for a dashboard table column.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["COLUMNS", "QUANTITIES", "Rule", "printf", "round_frame", "rounded", "text"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """How a quantity is shown: ``sig`` significant digits, or ``decimals`` digits after the point."""
+
+    sig: int | None = None
+    decimals: int | None = None
+    signed: bool = False
+    """Show a ``+`` on positive values (gains)."""
+
+
+QUANTITIES: dict[str, Rule] = {
+    "auc": Rule(sig=4),                 # area under the agreement-vs-k curve (and its std, interval)
+    "auc_normalised": Rule(sig=4),      # AUC / (number of k − 1)
+    "gain": Rule(sig=3, signed=True),   # gain in AUC over random
+    "agreement": Rule(decimals=3),      # a rank-agreement value (Spearman, Kendall, …) and its bands
+    "p": Rule(sig=2),                   # p-values: format_p for people, two significant digits in a CSV
+    "distance": Rule(sig=4),            # distances between datasets, the covering radius
+    "cost": Rule(sig=4),                # per-dataset costs and their sums
+    "mean_rank": Rule(decimals=3),      # mean ranks (critical-difference diagram, placement)
+    "statistic": Rule(sig=4),           # test statistics: Mantel r, CKA, Friedman χ², critical difference
+    "share": Rule(decimals=3),          # a fraction of something
+}
+"""Quantity → how it is rounded for people."""
+
+COLUMNS: dict[str, str] = {
+    "auc_mean": "auc", "auc_std": "auc", "auc_lo": "auc", "auc_hi": "auc", "AUC": "auc",
+    "auc_norm": "auc_normalised", "normalised AUC": "auc_normalised",
+    "gain over random": "gain", "gain": "gain",
+    "p_vs_random": "p", "p_raw": "p", "p_permutation": "p", "p": "p",
+    "mean": "agreement", "lo": "agreement", "hi": "agreement", "std": "agreement",
+    "spearman": "agreement", "kendall": "agreement",
+    "farthest_member_distance": "distance", "distance": "distance", "covering_radius": "distance",
+    "cost": "cost", "cumulative_cost": "cost", "budget": "share",
+    "mean_rank": "mean_rank", "mean rank": "mean_rank",
+}
+"""Column name of the product's tables → the quantity it holds."""
+
+
+def rounded(value: float, quantity: str) -> float:
+    """``value`` rounded by the rule of ``quantity`` (NaN and infinities unchanged)."""
+    v = float(value)
+    if not math.isfinite(v) or v == 0.0:
+        return v
+    rule = QUANTITIES[quantity]
+    if rule.decimals is not None:
+        return round(v, rule.decimals)
+    digits = (rule.sig or 4) - 1 - math.floor(math.log10(abs(v)))
+    return round(v, digits)
+
+
+def text(value: float | None, quantity: str) -> str:
+    """``value`` as a person reads it (``"—"`` for a missing value; p-values by ``format_p``)."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "—"
+    if quantity == "p":
+        from subsetsel_core.evaluation.permutation import format_p
+
+        return format_p(float(value))
+    rule = QUANTITIES[quantity]
+    v = float(value)
+    if rule.decimals is not None:
+        out = f"{v:+.{rule.decimals}f}" if rule.signed else f"{v:.{rule.decimals}f}"
+    else:
+        sig = rule.sig or 4
+        sign = "+" if rule.signed else ""
+        r = rounded(v, quantity)
+        # %g turns 12350 into 1.235e+04: large values keep their integer part
+        # '#': trailing zeros kept (7.410, not 7.41), so a column of numbers lines up
+        out = f"{r:{sign}.0f}" if abs(r) >= 10 ** sig else f"{r:{sign}#.{sig}g}".rstrip(".")
+    return out
+
+
+def printf(quantity: str) -> str:
+    """A printf-style format of the rule (for a dashboard table column)."""
+    rule = QUANTITIES[quantity]
+    plus = "+" if rule.signed else ""
+    return f"%{plus}.{rule.decimals}f" if rule.decimals is not None else f"%{plus}.{rule.sig}g"
+
+
+def quantity_of(column: Any, columns: Mapping[str, str] | None = None) -> str | None:
+    """The quantity a column holds (None: not one of the registry's)."""
+    return (columns or COLUMNS).get(str(column))
+
+
+def round_frame(frame: pd.DataFrame, columns: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """A copy with every numeric column of a known quantity rounded (numbers stay numbers)."""
+    out = frame.copy()
+    for c in out.columns:
+        q = quantity_of(c, columns)
+        if q is None or not pd.api.types.is_numeric_dtype(out[c]) or pd.api.types.is_bool_dtype(out[c]):
+            continue
+        if pd.api.types.is_integer_dtype(out[c]):
+            continue
+        values = out[c].to_numpy(dtype=float)
+        out[c] = np.array([rounded(v, q) for v in values], dtype=float)
+    return out

@@ -1,0 +1,82 @@
+"""A reload in a real browser keeps the session: upload a benchmark, change k, reload the page
+(and open the address in a second tab), and the upload is still the active benchmark.
+
+Runs ``streamlit run`` with the session store on, in a temporary folder; skips cleanly
+without ``/usr/bin/chromium`` or Playwright.
+"""
+
+from __future__ import annotations
+
+import os
+from urllib.parse import parse_qs, urlparse
+
+import apphelpers as H  # puts the repository root on sys.path (before subsetsel_app imports)
+import pytest
+
+pytestmark = pytest.mark.browser
+
+
+def _sid(url: str) -> str | None:
+    return (parse_qs(urlparse(url).query).get("s") or [None])[0]
+
+
+def _sidebar(page) -> str:
+    return page.locator("[data-testid=stSidebar]").inner_text()
+
+
+def test_a_reload_keeps_the_uploaded_benchmark(tmp_path):
+    if not os.path.exists(H.CHROMIUM):
+        pytest.skip(f"{H.CHROMIUM} is missing (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    scores = tmp_path / "tiny_scores.csv"
+    scores.write_bytes(H.tiny_long_csv(n_datasets=10, n_models=5))
+    env = {"SUBSETSEL_NO_STATE": "0", "SUBSETSEL_STATE_DIR": str(tmp_path / "sessions")}
+    with H.Server(log=tmp_path / "streamlit.log", env=env) as server, sync_api.sync_playwright() as p:
+        browser = H.launch_chromium(p)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(server.url + "/", timeout=60000)
+            H.wait_idle(page, 90)
+            assert _sid(page.url) is None  # a fresh visit keeps nothing yet
+            H.goto_page(page, server.url, "benchmark")
+            page.get_by_role("tab", name="Upload your files").click()
+            page.locator("[data-testid=stMain] [data-testid=stFileUploader] input[type=file]").nth(0) \
+                .set_input_files(str(scores))
+            H.wait_idle(page)
+            use = page.get_by_role("button", name="Use this benchmark (10 datasets × 5 models × 2 folds)")
+            use.wait_for(timeout=90000)
+            use.click()
+            H.wait_idle(page)
+            page.wait_for_selector("text=Using the uploaded benchmark", timeout=90000)
+            assert "tiny_scores" in _sidebar(page)
+            page.wait_for_function("() => new URLSearchParams(location.search).get('s')", timeout=30000)
+            sid = _sid(page.url)
+            assert sid and len(sid) == 22
+
+            # another page keeps the id in the address; k is changed there
+            H.goto_page(page, server.url, "select")
+            page.wait_for_function("() => new URLSearchParams(location.search).get('s')", timeout=30000)
+            assert _sid(page.url) == sid
+            H.set_slider(page, "k — datasets in the subset", 4)
+            H.wait_idle(page)
+            page.wait_for_function("() => document.querySelectorAll('.ss-map .ss-sel').length === 4", timeout=60000)
+
+            page.reload()
+            H.wait_idle(page, 90)
+            page.wait_for_selector("text=Restored your session from", timeout=60000)
+            assert "tiny_scores" in _sidebar(page) and "10 datasets" in _sidebar(page)
+            page.wait_for_function("() => document.querySelectorAll('.ss-map .ss-sel').length === 4", timeout=60000)
+            assert page.locator("[data-testid=stException]").count() == 0
+
+            # the address works in another tab (a shared link), and an unknown id is a note, not an error
+            other = browser.new_page(viewport={"width": 1400, "height": 1000})
+            other.goto(page.url, timeout=60000)
+            H.wait_idle(other, 90)
+            assert "tiny_scores" in _sidebar(other)
+            other.goto(server.url + "/?s=" + "A" * 22, timeout=60000)
+            H.wait_idle(other, 90)
+            other.wait_for_selector("text=unknown or has expired", timeout=60000)
+            assert "Time series classification" in _sidebar(other)
+            assert other.locator("[data-testid=stException]").count() == 0
+        finally:
+            browser.close()
