@@ -27,7 +27,6 @@ def add_theory_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--trials", type=count(1, 100_000, "trials"), default=200,
                    help="trials of the protocol behind the observed share")
     p.add_argument("--alpha", type=share, default=0.8, help="dataset-pool fraction α of the observed subsets")
-    p.add_argument("--model-fraction", type=share, default=1.0, help="model-pool fraction β")
     p.add_argument("--k-min", type=count(1, 10**6, "k"), default=2)
     p.add_argument("--k-max", type=count(1, 10**6, "k"), default=20)
     p.add_argument("--seed", type=seed, default=0)
@@ -70,7 +69,7 @@ def cmd_theory(args: argparse.Namespace) -> int:
         raise InputError("theory takes one representation; run it once per representation.",
                          field="representation")
     cfg = EvaluationConfig(strategies=(args.strategy,), trials=args.trials, alpha=args.alpha,
-                           beta=args.model_fraction, k_min=args.k_min, k_max=args.k_max, seed=args.seed)
+                           k_min=args.k_min, k_max=args.k_max, seed=args.seed)
     th = coverage_theory(data.benchmark, reps[0], cfg, strategy=args.strategy)
     if args.out:
         D.write(json.dumps({"benchmark": data.benchmark.name, **th.to_json_dict()}, indent=1) + "\n", args.out)

@@ -39,7 +39,7 @@ from subsetsel_core import server_settings
 #: Bytes of randomness in an id.
 ID_BYTES = 16
 _ID = re.compile(r"[A-Za-z0-9_-]{22}")
-SUFFIX = ".subsetsel"
+SUFFIX = ".subsetsel-session"  # not a workspace file's own ".subsetsel": the cleanup never touches those
 DEFAULT_TOTAL_MB = 200.0
 DEFAULT_DAYS = 7.0
 #: An entry may take at most this share of the total.
@@ -178,8 +178,8 @@ class SessionStore:
         except OSError:
             return
         for name in names:
-            if not name.endswith(SUFFIX):
-                continue
+            if not name.endswith(SUFFIX) or not (name.startswith(".tmp-") or valid_id(name[:-len(SUFFIX)])):
+                continue  # only this store's own entries are ever deleted
             path = self.folder / name
             try:
                 st = path.stat()

@@ -109,6 +109,21 @@ def test_expiry_after_idle_days(tmp_path):
     assert list(store.folder.iterdir()) == []
 
 
+def test_the_cleanup_deletes_only_its_own_entries(tmp_path):
+    import os
+
+    clock = Clock()
+    store = _store(tmp_path, max_idle=86400, clock=clock)
+    store.put(S.new_id(), b"entry")
+    others = [store.folder / "results.subsetsel", store.folder / f"notes{S.SUFFIX}", store.folder / "x.txt"]
+    for p in others:  # a user's workspace file, a name that is no session id, anything else
+        p.write_bytes(b"keep me")
+        os.utime(p, (0, 0))  # far older than the expiry
+    clock.now += 3 * 86400
+    store.sweep()
+    assert sorted(p.name for p in store.folder.iterdir()) == sorted(p.name for p in others)
+
+
 def test_configuration_from_the_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("SUBSETSEL_NO_STATE", "1")
     assert S.SessionStore.from_env() is None and S.store_dir() is None

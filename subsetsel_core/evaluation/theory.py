@@ -319,6 +319,9 @@ def coverage_theory(benchmark: Benchmark, representation: Representation, config
         Bad configuration or representation, or a strategy without the bound.
     """
     config = config or EvaluationConfig()
+    if config.beta < 1:
+        raise InputError("the coverage bound is stated for all the benchmark's models; compare it with an "
+                         "evaluation without model pools (β = 1).", field="beta")
     Z = geometry(benchmark, representation)
     observed = observed_shares(benchmark, representation, config, strategy)
     fit = fit or fit_gp(Z, standardized_scores(benchmark))
