@@ -62,6 +62,20 @@ def check_trials(trials: int, what: str = "trials") -> None:
                          "(setting max_trials). Choose fewer.")
 
 
+def check_permutations(shuffles: int) -> None:
+    """Raise when a permutation test asks for more shuffles than this server allows (``max_permutations``).
+
+    Raises
+    ------
+    InputError
+        Naming the number asked for, the limit and the setting.
+    """
+    most = int(server_settings.get("max_permutations"))
+    if int(shuffles) > most:
+        raise InputError(f"{int(shuffles):,} shuffles asked for, but this server runs at most {most:,} per permutation "
+                         "test (setting max_permutations). Choose fewer.", field="permutations")
+
+
 # --------------------------------------------------------------------------- uploads
 
 

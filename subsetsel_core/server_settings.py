@@ -194,6 +194,9 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _setting("max_trials", "SUBSETSEL_MAX_TRIALS", 5000, _number(2, 10**6, whole=True), "`5000`",
              "Most trials one run may ask for (the evaluation's T, the generalisation and representation checks, "
              "the headroom run per split); the default is the Evaluate page's own maximum."),
+    _setting("max_permutations", "SUBSETSEL_MAX_PERMUTATIONS", 9999, _number(19, 10**6, whole=True), "`9999`",
+             "Most shuffles B one permutation test may ask for (the Evaluate page's test against shuffled "
+             "descriptors); the default is the page's own maximum."),
     _setting("compute_modes", "SUBSETSEL_COMPUTE_MODES", COMPUTE_MODES, _modes,
              "all three", "Where a visitor may run an evaluation: `this server`, `local processes` (worker processes "
              "on this machine), `Dask cluster` (in the variable separated by commas). Offer only `this server` "

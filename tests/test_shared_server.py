@@ -198,6 +198,19 @@ def test_too_many_trials_get_a_message(monkeypatch: pytest.MonkeyPatch) -> None:
     assert H.run_of(at) is None
 
 
+def test_too_many_shuffles_get_a_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SUBSETSEL_MAX_PERMUTATIONS", "99")
+    at = H.goto(H.new_app(), "evaluate")
+    at.number_input(key="ev_trials").set_value(5)
+    at.number_input(key="ev_permutations").set_value(199)
+    at.button[0].click()  # the form's "Run evaluation"
+    at.run()
+    assert not at.exception
+    shown = [str(e.value).replace("\\", "") for e in at.error]
+    assert any("199 shuffles asked for" in e and "at most 99" in e and "max_permutations" in e for e in shown), shown
+    assert H.run_of(at) is None
+
+
 def test_computations_at_once_are_limited_per_session() -> None:
     from subsetsel_app import jobs
 

@@ -75,6 +75,7 @@ def start_from_state() -> None:
         reps = {offered[n].label: cache.representation(data, offered[n], session.seed()) for n in names}
         permute = bool(st.session_state[K.EV_PERMUTE]) and any(s != BASELINE for s in config.strategies)
         b = int(st.session_state[K.EV_PERMUTATIONS]) if permute else 0
+        limits.check_permutations(b)
         t = min(int(st.session_state[K.EV_PERM_TRIALS]), config.trials)
         job = jobs.start_evaluation(data.benchmark, reps, config, token=data.token, mapper=compute.mapper_from_state(),
                                     permutations=b, permutation_trials=t, **limits.job_limits())
