@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import sys
 import time
 from collections.abc import Iterator
@@ -253,11 +254,16 @@ def wait_idle(page: Any, timeout: float = 60.0, settle: float = 0.25) -> None:
     page.wait_for_selector(IDLE, timeout=max(1.0, deadline - time.time()) * 1000)
 
 
+def page_address(server_url: str, path: str) -> re.Pattern[str]:
+    """A page's address, with or without the session's ``?s=…`` id (:mod:`subsetsel_app.persist`)."""
+    return re.compile(re.escape(f"{server_url}/{path}") + r"(\?.*)?$")
+
+
 def goto_page(page: Any, server_url: str, name: str) -> None:
     """Open a page by clicking its link in the sidebar navigation."""
     spec = page_spec(name)
     page.locator("[data-testid=stSidebarNav] a", has_text=spec.title).first.click()
-    page.wait_for_url(f"{server_url}/{spec.url}", timeout=30000)
+    page.wait_for_url(page_address(server_url, spec.url), timeout=30000)
     wait_idle(page, 90)
 
 

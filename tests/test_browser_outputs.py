@@ -49,7 +49,7 @@ def _idle(page, seconds: float = 240) -> None:  # type: ignore[no-untyped-def]
 
 def _nav(page, server, title: str, url: str) -> None:  # type: ignore[no-untyped-def]
     page.locator("[data-testid=stSidebarNav] a", has_text=title).first.click()
-    page.wait_for_url(f"{server.url}/{url}", timeout=120000)
+    page.wait_for_url(H.page_address(server.url, url), timeout=120000)
     _idle(page)
 
 
