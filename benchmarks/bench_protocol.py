@@ -68,7 +68,7 @@ def timed(fn: Callable[[], Any], repeats: int) -> tuple[float, list[float]]:
 
 def per_strategy_ms(bench: Any, rep: Any, trials: int) -> dict[str, float]:
     """Milliseconds per trial of each strategy's kernel, the metrics and the rest, in one serial run."""
-    import subsetsel_core.evaluation.protocol as proto
+    from subsetsel_core.rank_table import RankTable
 
     acc: dict[str, float] = {}
 
@@ -82,19 +82,19 @@ def per_strategy_ms(bench: Any, rep: Any, trials: int) -> dict[str, float]:
         return g
 
     saved = dict(REGISTRY)
-    saved_agreement = proto.agreement
+    saved_agreement = RankTable.agreement
     try:
         for name, info in saved.items():
             REGISTRY[name] = dataclasses.replace(
                 info, kernel=wrap(name, info.kernel), many=wrap(name, info.many) if info.many else None)
-        proto.agreement = wrap("metrics", saved_agreement)  # type: ignore[assignment]
+        RankTable.agreement = wrap("metrics", saved_agreement)  # type: ignore[method-assign]
         t0 = time.perf_counter()
         evaluate(bench, rep, EvaluationConfig(trials=trials))
         total = time.perf_counter() - t0
     finally:
         REGISTRY.clear()
         REGISTRY.update(saved)
-        proto.agreement = saved_agreement  # type: ignore[assignment]
+        RankTable.agreement = saved_agreement  # type: ignore[method-assign]
     out = {k: v / trials * 1000 for k, v in acc.items()}
     out["rest"] = total / trials * 1000 - sum(out.values())
     out["total"] = total / trials * 1000

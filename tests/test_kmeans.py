@@ -3,6 +3,7 @@ quality against scikit-learn, edge cases, and its protocol results against today
 
 from __future__ import annotations
 
+import itertools
 from functools import cache
 
 import numpy as np
@@ -11,6 +12,7 @@ import pytest
 from subsetsel_core import EvaluationConfig, evaluate
 from subsetsel_core.strategies import kmeans as KM
 from subsetsel_core.strategies import select, standardize
+from subsetsel_core.strategies.kmeans_kernels import lloyd_runs, seed_runs
 
 
 def _blobs(sizes: list[int], p: int = 3, spread: float = 0.05, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -104,8 +106,7 @@ def test_same_seed_same_selection_different_seeds_differ() -> None:
 @pytest.mark.parametrize(("n", "p", "ks"), [(89, 17, list(range(2, 21))), (45, 381, [2, 9, 5, 20]),
                                              (120, 5, [1, 3, 3, 12]), (2500, 6, [3, 20, 17])])
 def test_many_equals_one_k_at_a_time(n: int, p: int, ks: list[int]) -> None:
-    """Every k of one batch gets what it gets alone (n = 2500: Hamerly runs for k = 17, 20)."""
-    assert 2500 * 17 > KM._BATCH_MAX
+    """Every k of one batch gets what it gets alone."""
     X = _random_data(n, n, p)
     X[3] = X[4]  # duplicate datasets
     for include in ([], [7]):
@@ -133,8 +134,7 @@ def test_inertia_as_good_as_sklearn() -> None:
 
     rng = np.random.default_rng(0)
     cases = [(int(rng.integers(60, 300)), int(rng.integers(2, 20)), int(rng.integers(3, 9))) for _ in range(8)]
-    assert 2500 * 18 > KM._BATCH_MAX
-    for seed, (n, p, m) in enumerate([*cases, (2500, 6, 17)]):  # the last: Hamerly runs (k = 18)
+    for seed, (n, p, m) in enumerate([*cases, (2500, 6, 17)]):
         X = _mixture(seed, n, p, m)
         k = m + seed % 3 - 1
         ours = _inertia(X, KM.kmeans_centres(X, k, rng=np.random.default_rng(seed)))
@@ -145,7 +145,7 @@ def test_inertia_as_good_as_sklearn() -> None:
 @pytest.mark.parametrize(("n", "k"), [(89, 6), (2500, 20)])
 def test_centres_are_lloyd_fixed_points_and_picks_plain(n: int, k: int) -> None:
     """The centres are those of textbook Lloyd iterations from themselves (converged), and
-    the selection is the plain nearest-free-row loop over them (n = 2500: Hamerly)."""
+    the selection is the plain nearest-free-row loop over them."""
     X = _random_data(n, n, 5)
     C = KM.kmeans_centres(X, k, rng=np.random.default_rng(3))
     assert C.shape == (k, 5)
@@ -153,14 +153,51 @@ def test_centres_are_lloyd_fixed_points_and_picks_plain(n: int, k: int) -> None:
     assert KM.kmeans_select(X, k, rng=np.random.default_rng(3)).tolist() == _plain_pick(X, C)
 
 
-def test_bounded_lloyd_equals_plain_lloyd() -> None:
-    X = _random_data(9, 3000, 7)
+def _plain_labels(X: np.ndarray, C0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Textbook Lloyd iterations from C0 with feature-by-feature distances: centres, labels."""
+    C, labels = C0.copy(), None
+    for it in range(KM.MAX_ITER + 1):
+        new = ((X[:, None, :] - C[None]) ** 2).sum(axis=2).argmin(axis=1)
+        if labels is not None and np.array_equal(new, labels) or it == KM.MAX_ITER:
+            return C, new
+        labels = new
+        C = np.array([X[labels == j].mean(axis=0) if (labels == j).any() else C[j] for j in range(len(C))])
+    raise AssertionError
+
+
+@pytest.mark.parametrize("grid", [False, True])
+def test_bounded_lloyd_equals_plain_lloyd(grid: bool) -> None:
+    """Hamerly's bounds skip only what cannot change: the same labels as plain Lloyd, also on
+    integer data full of exact ties (grid), and each run alone equals the batch of runs."""
     rng = np.random.default_rng(1)
-    for k in (1, 4, 30):
-        C0 = X[rng.choice(len(X), k, replace=False)]
-        C, inertia = KM._lloyd_bounded(X, C0)
-        np.testing.assert_allclose(C, _plain_lloyd(X, C0), rtol=0, atol=1e-9)
-        assert inertia == pytest.approx(_inertia(X, C), rel=1e-12)
+    X = rng.integers(0, 3, size=(400, 3)).astype(float) if grid else _random_data(9, 3000, 7)
+    ks = np.array([1, 4, 30, 4], dtype=np.int64)
+    C0 = np.concatenate([X[rng.choice(len(X), k, replace=False)] for k in ks])
+    C, inertia = lloyd_runs(X, C0, ks, KM.MAX_ITER)
+    for r, (lo, hi) in enumerate(itertools.pairwise([0, *np.cumsum(ks).tolist()])):
+        ref, labels = _plain_labels(X, C0[lo:hi])
+        np.testing.assert_allclose(C[lo:hi], ref, rtol=0, atol=1e-9)
+        assert inertia[r] == pytest.approx(((X - ref[labels]) ** 2).sum(), rel=1e-12)
+        alone = lloyd_runs(X, C0[lo:hi], ks[r:r + 1], KM.MAX_ITER)
+        np.testing.assert_array_equal(alone[0], C[lo:hi])
+        assert alone[1][0] == inertia[r]
+
+
+def test_seeding_follows_its_definition() -> None:
+    """k-means++ seeding: each next centre is the first row whose cumulative squared distance
+    to the centres so far exceeds u times the total (row 0 once every row is a centre)."""
+    rng = np.random.default_rng(4)
+    X = np.repeat(rng.normal(size=(6, 4)), [3, 1, 2, 5, 1, 2], axis=0)  # duplicates: zero distances
+    ka = np.array([1, 5, 14, 9], dtype=np.int64)
+    first, u = rng.integers(0, len(X), size=len(ka)), rng.random((len(ka), int(ka.max())))
+    rows = seed_runs(X, first, u, ka)
+    for r, lo in enumerate((np.cumsum(ka) - ka).tolist()):
+        chosen = [int(first[r])]
+        for j in range(1, int(ka[r])):
+            d2 = ((X[:, None, :] - X[chosen][None]) ** 2).sum(axis=2).min(axis=1)
+            cum = np.cumsum(d2)
+            chosen.append(0 if cum[-1] == 0 else min(int((cum <= u[r, j] * cum[-1]).sum()), len(X) - 1))
+        assert rows[lo:lo + ka[r]].tolist() == chosen
 
 
 def test_exactly_k_distinct_with_duplicates_and_no_columns() -> None:
