@@ -89,6 +89,9 @@ class ActiveData:
     inputs : mapping of str to str, optional
         File name → SHA-256 of the files it was read from, for an upload (a folder's are
         hashed when a download needs them: :func:`subsetsel_app.provenance.data_inputs`).
+    missing : str
+        The missing-score policy the scores were read with (a manifest's, or the upload's
+        choice; a workspace keeps a table that was already read: ``partial`` or ``error``).
 
     A benchmark without any descriptor table (e.g. an upload of scores alone) gets the
     table ``names``: the datasets' names as weak text descriptors
@@ -110,6 +113,7 @@ class ActiveData:
     manifest: Manifest | None = field(default=None, repr=False)
     model_dates: Mapping[str, str] | None = field(default=None, repr=False)
     inputs: Mapping[str, str] | None = field(default=None, repr=False)
+    missing: str = "error"
 
     def __post_init__(self) -> None:
         if not self.tables:
@@ -205,6 +209,7 @@ def load_folder_data(folder: str | Path, *, source: str = "folder") -> ActiveDat
         metric=m.metric,
         citation=m.citation,
         manifest=m,
+        missing=m.scores.missing,
     )
 
 

@@ -128,5 +128,6 @@ def check_results(
                     + (" …" if len(files) > 5 else ""),
         metric=", ".join(sorted(set(table.metrics.values())))[:80],
         inputs={f.name: hashlib.sha256(f.content).hexdigest() for f in files},
+        missing=missing,
     )
     return ResultCheck(UploadCheck(data, None, report), metrics, table.format)

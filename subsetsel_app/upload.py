@@ -365,5 +365,6 @@ def check_upload(
         metric="score",
         model_dates=dates or None,
         inputs={t.name: hashlib.sha256(t.content).hexdigest() for t in [scores, *descriptors]},
+        missing=fmt.missing,
     )
     return UploadCheck(data, None, data.report, suggested, kinds)

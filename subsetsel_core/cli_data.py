@@ -12,15 +12,15 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from subsetsel_core.cli_args import names, readable, share
 from subsetsel_core.cli_scores import add_score_args, is_table, read_scores
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.result_records import RESULT_FORMATS
-from subsetsel_core.io.score_format import MISSING_POLICIES
+from subsetsel_core.io.score_format import MISSING_POLICIES, MissingPolicy
 from subsetsel_core.safe_text import printable, safe_message
 
 if TYPE_CHECKING:
@@ -43,7 +43,8 @@ def add_data_args(p: argparse.ArgumentParser, scores_flag: str = "--scores") -> 
     g.add_argument("--features", action="append", metavar="FILE",
                    help="descriptor table (repeat for several; each is a table named after its file)")
     add_score_args(g)
-    g.add_argument("--missing", choices=MISSING_POLICIES, default="error", help="what to do with missing scores")
+    g.add_argument("--missing", choices=MISSING_POLICIES, default=None,
+                   help="what to do with missing scores (default: a benchmark folder's manifest policy, else error)")
     g.add_argument("--alias", action="append", metavar="A=B", help="descriptor name A means dataset B of the scores")
     g.add_argument("--name", help="benchmark name shown in outputs")
 
@@ -129,7 +130,7 @@ def load(args: argparse.Namespace, tables: Sequence[str] | None = None) -> Data:
         if args.scores or args.features:
             raise InputError("give either a benchmark folder or score/descriptor files, not both.",
                              field="scores_file")
-        data = _load_folder(args.benchmark, tables)
+        data = _load_folder(args.benchmark, tables, getattr(args, "missing", None))
     else:
         data = _load_files(args, tables)
     asked = requested_tables(args) if hasattr(args, "representation") else []
@@ -138,8 +139,6 @@ def load(args: argparse.Namespace, tables: Sequence[str] | None = None) -> Data:
 
 def _with_names(data: Data, wanted: Sequence[str]) -> Data:
     """The data with a names table of each names kind ``wanted`` names that the source does not have."""
-    from dataclasses import replace
-
     from subsetsel_core.representations.names import NAME_KINDS, add_name_tables
 
     kinds = [k for k in NAME_KINDS if k in wanted and k not in data.tables]
@@ -161,7 +160,7 @@ def _load_files(args: argparse.Namespace, tables: Sequence[str] | None) -> Data:
         bench, dates = read_scores(args)
     else:
         bench = load_scores(
-            readable(args.scores), label=Path(args.scores).name, missing=args.missing, name=args.name,
+            readable(args.scores), label=Path(args.scores).name, missing=args.missing or "error", name=args.name,
             higher_is_better=not args.lower_is_better, result_format=args.scores_format,
             result_metric=None if args.score_column in (None, "score") else args.score_column,
         )
@@ -174,12 +173,15 @@ def _load_files(args: argparse.Namespace, tables: Sequence[str] | None) -> Data:
     return Data(bench, descriptors, {}, tuple(stems), bench.name, dates)
 
 
-def _load_folder(folder: str, tables: Sequence[str] | None) -> Data:
+def _load_folder(folder: str, tables: Sequence[str] | None, missing: str | None = None) -> Data:
+    """A benchmark folder; ``missing`` (``--missing``) replaces its manifest's missing-score policy."""
     from subsetsel_core.io.folder import load_benchmark_folder
     from subsetsel_core.io.manifest import read_manifest
     from subsetsel_core.representations.names import NAME_KINDS
 
     m = read_manifest(folder)
+    if missing and missing != m.scores.missing:
+        m = replace(m, scores=replace(m.scores, missing=cast("MissingPolicy", missing)))
     if tables is not None and not tables:
         tables = list(m.representation_names[:1])
     elif tables is not None:

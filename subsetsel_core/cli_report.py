@@ -116,7 +116,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     bar = Progress()
     bar.show("loading")
     tables = [t for r in cfg.representations for t in r.split("+")]
-    args = argparse.Namespace(**{**vars(args), "representation": list(cfg.representations) or None})
+    args = argparse.Namespace(**{**vars(args), "representation": list(cfg.representations) or None,
+                                 "missing": args.missing or cfg.missing or None})
     data = D.load(args, list(dict.fromkeys(tables)) if tables else None)
     D.warn(data.benchmark.report)
     pairs = _representations(args, cfg, data, list(cfg.representations), cfg.seed)
@@ -177,18 +178,20 @@ def _subset_choice(args: argparse.Namespace, cfg: RunConfig, data: D.Data,
     return recipe, rep, strategy
 
 
-def _pca(X: Any) -> Any:
-    """The first two principal components of the standardised rows of ``X`` (zeros when there are none)."""
-    import numpy as np
+def subset_map(X: Any, method: str, seed: int) -> tuple[Any, str, str]:
+    """The map's coordinates, the method they come from, and why that is not ``method`` ("" if it is).
 
-    Z = np.asarray(X, dtype=float)
-    Z = (Z - Z.mean(axis=0)) / np.where(Z.std(axis=0) > 0, Z.std(axis=0), 1.0)
-    out = np.zeros((Z.shape[0], 2))
-    if Z.shape[1] and Z.shape[0] > 1:
-        u, s, _ = np.linalg.svd(Z, full_matrices=False)
-        m = min(2, s.size)
-        out[:, :m] = u[:, :m] * s[:m]
-    return out
+    UMAP needs umap-learn (the ``app`` extra); without it, and with fewer than five datasets
+    or no descriptor column, the map is PCA.
+    """
+    from subsetsel_core.projection_2d import compute
+
+    if method != "PCA" and (X.shape[0] < 5 or X.shape[1] == 0):
+        return compute(X, "PCA", seed), "PCA", f"{method} needs at least five datasets with descriptors"
+    try:
+        return compute(X, method, seed), method, ""
+    except ImportError as exc:
+        return compute(X, "PCA", seed), "PCA", str(exc)
 
 
 def write_outputs(out: Path, data: D.Data, res: Any, permutation: Any, stability: Any, cd: Any, metric: str,
@@ -214,8 +217,12 @@ def write_outputs(out: Path, data: D.Data, res: Any, permutation: Any, stability
     descriptors = None if recipe is None else recipe_columns(recipe, bench.datasets, data.descriptors, data.specs)
     table = export.subset_table(sel, descriptors, coverage=cov)
     side = export.sidecar(sel, bench, recipe, title=data.title, coverage=cov, provenance=prov)
-    figures = report_figures(res, permutation, stability, cd, metric, sel, rep, descriptors, data)
-    report = build_report(data, res, permutation, stability, cd, metric, sel, table, figures, prov, title=title)
+    where = subset_map(rep.X, cfg.map_method, cfg.seed) if rep is not None else None
+    if where is not None and where[2]:
+        D.say(f"note: {where[2]}; the map is PCA.", err=True)
+    figures = report_figures(res, permutation, stability, cd, metric, sel, where, descriptors, data)
+    report = build_report(data, res, permutation, stability, cd, metric, sel, table, figures, prov, title=title,
+                          map_method=where[1] if where is not None else "", map_note=where[2] if where else "")
     files: dict[str, bytes] = {
         "report.html": build_html(report).encode("utf-8"),
         "evaluation.json": (json.dumps({**evaluation_json(res, permutation, stability, provenance=prov),
@@ -239,7 +246,7 @@ def write_outputs(out: Path, data: D.Data, res: Any, permutation: Any, stability
 
 
 def report_figures(res: Any, permutation: Any, stability: Any, cd: Any, metric: str, sel: Any,
-                   rep: Representation | None, descriptors: Any, data: D.Data) -> dict[str, Any]:
+                   where: tuple[Any, str, str] | None, descriptors: Any, data: D.Data) -> dict[str, Any]:
     """The report's figures: curves with the ceiling band, AUC, the critical-difference diagram, the map, the leaderboard."""
     from subsetsel_core.evaluation.result import BASELINE
     from subsetsel_core.evaluation.verdict import favoured_entry
@@ -258,10 +265,12 @@ def report_figures(res: Any, permutation: Any, stability: Any, cd: Any, metric: 
         "critical_difference": cd_figure(cd, title=f"Critical difference — mean rank of the {METRICS[metric].label} "
                                                    f"AUC over {res.trials_done} trials"),
     }
-    if rep is not None:
-        figs["map"] = maps.map_figure(_pca(rep.X), data.benchmark.datasets, hover=descriptors, selected=sel.indices,
-                                      selected_color=style.strategy_color(sel.strategy), method="PCA",
-                                      title=f"Datasets by {rep.name} (PCA): {sel.k} chosen by {sel.strategy}")
+    if where is not None:
+        coords, method, _ = where
+        figs["map"] = maps.map_figure(coords, data.benchmark.datasets, hover=descriptors, selected=sel.indices,
+                                      selected_color=style.strategy_color(sel.strategy), method=method,
+                                      title=f"Datasets by {sel.representation} ({method}): {sel.k} chosen by "
+                                            f"{sel.strategy}")
     figs["leaderboard"] = rankings.leaderboard_figure(data.benchmark.leaderboard(), top=15,
                                                       title="Leaderboard on the full benchmark (top 15)")
     return figs
@@ -297,7 +306,8 @@ def figure_files(figures: dict[str, Any], prov: dict[str, Any], *, images: bool,
 
 
 def build_report(data: D.Data, res: Any, permutation: Any, stability: Any, cd: Any, metric: str, sel: Any,
-                 table: Any, figures: dict[str, Any], prov: dict[str, Any], *, title: str = "") -> Any:
+                 table: Any, figures: dict[str, Any], prov: dict[str, Any], *, title: str = "",
+                 map_method: str = "", map_note: str = "") -> Any:
     """The HTML report's document (:class:`subsetsel_core.viz.report.Report`)."""
     from subsetsel_core.evaluation.permutation import NOT_TESTED_NOTE
     from subsetsel_core.evaluation.tables import auc_table
@@ -341,7 +351,9 @@ def build_report(data: D.Data, res: Any, permutation: Any, stability: Any, cd: A
         f"The chosen subset (k = {sel.k}, {sel.strategy})",
         f"{sel.strategy} chose these {sel.k} datasets{rep_txt} without looking at the scores. Their model ranking "
         f"against the full benchmark's: {agree}.", figure=figures.get("map"), table=table,
-        note="Map: PCA of the standardised descriptors. Numbers on the map give the selection order."))
+        note=(f"Map: {map_method} of the standardised descriptors"
+              + (f" ({map_note})" if map_note else "") + ". Numbers on the map give the selection order."
+              if map_method else "")))
     board = b.leaderboard()
     if stability is not None:
         board = stability.annotate(board)

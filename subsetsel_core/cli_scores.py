@@ -112,7 +112,7 @@ def read_scores(args: argparse.Namespace) -> tuple[Benchmark, dict[str, str]]:
     for u in guess.unsure:
         topic = u.split(":", 1)[0]
         _say(f"warning: {u}" + (f" [{UNSURE_FLAGS[topic]}]" if topic in UNSURE_FLAGS else ""))
-    bench = load_scores(source, guess.to_format(args.missing), name=args.name, label=guess.label)
+    bench = load_scores(source, guess.to_format(args.missing or "error"), name=args.name, label=guess.label)
     return bench, release_dates(df, guess)
 
 

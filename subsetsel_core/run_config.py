@@ -6,6 +6,7 @@ dashboard writes its current settings as this file (:func:`config_toml`), so tha
 
     title = "MMLU subsets"          # the report's title
     seed = 0
+    missing = "partial"             # missing-score policy (default: the manifest's, else "error")
 
     [evaluate]
     strategies = ["random", "kmeans", "fafi-euclidean"]
@@ -28,6 +29,7 @@ dashboard writes its current settings as this file (:func:`config_toml`), so tha
     metric = "spearman"             # the metric of the figures and the verdict
     critical_difference = "wilcoxon-holm"   # or "nemenyi"
     images = true                   # PNG and SVG of every figure (needs Chromium)
+    map = "UMAP"                    # the map of the subset: UMAP (needs umap-learn), t-SNE or PCA
 
 Errors (:class:`~subsetsel_core.errors.InputError`) name the key: an unknown section or
 key, a value of the wrong type or out of range.
@@ -56,6 +58,7 @@ class RunConfig:
 
     title: str = ""
     seed: int = 0
+    missing: str = ""
     strategies: tuple[str, ...] = ()
     representations: tuple[str, ...] = ()
     trials: int = 200
@@ -72,6 +75,7 @@ class RunConfig:
     metric: str = "spearman"
     critical_difference: str = "wilcoxon-holm"
     images: bool = True
+    map_method: str = "UMAP"
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -83,7 +87,7 @@ class RunConfig:
 
 # key → (attribute, kind, low, high); kind: "str", "int", "float", "bool", "names"
 _SPEC: dict[str, dict[str, tuple[str, str, float, float]]] = {
-    "": {"title": ("title", "str", 0, 0), "seed": ("seed", "int", 0, 2**63 - 1)},
+    "": {"title": ("title", "str", 0, 0), "seed": ("seed", "int", 0, 2**63 - 1), "missing": ("missing", "str", 0, 0)},
     "evaluate": {
         "strategies": ("strategies", "names", 0, 0), "representations": ("representations", "names", 0, 0),
         "trials": ("trials", "int", 1, 100_000), "alpha": ("alpha", "float", 0.0, 1.0),
@@ -94,7 +98,7 @@ _SPEC: dict[str, dict[str, tuple[str, str, float, float]]] = {
     "select": {"strategy": ("select_strategy", "str", 0, 0), "representation": ("select_representation", "str", 0, 0),
                "k": ("select_k", "int", 1, 10**6)},
     "report": {"metric": ("metric", "str", 0, 0), "critical_difference": ("critical_difference", "str", 0, 0),
-               "images": ("images", "bool", 0, 0)},
+               "images": ("images", "bool", 0, 0), "map": ("map_method", "str", 0, 0)},
 }
 
 
@@ -136,6 +140,8 @@ def read_run_config(source: str | Path | bytes, label: str | None = None) -> Run
         unknown critical-difference test.
     """
     from subsetsel_core.evaluation.critical_difference import TESTS
+    from subsetsel_core.io.score_format import MISSING_POLICIES
+    from subsetsel_core.projection_2d import METHODS
 
     if isinstance(source, bytes):
         raw, name = source, label or "config"
@@ -171,6 +177,12 @@ def read_run_config(source: str | Path | bytes, label: str | None = None) -> Run
     cfg = RunConfig(**values)
     if cfg.k_min > cfg.k_max:
         raise InputError(f"{name}: 'evaluate.k_min' ({cfg.k_min}) is above 'evaluate.k_max' ({cfg.k_max}).",
+                         field="config")
+    if cfg.missing and cfg.missing not in MISSING_POLICIES:
+        raise InputError(f"{name}: 'missing' must be one of {', '.join(MISSING_POLICIES)}, got {cfg.missing!r}.",
+                         field="config")
+    if cfg.map_method not in METHODS:
+        raise InputError(f"{name}: 'report.map' must be one of {', '.join(METHODS)}, got {cfg.map_method!r}.",
                          field="config")
     if cfg.critical_difference not in TESTS:
         raise InputError(f"{name}: 'report.critical_difference' must be one of {', '.join(TESTS)}, got "
@@ -225,7 +237,7 @@ def config_toml(cfg: RunConfig, *, comments: Mapping[str, str] | None = None) ->
     for section, keys in _SPEC.items():
         for k, (attr, _kind, _lo, _hi) in keys.items():
             value = getattr(cfg, attr)
-            if attr in ("title", "select_strategy", "select_representation") and not value:
+            if attr in ("title", "missing", "select_strategy", "select_representation") and not value:
                 continue
             if section != current:
                 if section:

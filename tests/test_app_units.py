@@ -15,6 +15,7 @@ from subsetsel_app import active_data, jobs, projection, projection_worker, stat
 from subsetsel_app.views import evaluate
 from subsetsel_app.views.select import file_stem, subset_files
 from subsetsel_app.widgets import md_escape
+from subsetsel_core import projection_2d
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.evaluation.result import Entry, EvaluationConfig, EvaluationResult
 from subsetsel_core.selection import select_datasets
@@ -278,5 +279,5 @@ def test_umap_compiled_code_is_kept_between_servers():
 
     compiled = [f for f in vars(umap_).values() if isinstance(f, CPUDispatcher)]
     assert compiled
-    projection_worker._cache_compiled("umap")
+    projection_2d.cache_compiled("umap")
     assert {type(f._cache).__name__ for f in compiled} == {"FunctionCache"}

@@ -7,6 +7,7 @@ import argparse
 import hashlib
 import io
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -220,7 +221,8 @@ def test_latex_ties_are_all_bold(small_result) -> None:  # type: ignore[no-untyp
     assert auc_latex(tied).count(r"\textbf{") == 2 + len(best_keys(tied, "mae"))
 
 
-@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
+@pytest.mark.skipif(shutil.which("pdflatex") is None and not os.environ.get("CI"),
+                    reason="pdflatex is not installed (CI installs it and runs this test)")
 def test_latex_compiles_with_pdflatex(small_result, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from dataclasses import replace
 
@@ -302,8 +304,12 @@ def test_cd_of_an_evaluation_and_its_figure(small_result) -> None:  # type: igno
 def test_config_round_trip_and_messages() -> None:
     cfg = RunConfig(title='MMLU "x" \\ y', seed=3, strategies=("random", "kmeans"), representations=("subjects",),
                     trials=50, alpha=0.7, k_min=3, k_max=9, metrics=("spearman",), permutations=99,
-                    select_strategy="kmeans", select_k=4, critical_difference="nemenyi", images=False)
-    assert read_run_config(config_toml(cfg, comments={"made by": "test"}).encode()) == cfg
+                    select_strategy="kmeans", select_k=4, critical_difference="nemenyi", images=False,
+                    missing="partial", map_method="t-SNE")
+    text = config_toml(cfg, comments={"made by": "test"})
+    assert 'missing = "partial"' in text and 'map = "t-SNE"' in text
+    assert read_run_config(text.encode()) == cfg
+    assert "missing" not in config_toml(RunConfig())  # unset: the manifest's policy, else error
     assert read_run_config(b"") == RunConfig()
     for raw, needle in [(b"[evaluate]\ntrails = 3\n", "unknown key 'evaluate.trails'"),
                         (b"[evalute]\ntrials = 3\n", "unknown section [evalute]"),
@@ -312,6 +318,8 @@ def test_config_round_trip_and_messages() -> None:
                         (b"[evaluate]\nk_min = 9\nk_max = 3\n", "'evaluate.k_min' (9) is above"),
                         (b"[report]\ncritical_difference = \"x\"\n", "'report.critical_difference' must be"),
                         (b"[report]\nimages = 1\n", "'report.images' must be true or false"),
+                        (b'missing = "drop"\n', "'missing' must be one of error, drop-models"),
+                        (b'[report]\nmap = "umap"\n', "'report.map' must be one of PCA, UMAP, t-SNE"),
                         (b"seed = [\n", "not valid TOML")]:
         with pytest.raises(InputError, match=needle.replace("[", r"\[").replace("(", r"\(").replace(")", r"\)")):
             read_run_config(raw, label="run.toml")
@@ -353,6 +361,50 @@ def test_report_command_writes_every_output(tmp_path: Path, capsys: pytest.Captu
     capsys.readouterr()
     assert main(["report", "--benchmark", str(MMLU), "--config", str(bad), "--out", str(out)]) == 2
     assert "unknown key 'evaluate.trails'" in capsys.readouterr().err
+
+
+def test_report_keeps_the_missing_score_policy_and_draws_the_asked_map(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """run.toml's ``missing`` reads a table with gaps (the default policy refuses it) and is
+    written back; the map is the config's method, named in the report (PCA when asked)."""
+    scores = pd.read_csv(MMLU / "scores.csv")
+    models = sorted(scores["model"].unique())
+    gaps = scores[~((scores["model"] == models[0]) & (scores.index % 3 == 0))]
+    (tmp_path / "gaps.csv").write_text(gaps.to_csv(index=False), encoding="utf-8")
+    common = ["report", "--scores", str(tmp_path / "gaps.csv"), "--no-images"]
+    cfg = tmp_path / "run.toml"
+    base = 'seed = 1\n[evaluate]\nstrategies = ["random"]\ntrials = 4\nk_max = 4\nmetrics = ["spearman"]\n'
+    cfg.write_text(base + '[select]\nk = 3\n', encoding="utf-8")
+    assert main([*common, "--config", str(cfg), "--out", str(tmp_path / "refused")]) == 2
+    assert "missing" in capsys.readouterr().err
+    cfg.write_text('missing = "partial"\n' + base + '[select]\nk = 3\n[report]\nmap = "PCA"\n', encoding="utf-8")
+    out = tmp_path / "out"
+    assert main([*common, "--config", str(cfg), "--out", str(out)]) == 0
+    again = read_run_config(out / "run.toml")
+    assert again.missing == "partial" and again.map_method == "PCA"
+    assert json.loads((out / "evaluation.json").read_text())["provenance"]["settings"]["config"]["missing"] == "partial"
+
+
+def test_missing_flag_applies_to_a_benchmark_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--missing`` replaces a folder manifest's policy (it used to be ignored for folders)."""
+    folder = tmp_path / "mmlu"
+    shutil.copytree(MMLU, folder)
+    scores = pd.read_csv(folder / "scores.csv")
+    scores.iloc[5:, :].to_csv(folder / "scores.csv", index=False)  # a few cells missing
+    select = ["select", "--benchmark", str(folder), "--strategy", "random", "--k", "3"]
+    assert main(select) == 2
+    assert "--missing" in capsys.readouterr().err
+    assert main([*select, "--missing", "partial"]) == 0
+
+
+def test_report_map_falls_back_to_pca_with_a_reason() -> None:
+    from subsetsel_core.cli_report import subset_map
+
+    X = np.random.default_rng(0).normal(size=(4, 3))
+    coords, method, why = subset_map(X, "UMAP", 0)
+    assert coords.shape == (4, 2) and method == "PCA" and "five datasets" in why
+    coords, method, why = subset_map(np.random.default_rng(0).normal(size=(30, 3)), "PCA", 0)
+    assert method == "PCA" and why == ""
 
 
 def test_progress_bar_only_on_a_terminal() -> None:

@@ -52,7 +52,7 @@ def settings_config(data: ActiveData) -> RunConfig:
     permute = bool(ss.get(K.EV_PERMUTE))
     rec, rep, _ = session.current_representation(data)
     return RunConfig(
-        title=str(ss.get(K.RP_TITLE) or ""), seed=session.seed(),
+        title=str(ss.get(K.RP_TITLE) or ""), seed=session.seed(), missing=data.missing,
         strategies=tuple(dict.fromkeys([BASELINE, *(ss.get(K.EV_STRATEGIES) or ())])),
         representations=tuple(dict.fromkeys(reps)), trials=int(ss[K.EV_TRIALS]), alpha=float(ss[K.EV_ALPHA]),
         beta=float(ss[K.EV_BETA]), k_min=int(lo), k_max=int(hi),

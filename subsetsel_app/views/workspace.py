@@ -107,6 +107,7 @@ def active_from_workspace(ws: Workspace, digest: str) -> ActiveData:
         token=f"workspace:{digest}", title=str(app.get("title") or b.name), source="workspace", benchmark=b,
         tables=tables, specs=specs, report=b.report, description=str(app.get("description") or ""),
         metric=str(app.get("metric") or ""), citation=str(app.get("citation") or ""),
+        missing="partial" if b.partial else "error",
     )
 
 
