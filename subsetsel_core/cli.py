@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from subsetsel_core.cli_args import (
     check_environment,
@@ -93,6 +93,19 @@ COMMANDS: dict[str, str] = {
     "report": "subsetsel_core.cli_report:cmd_report",
 }
 """Command → ``"module:function"`` run for it (imported when the command runs)."""
+
+
+#: Commands whose module declares its own options: name → (help, function that adds them).
+SELF_DECLARED: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
+    "inspect": ("what the tool makes of a score table (layout, columns set aside, sizes, direction), as JSON",
+                add_inspect_args),
+    "theory": ("FAFI's coverage bound under a Gaussian-process model, next to the observed share of inverted "
+               "model pairs", add_theory_args),
+    "headroom": ("the price of a-priori selection: score-aware strategies (upper bounds, fitted to today's "
+                 "models) judged with every strategy on held-out models", add_headroom_args),
+    "report": ("run what a config file asks and write the HTML report, figures, CSV, JSON and LaTeX into one "
+               "folder", add_report_args),
+}
 
 
 #: Argparse types of the counts (whole numbers in a range).
@@ -204,21 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--model-name", default="new model")
     pl.add_argument("--seed", type=seed, default=0)
 
-    i = sub.add_parser("inspect", help="what the tool makes of a score table (layout, columns set aside, sizes, "
-                                       "direction), as JSON")
-    add_inspect_args(i)
-
-    th = sub.add_parser("theory", help="FAFI's coverage bound under a Gaussian-process model, next to the observed "
-                                       "share of inverted model pairs")
-    add_theory_args(th)
-
-    hr = sub.add_parser("headroom", help="the price of a-priori selection: score-aware strategies (upper bounds, "
-                                         "fitted to today's models) judged with every strategy on held-out models")
-    add_headroom_args(hr)
-
-    rp = sub.add_parser("report", help="run what a config file asks and write the HTML report, figures, CSV, JSON "
-                                       "and LaTeX into one folder")
-    add_report_args(rp)
+    for name, (text, add_args) in SELF_DECLARED.items():
+        add_args(sub.add_parser(name, help=text))
     return p
 
 

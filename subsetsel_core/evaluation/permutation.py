@@ -33,9 +33,11 @@ from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import Cancelled, InputError
 from subsetsel_core.evaluation.protocol import (
     BatchMapper,
+    join_batches,
     prepare,
     run_batch,
     serial_mapper,
+    trial_batches,
     trial_rng,
 )
 from subsetsel_core.evaluation.result import BASELINE, EvaluationConfig, EvaluationResult
@@ -274,16 +276,10 @@ def iter_permutation_test(
     if not tested:
         raise InputError("the permutation test needs a strategy other than random.", field="strategy")
     run = mapper or serial_mapper
-    bs = max(1, int(cfg.batch_size))
-    batches = [list(range(lo, min(lo + bs, t_used))) for lo in range(0, t_used, bs)]
 
     def aucs(c: Any) -> dict[str, dict[str, np.ndarray]]:
-        acc: dict[str, dict[str, list[np.ndarray]]] = {}
-        for part in run(run_batch, c, batches):
-            for key, mv in part.items():
-                for m, v in mv.items():
-                    acc.setdefault(key, {}).setdefault(m, []).append(v)
-        return {k: {m: auc_per_trial(np.concatenate(v)) for m, v in mv.items()} for k, mv in acc.items()}
+        joined = join_batches(run(run_batch, c, trial_batches(t_used, cfg.batch_size)))
+        return {k: {m: auc_per_trial(v) for m, v in mv.items()} for k, mv in joined.items()}
 
     if observed is not None and observed.complete and observed.config == config:
         seen = {k: {m: auc_per_trial(observed.values[k][m][:t_used]) for m in cfg.metrics} for k in observed.keys}
@@ -351,17 +347,13 @@ def null_aucs(ctx: Any, permutations: Sequence[int]) -> list[dict[str, dict[str,
     evaluation context of :func:`~subsetsel_core.evaluation.protocol.prepare` (its entries
     the ones still tested), ``permutations`` the shuffle indices b of this batch.
     """
-    n, t, bs = ctx.scores.shape[0], ctx.config.trials, max(1, int(ctx.config.batch_size))
-    out = []
+    n, out = ctx.scores.shape[0], []
     for b in permutations:
         perm = trial_rng(ctx.config.seed, _STREAM, b).permutation(n)
         shuffled = dataclasses.replace(ctx, X={r: x[perm] for r, x in ctx.X.items()})
-        acc: dict[str, dict[str, list[np.ndarray]]] = {}
-        for lo in range(0, t, bs):
-            for key, mv in run_batch(shuffled, list(range(lo, min(lo + bs, t)))).items():
-                for m, v in mv.items():
-                    acc.setdefault(key, {}).setdefault(m, []).append(v)
-        out.append({k: {m: auc_per_trial(np.concatenate(v)) for m, v in mv.items()} for k, mv in acc.items()})
+        joined = join_batches(run_batch(shuffled, batch)
+                              for batch in trial_batches(ctx.config.trials, ctx.config.batch_size))
+        out.append({k: {m: auc_per_trial(v) for m, v in mv.items()} for k, mv in joined.items()})
     return out
 
 

@@ -16,7 +16,7 @@ end.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,6 +91,22 @@ def trial_pool(ctx: _Context, t: int) -> tuple[np.ndarray, np.ndarray]:
 
 Batch = dict[str, dict[str, np.ndarray]]
 """Metric values of a batch of trials: entry key → metric → ndarray (trials, K)."""
+
+
+def trial_batches(trials: int, batch_size: int) -> list[list[int]]:
+    """The trial indices 0 … trials − 1 in consecutive batches of ``batch_size`` (at least 1)."""
+    bs = max(1, int(batch_size))
+    return [list(range(lo, min(lo + bs, trials))) for lo in range(0, trials, bs)]
+
+
+def join_batches(parts: Iterable[Batch]) -> Batch:
+    """Batches of trials, in trial order, joined along the trial axis (key → metric → (trials, K))."""
+    acc: dict[str, dict[str, list[np.ndarray]]] = {}
+    for part in parts:
+        for key, mv in part.items():
+            for m, v in mv.items():
+                acc.setdefault(key, {}).setdefault(m, []).append(v)
+    return {k: {m: np.concatenate(v, axis=0) for m, v in mv.items()} for k, mv in acc.items()}
 
 
 def run_batch(ctx: _Context, trials: Sequence[int]) -> Batch:
@@ -317,19 +333,17 @@ def iter_evaluate(
         "pool_datasets": ctx.n_pool, "pool_models": ctx.m_pool, "representations": list(ctx.X),
         "baseline": BASELINE, "partial": ctx.table.partial,
     }
-    bs = max(1, int(config.batch_size))
-    batches = [list(range(lo, min(lo + bs, config.trials))) for lo in range(0, config.trials, bs)]
-    acc: dict[str, dict[str, list[np.ndarray]]] = {e.key: {m: [] for m in config.metrics} for e in ctx.entries}
-    cov: dict[str, list[np.ndarray]] = {e.key: [] for e in ctx.entries}
+    parts: list[Batch] = []
+    covs: list[dict[str, np.ndarray]] = []
     done = 0
-    for part, part_cov in (mapper or serial_mapper)(run_batch_covered, ctx, batches):
-        for key, mv in part.items():
-            for m, v in mv.items():
-                acc[key][m].append(v)
-            cov[key].append(part_cov[key])
+    for part, part_cov in (mapper or serial_mapper)(run_batch_covered, ctx, trial_batches(config.trials,
+                                                                                           config.batch_size)):
+        parts.append(part)
+        covs.append(part_cov)
         done += next(iter(next(iter(part.values())).values())).shape[0]
-        values = {k: {m: np.concatenate(v, axis=0) for m, v in mv.items()} for k, mv in acc.items()}
-        covered = {k: np.concatenate(v, axis=0) for k, v in cov.items()} if ctx.table.partial else {}
+        values = join_batches(parts)
+        covered = {e.key: np.concatenate([c[e.key] for c in covs], axis=0) for e in ctx.entries} \
+            if ctx.table.partial else {}
         finished = done >= config.trials
         yield EvaluationResult(config, ctx.ks, ctx.entries, values, done, finished, info, covered)
         if not finished and should_stop is not None and should_stop():
