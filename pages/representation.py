@@ -9,6 +9,7 @@ from subsetsel_app import cache, session, state, widgets
 from subsetsel_app.active_data import NAMES_NOTE, NAMES_NOTE_SHORT
 from subsetsel_app.state import K
 from subsetsel_app.views import decisions
+from subsetsel_core.rounding import printf, text
 from subsetsel_core.viz import geometry
 
 widgets.header("Representation",
@@ -73,9 +74,9 @@ if rep is not None and rec is not None:
     st.markdown("#### Does the geometry follow the models' performance?")
     geo = cache.geometry(data, rec, rep, session.seed())
     c = st.columns([1, 1, 1, 3])
-    c[0].metric("Spearman ρ", f"{geo.rho:.2f}", help="Between pairwise descriptor distances and pairwise "
+    c[0].metric("Spearman ρ", text(geo.rho, "statistic"), help="Between pairwise descriptor distances and pairwise "
                 "performance distances (1 − Spearman correlation of the datasets' model-rank vectors).")
-    c[1].metric("Mantel p", f"{geo.p_value:.3f}", help=f"One-sided, {geo.permutations} permutations of the datasets.")
+    c[1].metric("Mantel p", text(geo.p_value, "p"), help=f"One-sided, {geo.permutations} permutations of the datasets.")
     c[2].metric("Agreement", geo.strength())
     c[3].caption(
         "If datasets that are close in descriptor space also rank the models alike, a strategy that spreads the "
@@ -88,7 +89,6 @@ if rep is not None and rec is not None:
     with g2:
         st.markdown("**All representations of this benchmark**")
         st.dataframe(decisions.geometry_table(data, session.seed()), hide_index=True, width="stretch",
-                     column_config={"Spearman ρ": st.column_config.NumberColumn(format="%.2f"),
-                                    "Mantel p": st.column_config.NumberColumn(format="%.3f")})
+                     column_config={"Spearman ρ": st.column_config.NumberColumn(format=printf("statistic"))})
     st.divider()
     decisions.representation_check_section(data, rec)

@@ -142,7 +142,8 @@ def select_panel(data: ActiveData) -> None:
             st.info("No map without descriptors.")
     with right:
         st.markdown(f"#### The {k} datasets within the budget" if bs is not None else f"#### The {k} chosen datasets")
-        st.dataframe(view.subset_table(data, rec, sel, bs=bs, cov=cov), hide_index=True, width="stretch", height=430)
+        table = view.subset_table(data, rec, sel, bs=bs, cov=cov)
+        st.dataframe(table, hide_index=True, width="stretch", height=430, column_config=view.table_formats(table))
         view.download_buttons(data, rec, sel, key="dl_subset", bs=bs, cov=cov, primary=True)
         if cov is not None:
             view.coverage_panel(cov)
@@ -166,7 +167,7 @@ def select_panel(data: ActiveData) -> None:
         st.caption(f"One deterministic subset per k (this seed) against {view.RANDOM_DRAWS} random subsets of the "
                    "same size: a single choice, not the averaged evaluation — see the Evaluate page for that.")
 
-    placement.place_panel(data, list(sel.datasets), seed)
+    placement.place_panel(data, list(sel.datasets), seed, selection=sel, recipe=rec, budget=bs)
 
 
 select_panel(data)

@@ -76,6 +76,16 @@ def evaluation_provenance(data: ActiveData, config: EvaluationConfig, representa
     return provenance(seed=config.seed, inputs=data_inputs(data), settings=settings)
 
 
+def workspace_provenance(data: ActiveData, settings: Mapping[str, Any], *, seed: int | None = None,
+                         config: EvaluationConfig | None = None) -> dict[str, Any]:
+    """The provenance of a workspace file (the sidebar's download, a kept session): the session's saved
+    settings (strategy, k, seed, the representation's choices, …) and, when it holds an evaluation, its settings."""
+    body = {**_base(data, "Workspace"), **{str(k): v for k, v in settings.items() if not str(k).startswith("_")}}
+    if config is not None:
+        body["evaluation"] = config.to_dict()
+    return provenance(seed=seed, inputs=data_inputs(data), settings=body)
+
+
 def report_provenance(data: ActiveData, seed: int, *, selection: Selection | None = None,
                       recipe: RepresentationRecipe | None = None, config: EvaluationConfig | None = None,
                       representations: tuple[str, ...] = (), permutations: int = 0, permutation_trials: int = 0,

@@ -151,9 +151,19 @@ def file_stem(selection: Selection, budget: float | None = None) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", raw)[:120]
 
 
-def template_csv(datasets: Sequence[str]) -> str:
-    """A ``dataset,score`` CSV with the given datasets and empty scores, to fill in (formula-safe)."""
-    return csv_text(pd.DataFrame({"dataset": list(datasets), "score": [""] * len(datasets)}))
+def template_csv(datasets: Sequence[str], provenance: Mapping[str, Any] | None = None) -> str:
+    """A ``dataset,score`` CSV with the given datasets and empty scores, to fill in (formula-safe).
+
+    ``provenance`` (:func:`~subsetsel_core.provenance.provenance`: what made the subset) goes
+    into the leading ``# key: value`` comment block, as in the subset CSV; the product's
+    readers of a new model's scores (:func:`~subsetsel_core.placement.read_model_scores`)
+    and ``pandas.read_csv(comment="#")`` skip it.
+    """
+    from subsetsel_core.provenance import PROVENANCE_KEYS
+
+    prov = provenance or {}
+    return csv_text(pd.DataFrame({"dataset": list(datasets), "score": [""] * len(datasets)}),
+                    comments=[(k, prov[k]) for k in PROVENANCE_KEYS if k in prov])
 
 
 @dataclass(frozen=True)

@@ -70,7 +70,9 @@ def read_model_scores(
     """A new model's scores: rows ``dataset[, fold], score`` (a ``model`` column is ignored).
 
     Dataset names are read back as the product's CSVs write them: the template's
-    ``'+aug`` is the dataset ``+aug`` (:func:`~subsetsel_core.safe_csv.restore`).
+    ``'+aug`` is the dataset ``+aug`` (:func:`~subsetsel_core.safe_csv.restore`), and its
+    leading ``# key: value`` provenance block is no row (:func:`~subsetsel_core.io.tables.read_table`
+    skips it, also as a spreadsheet saves it again).
 
     Returns
     -------

@@ -5,6 +5,8 @@ the product writes carries it:
 
 * the subset CSV, in its leading ``# key: value`` comment block
   (:func:`~subsetsel_core.safe_csv.comment_line`), which ``subsetsel select --recipe`` reads back;
+* the template of a new model's scores, in the same block (:func:`~subsetsel_core.export.template_csv`);
+* a workspace file (and a kept session), under ``"provenance"`` in its ``workspace.json``;
 * the JSON sidecar and the evaluation JSON, under ``"provenance"``;
 * the HTML report (a section, and a ``<script type="application/json" id="provenance">``);
 * figures (a PNG text chunk, an SVG ``<metadata>`` element, ``figures.json``) —

@@ -9,7 +9,7 @@ kept in CSVs as numbers of two significant digits.
 
 :data:`COLUMNS` says which quantity each known column of the product's tables holds;
 :func:`round_frame` rounds those columns (numbers stay numbers), :func:`text` writes one
-value, :func:`printf` gives the format for a dashboard table column.
+value, :func:`printf` gives the format for a dashboard table column, :func:`d3` for a plotly hover.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["COLUMNS", "QUANTITIES", "Rule", "printf", "round_frame", "rounded", "text"]
+__all__ = ["COLUMNS", "QUANTITIES", "Rule", "d3", "printf", "round_frame", "rounded", "text"]
 
 
 @dataclass(frozen=True)
@@ -39,12 +39,15 @@ QUANTITIES: dict[str, Rule] = {
     "auc": Rule(sig=4),                 # area under the agreement-vs-k curve (and its std, interval)
     "auc_normalised": Rule(sig=4),      # AUC / (number of k − 1)
     "gain": Rule(sig=3, signed=True),   # gain in AUC over random
+    "gain_sd": Rule(sig=3),             # the spread of a gain (sd of the gains with shuffled descriptors)
     "agreement": Rule(decimals=3),      # a rank-agreement value (Spearman, Kendall, …) and its bands
+    "agreement_change": Rule(decimals=3, signed=True),  # a difference of agreement values (a subset vs random)
     "p": Rule(sig=2),                   # p-values: format_p for people, two significant digits in a CSV
     "distance": Rule(sig=4),            # distances between datasets, the covering radius
     "cost": Rule(sig=4),                # per-dataset costs and their sums
     "mean_rank": Rule(decimals=3),      # mean ranks (critical-difference diagram, placement)
     "statistic": Rule(sig=4),           # test statistics: Mantel r, CKA, Friedman χ², critical difference
+    "parameter": Rule(sig=3),           # fitted model parameters (the Gaussian process's length-scale, variances)
     "share": Rule(decimals=3),          # a fraction of something
 }
 """Quantity → how it is rounded for people."""
@@ -102,6 +105,11 @@ def printf(quantity: str) -> str:
     rule = QUANTITIES[quantity]
     plus = "+" if rule.signed else ""
     return f"%{plus}.{rule.decimals}f" if rule.decimals is not None else f"%{plus}.{rule.sig}g"
+
+
+def d3(quantity: str) -> str:
+    """The rule as a d3 format, for a plotly hover template: ``f"%{{x:{d3('mean_rank')}}}"`` is ``%{x:.3f}``."""
+    return printf(quantity)[1:]
 
 
 def quantity_of(column: Any, columns: Mapping[str, str] | None = None) -> str | None:

@@ -1,8 +1,9 @@
 """Saving and loading a whole workspace to one file — safely.
 
 A workspace is the benchmark, its descriptor tables, the representation recipes, the
-user's settings (selection, evaluation choices: plain JSON) and finished or partial
-evaluation results. The
+user's settings (selection, evaluation choices: plain JSON), finished or partial
+evaluation results and its provenance (:func:`subsetsel_core.provenance.provenance`: the
+product's version, the settings that made it, the input files' SHA-256). The
 file is a zip archive of JSON, CSV and ``.npy`` arrays: nothing in it is ever unpickled or
 evaluated (a ``.npy`` part's header is read and checked, then its bytes are copied into an
 array of that dtype and shape). On load the archive's directory is checked before anything
@@ -36,6 +37,7 @@ from subsetsel_core.metrics import METRICS
 from subsetsel_core.representations.recipe import RepresentationRecipe
 from subsetsel_core.safe_csv import csv_text, restore_frame
 from subsetsel_core.strategies import STRATEGIES  # a-priori only (no score-aware runs)
+from subsetsel_core.version import VERSION as PRODUCT_VERSION
 from subsetsel_core.workspace_checks import Fields
 from subsetsel_core.workspace_permutation import permutation_meta, read_permutation
 
@@ -48,7 +50,7 @@ MAX_TRIALS = 10**6
 #: Largest seed.
 MAX_SEED = 2**63 - 1
 _NPY_HEADER = 10_000  # the largest .npy header read (numpy's own cap)
-_TOP_KEYS = ("format", "version", "benchmark", "descriptors", "recipes", "settings", "evaluations")
+_TOP_KEYS = ("format", "version", "benchmark", "descriptors", "recipes", "settings", "evaluations", "provenance")
 _BENCHMARK_KEYS = ("name", "higher_is_better", "datasets", "models", "folds")
 _BENCHMARK_OPTIONAL = ("partial", "flipped")
 _CONFIG_KEYS = ("strategies", "trials", "alpha", "beta", "k_min", "k_max", "seed", "metrics", "batch_size")
@@ -71,6 +73,10 @@ class Workspace:
         Named representation recipes over the descriptor tables.
     permutation_tests : dict of str to PermutationTest
         The permutation test that followed an evaluation, under the evaluation's name.
+    provenance : dict or None
+        What made the file (:func:`subsetsel_core.provenance.provenance`). Without one,
+        :func:`save_workspace` records the product's version alone; a file read back without
+        one (written before workspaces held it) gives None.
     """
 
     benchmark: Benchmark
@@ -79,6 +85,7 @@ class Workspace:
     evaluations: dict[str, EvaluationResult] = field(default_factory=dict)
     recipes: dict[str, RepresentationRecipe] = field(default_factory=dict)
     permutation_tests: dict[str, PermutationTest] = field(default_factory=dict)
+    provenance: dict[str, Any] | None = None
 
 
 def _npy(arr: np.ndarray) -> bytes:
@@ -99,6 +106,7 @@ def save_workspace(ws: Workspace, target: str | Path | None = None) -> bytes:
         "recipes": {name: r.to_dict() for name, r in ws.recipes.items()},
         "settings": ws.settings,
         "evaluations": {},
+        "provenance": dict(ws.provenance) if ws.provenance is not None else {"subsetsel_version": PRODUCT_VERSION},
     }
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as z:
@@ -193,7 +201,9 @@ def _read(z: SafeZip, label: str) -> Workspace:
         evaluations[str(n)] = res = _evaluation(z, f, f"evaluations.{n}", ev, bench)
         if ev.get("permutation") is not None:
             tests[str(n)] = read_permutation(f, f"evaluations.{n}.permutation", ev["permutation"], res)
-    return Workspace(bench, descriptors, dict(settings), evaluations, loaded, tests)
+    prov = meta.get("provenance")
+    return Workspace(bench, descriptors, dict(settings), evaluations, loaded, tests,
+                     None if prov is None else f.provenance(prov, "provenance", MAX_SEED))
 
 
 def _benchmark(z: SafeZip, f: Fields, value: Any) -> Benchmark:

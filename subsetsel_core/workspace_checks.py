@@ -5,19 +5,25 @@ is checked before it is used, and every problem is an
 :class:`~subsetsel_core.errors.InputError` (field ``workspace``) that names the file and
 the field: ``workspace.json: 'benchmark.higher_is_better' must be true or false, got
 "false"``. Booleans are never numbers and numbers never booleans; counts are whole numbers
-in a range; names are non-empty strings, and a list of names has no name twice.
+in a range; names are non-empty strings, and a list of names has no name twice. A
+provenance record (:func:`subsetsel_core.provenance.provenance`) has only its known keys,
+each of its type.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from subsetsel_core.errors import InputError
+from subsetsel_core.provenance import PROVENANCE_KEYS
 
 __all__ = ["Fields"]
+
+_HEX = re.compile(r"[0-9a-fA-F]{0,128}")
 
 
 def _shown(value: Any) -> str:
@@ -127,3 +133,24 @@ class Fields:
         if text not in known:
             raise self.fail(where, f"is '{text[:60]}', not one of {', '.join(known)}")
         return text
+
+    def provenance(self, value: Any, where: str, max_seed: int) -> dict[str, Any]:
+        """A provenance record: keys among :data:`~subsetsel_core.provenance.PROVENANCE_KEYS`, the version given.
+
+        ``subsetsel_version`` a string, ``made_by`` "dashboard" or "command line", ``command``
+        None or a string, ``settings`` an object, ``seed`` None or a whole number in
+        ``[0, max_seed]``, ``input_sha256`` an object of names to hexadecimal digests.
+        """
+        p = self.obj(value, where, PROVENANCE_KEYS, ("subsetsel_version",))
+        self.string(p["subsetsel_version"], f"{where}.subsetsel_version", nonempty=True, limit=100)
+        if "made_by" in p:
+            self.choice(p["made_by"], f"{where}.made_by", ("dashboard", "command line"))
+        self.optional_string(p.get("command"), f"{where}.command")
+        self.mapping(p.get("settings", {}), f"{where}.settings")
+        if p.get("seed") is not None:
+            self.integer(p["seed"], f"{where}.seed", 0, max_seed)
+        for name, digest in self.mapping(p.get("input_sha256", {}), f"{where}.input_sha256").items():
+            at = f"{where}.input_sha256.{name[:60]}"
+            if not _HEX.fullmatch(self.string(digest, at)):
+                raise self.fail(at, f"must be a hexadecimal digest, got {_shown(digest)}")
+        return dict(p)

@@ -15,7 +15,7 @@ import pytest
 from subsetsel_app import active_data, cache
 from subsetsel_app.views import placement as P
 from subsetsel_app.views import select as T
-from subsetsel_core import profiles
+from subsetsel_core import profiles, rounding
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.costs import COST_ESTIMATE, Costs
 from subsetsel_core.errors import InputError
@@ -273,6 +273,13 @@ def test_page_k_mode_has_coverage_lines_radius_and_columns(app):
     assert list(df["dataset"]) == list(table["dataset"])
     assert json.loads(side)["coverage"]["covering_radius"] > 0
     assert rings and sorted(rings) == sorted(cov.poorly_covered)  # ringed on the map
+    # the radius and the list are rounded by the registry (subsetsel_core.rounding), not a fixed format
+    radius = next(m for m in at.metric if m.label == "Covering radius")
+    assert radius.value == rounding.text(cov.radius, "distance")
+    listed = next(m.value for m in at.markdown if "Not covered well" in m.value)
+    assert f"farther than {rounding.text(cov.threshold, 'distance')}" in listed
+    d = next(i for i, name in enumerate(cov.datasets) if name == cov.poorly_covered[0])
+    assert f"({rounding.text(float(cov.distance[d]), 'distance')}, nearest " in listed
     # the toggle removes the lines
     at.toggle(key="sel_coverage").set_value(False)
     at.run()

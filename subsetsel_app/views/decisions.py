@@ -23,6 +23,7 @@ import streamlit as st
 from subsetsel_app import cache, jobs, limits, session, state, widgets
 from subsetsel_app.active_data import ActiveData
 from subsetsel_app.state import K
+from subsetsel_core import rounding
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import SubsetselError
@@ -46,13 +47,13 @@ NO_DATES = ("there are no model release dates: this benchmark's files describe t
 
 
 def geometry_table(data: ActiveData, seed: int = 0) -> pd.DataFrame:
-    """Geometry agreement (Mantel test) of every representation offered for evaluation."""
+    """Geometry agreement (Mantel test) of every representation offered for evaluation (p by ``format_p``)."""
     rows = []
     for name, rec in session.offered_recipes(data).items():
         rep, _ = cache.try_representation(data, rec, seed)
         g = None if rep is None else cache.geometry(data, rec, rep, seed)
         rows.append({"representation": name, "features": None if rep is None else rep.X.shape[1],
-                     "Spearman ρ": None if g is None else g.rho, "Mantel p": None if g is None else g.p_value})
+                     "Spearman ρ": None if g is None else g.rho, "Mantel p": format_p(None if g is None else g.p_value)})
     return pd.DataFrame(rows)
 
 
@@ -216,10 +217,10 @@ def _gen_result(job: jobs.Job) -> None:
         gen.judged.curves_frame(), gen.held_out.curves_frame(), metric,
         titles=(f"models used to judge ({len(gen.judge_models)})", f"held-out models ({len(gen.new_models)})"),
         title=f"{METRICS[metric].label} vs k — seen vs held-out models"), key="ev_gen_curves")
-    fmt = st.column_config.NumberColumn
+    fmt, auc = st.column_config.NumberColumn, rounding.printf("auc")
     st.dataframe(generalisation_frame(gen, metric), hide_index=True, width="stretch",
-                 column_config={"AUC, judging models": fmt(format="%.3f"), "AUC, held-out models": fmt(format="%.3f"),
-                                "gain over random, held-out": fmt(format="%+.3f")})
+                 column_config={"AUC, judging models": fmt(format=auc), "AUC, held-out models": fmt(format=auc),
+                                "gain over random, held-out": fmt(format=rounding.printf("gain"))})
     ks = gen.judged.ks
     st.caption(f"AUC: trapezoid over k = {int(ks[0])} … {int(ks[-1])} (unit spacing), as in the AUC table above; "
                f"divided by {max(1, len(ks) - 1)} it is the curve's mean. p: one-sided Wilcoxon against random on "
@@ -330,37 +331,37 @@ def _check_result(job: jobs.Job) -> None:
     chk, pt = qc.check, qc.permutation
     best = qc.best
     mu, sd = pt.null_summary(best) if best in pt.gain else (float("nan"), float("nan"))
-    c = st.columns(4)
-    c[0].metric(f"Gain over random ({best})", f"{qc.gain:+.2f}",
+    c, num = st.columns(4), rounding.text
+    c[0].metric(f"Gain over random ({best})", num(qc.gain, "gain"),
                 delta="helps" if qc.helps else "no evidence that it helps", delta_arrow="off",
                 delta_color="normal" if qc.helps else "off",
-                help=f"{pt.unit()}: Spearman AUC of {best} minus random's (per k that is {qc.gain_normalised:+.3f} "
-                     "in Spearman ρ on average).")
-    c[1].metric("Shuffled descriptors give", f"{mu:+.2f} ± {sd:.2f}",
+                help=f"{pt.unit()}: Spearman AUC of {best} minus random's (per k that is "
+                     f"{num(qc.gain_normalised, 'gain')} in Spearman ρ on average).")
+    c[1].metric("Shuffled descriptors give", f"{num(mu, 'gain')} ± {num(sd, 'gain_sd')}",
                 help=f"Mean ± sd of the same gain with the descriptors shuffled between datasets "
                      f"({pt.null[best]['spearman'].size} shuffles, same pools and streams).")
     c[2].metric("p (permutation, Holm)", format_p(pt.p_holm[best]["spearman"]) if best in pt.gain else "—",
                 help=pt.describe())
-    c[3].metric("Mantel r", f"{chk.mantel_r:.2f}", help=f"p = {format_p(chk.mantel_p)} ({MANTEL_PERMUTATIONS} "
-                f"permutations): descriptor distances vs rank-profile distances. CKA = {chk.cka:.2f}.")
+    c[3].metric("Mantel r", num(chk.mantel_r, "statistic"), help=f"p = {format_p(chk.mantel_p)} ({MANTEL_PERMUTATIONS} "
+                f"permutations): descriptor distances vs rank-profile distances. CKA = {num(chk.cka, 'statistic')}.")
     text = widgets.md_escape(qc.verdict)
     if qc.helps:
         st.success(text, icon=":material/verified:")
     else:
         st.warning(text, icon=widgets.ICONS["warning"])
     with st.expander("Per strategy: gain, shuffled null and both tests", expanded=True):
-        fmt = st.column_config.NumberColumn
+        fmt, pf = st.column_config.NumberColumn, rounding.printf
         table = qc.table()
         for col in ("p permutation (Holm)", "p vs random on these pools (Holm)"):
             if col in table:
                 table[col] = [format_p(p) for p in table[col]]
-        for col, form in (("shuffled: mean gain", "{:+.3f}"), ("shuffled: sd", "{:.3f}")):
+        for col, quantity in (("shuffled: mean gain", "gain"), ("shuffled: sd", "gain_sd")):
             if col in table:
-                table[col] = ["—" if pd.isna(v) else form.format(v) for v in table[col]]
+                table[col] = ["—" if pd.isna(v) else num(v, quantity) for v in table[col]]
         if "verdict" in table:
             table["verdict"] = table["verdict"].fillna("baseline")
         st.dataframe(table, hide_index=True, width="stretch",
-                     column_config={"Spearman AUC": fmt(format="%.3f"), "gain over random": fmt(format="%+.3f")})
+                     column_config={"Spearman AUC": fmt(format=pf("auc")), "gain over random": fmt(format=pf("gain"))})
         st.caption("The verdict rests on the permutation test only. 'p vs random on these pools' is the Wilcoxon "
                    "test of the paired trials: it holds the descriptors fixed, so their trials share datasets and "
                    "it overstates the evidence.")

@@ -29,6 +29,7 @@ from subsetsel_core.evaluation.headroom_result import HeadroomResult
 from subsetsel_core.evaluation.result import EvaluationConfig
 from subsetsel_core.metrics import METRICS
 from subsetsel_core.representations.recipe import RepresentationRecipe
+from subsetsel_core.rounding import printf
 from subsetsel_core.strategies import SCORE_AWARE
 from subsetsel_core.strategies.score_aware import LABEL
 from subsetsel_core.viz.headroom import headroom_figure
@@ -126,8 +127,8 @@ def _result(job: jobs.Job) -> None:
                                         "score-aware"), key="ev_hr_curves")
     fmt = st.column_config.NumberColumn
     st.dataframe(table(res, metric), hide_index=True, width="stretch",
-                 column_config={"AUC, held-out models": fmt(format="%.3f"), "2.5 %": fmt(format="%.3f"),
-                                "97.5 %": fmt(format="%.3f")})
+                 column_config={"AUC, held-out models": fmt(format=printf("auc")), "2.5 %": fmt(format=printf("auc")),
+                                "97.5 %": fmt(format=printf("auc"))})
     st.caption("AUC: trapezoid over k (unit spacing) of each (split, trial) on the held-out models' ranking; interval: "
                "2.5–97.5 % over splits × trials. Price: the best score-aware entry's AUC minus the best a-priori "
                f"entry's, interval over {p.over}. " + NOT_OFFERED)

@@ -3,8 +3,6 @@ against the benchmark, and where :func:`subsetsel_core.placement.place_model` pu
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -15,11 +13,16 @@ import streamlit as st
 from subsetsel_app import cache, state, widgets
 from subsetsel_app.active_data import ActiveData
 from subsetsel_app.state import K
+from subsetsel_core import rounding
+from subsetsel_core.costs import BudgetSelection
 from subsetsel_core.errors import InputError
 from subsetsel_core.export import template_csv
 from subsetsel_core.io.names import describe_mismatch, normalise_name, short
 from subsetsel_core.io.numeric_cells import parse_numbers
+from subsetsel_core.io.tables import read_table
 from subsetsel_core.placement import read_model_scores
+from subsetsel_core.representations.recipe import RepresentationRecipe
+from subsetsel_core.selection import Selection
 from subsetsel_core.viz import rankings
 
 _HEADER_WORDS = {"dataset", "datasets", "name", "task", "data"}
@@ -99,14 +102,16 @@ def parse_pasted(text: str) -> ParsedScores:
 def parse_upload(name: str, content: bytes) -> ParsedScores:
     """Read an uploaded CSV of a new model's scores (``dataset, score`` columns; a ``fold`` column is used).
 
-    A two-column file with other headers is read as dataset, score.
+    A two-column file with other headers is read as dataset, score. The file is read as every
+    table is (:func:`~subsetsel_core.io.tables.read_table`): the template's provenance block
+    (``# key: value`` lines) is no row.
     """
     label = short(name, 60)
     try:
-        head = pd.read_csv(io.BytesIO(content), nrows=0, sep=None, engine="python").columns
-    except (ValueError, pd.errors.ParserError, UnicodeDecodeError, csv.Error) as exc:
-        return ParsedScores((), (f"{label}: not a readable CSV ({short(str(exc), 120)}).",), source=name)
-    cols = [str(c).strip() for c in head]
+        table = read_table(content, label=label)
+    except InputError as exc:
+        return ParsedScores((), (str(exc),), source=name)
+    cols = [str(c).strip() for c in table.columns]
     low = {c.lower(): c for c in cols}
     ds_col = low.get("dataset") or (cols[0] if len(cols) == 2 else None)
     sc_col = low.get("score") or (cols[-1] if len(cols) == 2 else None)
@@ -115,7 +120,7 @@ def parse_upload(name: str, content: bytes) -> ParsedScores:
                                  f"the columns are {', '.join(repr(short(c, 30)) for c in cols[:10])}.",),
                            source=name)
     try:
-        df = read_model_scores(content, dataset_column=ds_col, score_column=sc_col,
+        df = read_model_scores(table, dataset_column=ds_col, score_column=sc_col,
                                fold_column=low.get("fold"), label=label)
     except InputError as exc:
         return ParsedScores((), (str(exc),), source=name)
@@ -173,12 +178,24 @@ def check_scores(parsed: ParsedScores, data: ActiveData, subset: Sequence[str]) 
     return ParsedScores(parsed.rows, tuple(problems), tuple(notes), parsed.source)
 
 
-def _parsed(data: ActiveData, subset: list[str]) -> ParsedScores | None:
+def template_bytes(data: ActiveData, subset: Sequence[str], selection: Selection | None = None,
+                   recipe: RepresentationRecipe | None = None, budget: BudgetSelection | None = None) -> bytes:
+    """The template CSV of the chosen datasets; with ``selection``, what made the subset in its provenance block
+    (:func:`subsetsel_app.provenance.selection_provenance`, as in the subset CSV)."""
+    from subsetsel_app.provenance import selection_provenance
+
+    prov = None if selection is None else selection_provenance(data, selection, recipe, budget=budget)
+    return template_csv(list(subset), prov).encode("utf-8")
+
+
+def _parsed(data: ActiveData, subset: list[str], selection: Selection | None = None,
+            recipe: RepresentationRecipe | None = None, budget: BudgetSelection | None = None) -> ParsedScores | None:
     """The scores from the uploaded file, else the pasted text (None when neither is given)."""
     nonce = int(st.session_state[K.PL_NONCE])
     up = widgets.file_uploader("… or a CSV with dataset and score columns (optional fold column)",
                                type=["csv", "tsv", "txt"], key=f"pl_upload_{nonce}")
-    st.download_button("Template CSV of the chosen datasets", lambda: template_csv(subset).encode("utf-8"),
+    st.download_button("Template CSV of the chosen datasets",
+                       lambda: template_bytes(data, subset, selection, recipe, budget),
                        file_name=f"scores_template_{len(subset)}.csv", mime="text/csv",
                        icon=":material/download:", key="dl_pl_template", on_click="ignore")
     if up is not None:
@@ -188,8 +205,12 @@ def _parsed(data: ActiveData, subset: list[str]) -> ParsedScores | None:
     return None
 
 
-def place_panel(data: ActiveData, subset: list[str], seed: int) -> None:
-    """Paste or upload a new model's scores on the subset; its estimated standing on the full benchmark."""
+def place_panel(data: ActiveData, subset: list[str], seed: int, *, selection: Selection | None = None,
+                recipe: RepresentationRecipe | None = None, budget: BudgetSelection | None = None) -> None:
+    """Paste or upload a new model's scores on the subset; its estimated standing on the full benchmark.
+
+    ``selection`` (with its ``recipe`` and ``budget``) is what chose the subset: the template's provenance.
+    """
     b = data.benchmark
     st.markdown("#### Place a new model")
     st.caption(f"Score a new model on the {len(subset)} chosen datasets only; its position on the full benchmark "
@@ -202,7 +223,7 @@ def place_panel(data: ActiveData, subset: list[str], seed: int) -> None:
         st.text_input("Model name", key=K.PL_NAME, persist_state=state.PERSIST)
         st.text_area("Scores — one 'dataset,score' (or dataset⇥score) line per chosen dataset", key=K.PL_TEXT,
                      persist_state=state.PERSIST, height=170, placeholder="\n".join(f"{d},0.85" for d in subset[:3]))
-        parsed = _parsed(data, subset)
+        parsed = _parsed(data, subset, selection, recipe, budget)
     with right:
         if parsed is None:
             st.info("Paste or upload the new model's scores to see where it would rank.", icon=widgets.ICONS["info"])
@@ -227,8 +248,9 @@ def place_panel(data: ActiveData, subset: list[str], seed: int) -> None:
                     help="Among the existing models and the new one, on the full benchmark (1 = best).")
         m[1].metric("95 % interval", f"{lo} – {hi}")
         mlo, mhi = pl.mean_rank_interval
-        m[2].metric("Estimated mean rank", f"{pl.estimated_mean_rank:.2f}",
-                    help=f"On the existing models' scale; 95 % interval {mlo:.2f} – {mhi:.2f}.")
+        m[2].metric("Estimated mean rank", rounding.text(pl.estimated_mean_rank, "mean_rank"),
+                    help=f"On the existing models' scale; 95 % interval {rounding.text(mlo, 'mean_rank')} – "
+                         f"{rounding.text(mhi, 'mean_rank')}.")
         st.markdown(widgets.md_escape(pl.sentence()))
         widgets.chart(rankings.placement_figure(cache.leaderboard(data), pl.model, pl.estimated_mean_rank,
                                                 pl.mean_rank_interval), key="select_placement")

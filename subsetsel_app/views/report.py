@@ -27,6 +27,7 @@ from subsetsel_core.evaluation.stability import Stability
 from subsetsel_core.evaluation.verdict import NOT_TESTED, Verdict, favoured_entry, settings_label
 from subsetsel_core.metrics import METRICS
 from subsetsel_core.representations.recipe import RepresentationRecipe
+from subsetsel_core.rounding import text
 from subsetsel_core.selection import Selection
 from subsetsel_core.viz import curves, maps, rankings, style
 from subsetsel_core.viz.report import Report, Section, figure_images
@@ -144,7 +145,7 @@ def facts(c: Content) -> list[tuple[str, str]]:
     if c.selection is not None:
         out.append(("Subset size k", str(c.selection.k)))
         out.append(("Strategy", c.selection.strategy))
-        out.append((f"Subset {METRICS[HEADLINE_METRIC].label}", f"{c.selection.agreement[HEADLINE_METRIC]:.3f}"))
+        out.append((f"Subset {METRICS[HEADLINE_METRIC].label}", text(c.selection.agreement[HEADLINE_METRIC], "agreement")))
     return out
 
 
@@ -169,7 +170,7 @@ def build_report(c: Content, title: str) -> Report:
     if c.selection is not None:
         sel = c.selection
         rep_txt = f" from the representation {sel.representation}" if sel.representation != "none" else ""
-        agree = ", ".join(f"{METRICS[m].label} {sel.agreement[m]:.3f}" for m in METRICS)
+        agree = ", ".join(f"{METRICS[m].label} {text(sel.agreement[m], 'agreement')}" for m in METRICS)
         r.sections.append(Section(
             f"The chosen subset (k = {sel.k}, {sel.strategy})",
             f"{sel.strategy} chose these {sel.k} datasets{rep_txt} without looking at the scores. "

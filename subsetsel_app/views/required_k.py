@@ -20,6 +20,12 @@ from subsetsel_core.evaluation.required_k import advise, within_ceiling
 from subsetsel_core.evaluation.result import BASELINE, EvaluationResult
 from subsetsel_core.evaluation.stability import Stability
 from subsetsel_core.metrics import METRICS
+from subsetsel_core.rounding import text
+
+
+def _v(value: Any) -> str:
+    """A metric's value (a mean, a band's end) as a person reads it (:mod:`subsetsel_core.rounding`)."""
+    return text(float(value), "agreement")
 
 
 def target_bounds(metric: str, n_models: int | None = None) -> tuple[float, float, float]:
@@ -94,13 +100,13 @@ def advice_sentence(result: EvaluationResult, frame: pd.DataFrame, metric: str, 
         rand_txt = f"random does not reach it up to k = {k_max}"
     if best is not None:
         return (prefix + f"With {_who(str(best['strategy']), best['representation'])}, {best['k']} datasets give "
-                f"{label} {best['mean']:.2f} [{best['lo']:.2f}, {best['hi']:.2f}]"
+                f"{label} {_v(best['mean'])} [{_v(best['lo'])}, {_v(best['hi'])}]"
                 + (f"; {rand_txt}." if rand_txt else "."))
     if rand is not None and bool(rand["reached"]):
         lead = ("No strategy besides random was evaluated; " if (frame["strategy"] == BASELINE).all() else
                 f"No strategy reaches {label} {cmp} {target:g} with its whole 95 % band up to k = {k_max}; ")
-        return (prefix + lead + f"random needs {rand['k']} datasets ({label} {rand['mean']:.2f} "
-                f"[{rand['lo']:.2f}, {rand['hi']:.2f}]).")
+        return (prefix + lead + f"random needs {rand['k']} datasets ({label} {_v(rand['mean'])} "
+                f"[{_v(rand['lo'])}, {_v(rand['hi'])}]).")
     return prefix + (f"Nothing reaches {label} {cmp} {target:g} with its whole 95 % band up to k = {k_max}: "
                      "relax the target or evaluate larger k.")
 
@@ -113,8 +119,8 @@ def advice_display(frame: pd.DataFrame, metric: str, k_max: int) -> pd.DataFrame
         "representation": frame["representation"].fillna("—"),
         "advised k": [str(int(k)) if r else f"not reached up to k = {k_max}"
                       for k, r in zip(frame["k"], frame["reached"], strict=True)],
-        f"{label} at k": ["—" if pd.isna(v) else f"{float(v):.3f}" for v in frame["mean"]],
-        "95% interval": [f"[{lo:.3f}, {hi:.3f}]" if r else "—"
+        f"{label} at k": ["—" if pd.isna(v) else _v(v) for v in frame["mean"]],
+        "95% interval": [f"[{_v(lo)}, {_v(hi)}]" if r else "—"
                          for lo, hi, r in zip(frame["lo"], frame["hi"], frame["reached"], strict=True)],
     })
     if out["representation"][out["representation"] != "—"].nunique() <= 1:
@@ -159,7 +165,7 @@ def ceiling_sentence(result: EvaluationResult, metric: str, stab: Stability | No
         return ""
     b = stab.bands[metric]
     label = METRICS[metric].label
-    band = f"{label} {b.lo:.3f}–{b.hi:.3f} over resamples of its datasets"
+    band = f"{label} {_v(b.lo)}–{_v(b.hi)} over resamples of its datasets"
     keys = list(dict.fromkeys([k for k in (favoured, BASELINE) if k]))
     reach = {k: within_ceiling(result, k, metric, (b.lo, b.hi)) for k in keys}
     if all(v is None for v in reach.values()):

@@ -8,6 +8,7 @@ draws what comes back.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -23,6 +24,7 @@ from subsetsel_core.coverage import Coverage
 from subsetsel_core.descriptors import Representation
 from subsetsel_core.metrics import METRICS
 from subsetsel_core.representations.recipe import RepresentationRecipe
+from subsetsel_core.rounding import QUANTITIES, printf, quantity_of, text
 from subsetsel_core.selection import Selection
 from subsetsel_core.strategies import REGISTRY, STRATEGIES
 from subsetsel_core.viz import profiles as profile_figures
@@ -57,10 +59,11 @@ def metrics_row(data: ActiveData, values: dict[str, float], k: int, seed: int) -
     rand = cache.random_profile_to(data, k, seed)
     for col, (name, metric) in zip(st.columns(len(METRICS)), METRICS.items(), strict=True):
         med = float(rand[name][0][k - 1])
-        col.metric(metric.label, f"{values[name]:.3f}", delta=f"{values[name] - med:+.3f} vs random",
+        col.metric(metric.label, text(values[name], "agreement"),
+                   delta=f"{text(values[name] - med, 'agreement_change')} vs random",
                    delta_color="normal" if metric.higher_is_better else "inverse",
                    help=f"{metric.label} of the subset's model ranking against the full ranking; the delta compares "
-                        f"with the median of {RANDOM_DRAWS} random {k}-subsets ({med:.3f}).")
+                        f"with the median of {RANDOM_DRAWS} random {k}-subsets ({text(med, 'agreement')}).")
 
 
 # --------------------------------------------------------------------------- budget widgets
@@ -72,10 +75,12 @@ def default_budget(c: Costs) -> float:
 
 
 def fmt_cost(v: float) -> str:
-    """A cost for display: 4 significant digits, thousands separated."""
+    """A cost for display: the significant digits of the rule for costs (:mod:`subsetsel_core.rounding`),
+    thousands separated."""
+    sig = QUANTITIES["cost"].sig or 4
     if v == 0 or 1e-3 <= abs(v) < 1e6:
-        return f"{v:,.4g}" if abs(v) < 1e4 else f"{v:,.0f}"
-    return f"{v:.3e}"
+        return f"{v:,.{sig}g}" if abs(v) < 10**sig else f"{v:,.0f}"
+    return f"{v:.{sig - 1}e}"
 
 
 def budget_step(total: float) -> tuple[float, str]:
@@ -143,6 +148,13 @@ def subset_table(data: ActiveData, rec: RepresentationRecipe | None, sel: Select
     return export.subset_table(sel, None if rec is None else cache.hover_frame(data, rec), budget=bs, coverage=cov)
 
 
+def table_formats(table: pd.DataFrame) -> dict[str, Any]:
+    """Number formats of the subset table's own columns (costs, distances) on the page, by the rules of
+    :mod:`subsetsel_core.rounding` (descriptor columns are shown as they are)."""
+    return {c: st.column_config.NumberColumn(format=printf(q)) for c in export.TABLE_COLUMNS
+            if c in table.columns and (q := quantity_of(c)) is not None}
+
+
 def subset_files(data: ActiveData, rec: RepresentationRecipe | None, sel: Selection, *,
                  bs: BudgetSelection | None = None, cov: Coverage | None = None) -> tuple[bytes, bytes]:
     """The subset CSV and its JSON sidecar (:mod:`subsetsel_core.export`), as bytes."""
@@ -176,7 +188,7 @@ def coverage_panel(cov: Coverage) -> None:
     """Covering radius, the lines toggle and the datasets nothing covers well."""
     st.markdown("##### Coverage")
     cv = st.columns(2, vertical_alignment="center")
-    cv[0].metric("Covering radius", f"{cov.radius:.2f}",
+    cv[0].metric("Covering radius", text(cov.radius, "distance"),
                  help="The largest distance from any dataset to its nearest chosen dataset (Euclidean, descriptors "
                       "standardised over all datasets). Smaller means every dataset has a close stand-in in the "
                       "subset.")
@@ -184,11 +196,12 @@ def coverage_panel(cov: Coverage) -> None:
                  help="Lines from each unchosen dataset to the chosen dataset that stands for it.")
     bad = poorly_frame(cov, limit=5)
     if not len(bad):
-        st.markdown(f"**Not covered well:** none — every dataset is within {cov.threshold:.2f} of a chosen one.")
+        st.markdown(f"**Not covered well:** none — every dataset is within {text(cov.threshold, 'distance')} of a "
+                    "chosen one.")
         return
     more = len(cov.poorly_covered) - len(bad)
-    st.markdown(f"**Not covered well** (farther than {cov.threshold:.2f} from every chosen dataset): "
-                + ", ".join(f"{widgets.md_escape(d)} ({dist:.2f}, nearest {widgets.md_escape(near)})"
+    st.markdown(f"**Not covered well** (farther than {text(cov.threshold, 'distance')} from every chosen dataset): "
+                + ", ".join(f"{widgets.md_escape(d)} ({text(dist, 'distance')}, nearest {widgets.md_escape(near)})"
                             for d, near, dist in bad.itertuples(index=False, name=None))
                 + (f", … and {more} more" if more > 0 else "") + ".",
                 help="Farther from its nearest chosen dataset than the mean plus two standard deviations of the "

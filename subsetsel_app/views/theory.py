@@ -19,6 +19,7 @@ from subsetsel_app.active_data import ActiveData
 from subsetsel_app.state import K
 from subsetsel_core.errors import InputError
 from subsetsel_core.evaluation.result import Entry, EvaluationConfig, EvaluationResult
+from subsetsel_core.rounding import text
 from subsetsel_core.strategies import REGISTRY
 from subsetsel_core.viz.report import Section
 from subsetsel_core.viz.style import strategy_color
@@ -103,11 +104,11 @@ def section(data: ActiveData, job: Any) -> None:
                                                 icon=":material/functions:" if th.informative else
                                                 widgets.ICONS["warning"])
     cols = st.columns(5)
-    cols[0].metric("length-scale ℓ", f"{f.lengthscale:.3g}")
-    cols[1].metric("nearest-neighbour distance", f"{th.nn_distance:.3g}")
-    cols[2].metric("signal variance σ²", f"{f.signal_variance:.3g}")
-    cols[3].metric("noise variance τ²", f"{f.noise_variance:.3g}")
-    cols[4].metric(f"covering radius h at k = {int(th.ks[-1])}", f"{th.covering_radius[-1]:.3g}")
+    cols[0].metric("length-scale ℓ", text(f.lengthscale, "parameter"))
+    cols[1].metric("nearest-neighbour distance", text(th.nn_distance, "distance"))
+    cols[2].metric("signal variance σ²", text(f.signal_variance, "parameter"))
+    cols[3].metric("noise variance τ²", text(f.noise_variance, "parameter"))
+    cols[4].metric(f"covering radius h at k = {int(th.ks[-1])}", text(th.covering_radius[-1], "distance"))
     widgets.chart(figure(th, entry), key="ev_theory_chart")
     st.caption(widgets.md_escape(PROMISE) + f" Observed: the evaluation's {th.observed.shape[0]} trials (mean; "
                "shaded 2.5–97.5 %); a pair tied in either ranking counts as not inverted.")

@@ -20,6 +20,7 @@ import streamlit as st
 
 from subsetsel_app import jobs, limits, session, state
 from subsetsel_app.active_data import ActiveData
+from subsetsel_app.provenance import workspace_provenance
 from subsetsel_app.settings_check import check_app_description, check_settings
 from subsetsel_app.state import K
 from subsetsel_core.descriptors import load_descriptors
@@ -53,7 +54,8 @@ def finished_permutation(ss: Mapping[str, Any]) -> PermutationTest | None:
 
 def workspace_from_state(ss: Mapping[str, Any], data: ActiveData) -> Workspace:
     """The workspace of a session: ``data`` (the active benchmark), settings, the finished
-    result and the permutation test after it."""
+    result and the permutation test after it, and its provenance
+    (:func:`subsetsel_app.provenance.workspace_provenance`)."""
     settings: dict[str, Any] = state.saved(ss)
     settings[APP] = {
         "title": data.title, "source": data.source, "description": data.description, "metric": data.metric,
@@ -64,8 +66,11 @@ def workspace_from_state(ss: Mapping[str, Any], data: ActiveData) -> Workspace:
     }
     res = finished_result(ss)
     test = finished_permutation(ss) if res is not None else None
+    seed = settings.get(K.SEED)
+    prov = workspace_provenance(data, state.saved(ss), seed=seed if isinstance(seed, int) else None,
+                                config=res.config if res is not None else None)
     return Workspace(data.benchmark, dict(data.tables), settings, {EVALUATION: res} if res is not None else {},
-                     permutation_tests={EVALUATION: test} if test is not None else {})
+                     permutation_tests={EVALUATION: test} if test is not None else {}, provenance=prov)
 
 
 def workspace_bytes(ss: Mapping[str, Any], data: ActiveData) -> bytes:

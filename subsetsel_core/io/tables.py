@@ -227,15 +227,16 @@ def _read_table(source: TableSource, label: str, object_text: bool) -> pd.DataFr
     return df
 
 
-#: The leading comment block of the product's own CSVs (``# key: value`` lines; subsetsel_core.safe_csv).
-_COMMENT_BLOCK = re.compile(rb"\A(?:# [A-Za-z_][\w.]*: [^\n]*\n)+")
+#: The leading comment block of the product's own CSVs (``# key: value`` lines; subsetsel_core.safe_csv),
+#: also as a spreadsheet saves it again (a line whose first cell it quoted: ``"# key: ""value""",…``).
+_COMMENT_BLOCK = re.compile(rb'\A(?:"?# [A-Za-z_][\w.]*: [^\n]*\n)+')
 
 
 def _read_csv(raw: bytes, label: str, dtype: type) -> pd.DataFrame:
     if raw[:2] == b"\x1f\x8b":
         raw = _gunzip(raw, label)
     block = _COMMENT_BLOCK.match(raw.removeprefix(b"\xef\xbb\xbf"))
-    if block is not None:  # one of the product's exports (a subset CSV): its provenance block is no row
+    if block is not None:  # one of the product's exports (a subset CSV, a template): its provenance block is no row
         raw = raw.removeprefix(b"\xef\xbb\xbf")[block.end():]
     text, encoding = _decode(raw, label)
     buffer: io.IOBase

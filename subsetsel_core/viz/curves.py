@@ -13,7 +13,9 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from subsetsel_core.evaluation.permutation import p_phrase
 from subsetsel_core.metrics import METRICS
+from subsetsel_core.rounding import d3, text
 from subsetsel_core.viz.style import (
     DASHES,
     apply_layout,
@@ -245,15 +247,16 @@ def auc_figure(auc: pd.DataFrame, metric: str, *, title: str | None = None, heig
         col = strategy_color(str(r["strategy"]))
         p = r["p_vs_random"]
         ptxt = "baseline" if r["strategy"] == "random" else (
-            "p —" if p is None or pd.isna(p) else f"p = {p:.2g}" if p >= 1e-4 else "p < 1e-4") + " vs random on these pools"
+            p_phrase(None if p is None or pd.isna(p) else float(p)) + " vs random on these pools")
         fig.add_trace(
             go.Scatter(
                 x=[r["auc_mean_n"]], y=[escape(r["key"])], mode="markers", showlegend=False,
                 marker={"size": 12, "color": col, "symbol": "diamond"},
                 error_x={"type": "data", "symmetric": False, "array": [r["auc_hi_n"] - r["auc_mean_n"]],
                          "arrayminus": [r["auc_mean_n"] - r["auc_lo_n"]], "color": col, "thickness": 2},
-                hovertemplate=f"<b>{escape(r['key'])}</b><br>normalised AUC %{{x:.3f}}"
-                f" [{r['auc_lo_n']:.3f}, {r['auc_hi_n']:.3f}]<br>{ptxt}<extra></extra>",
+                hovertemplate=f"<b>{escape(r['key'])}</b><br>normalised AUC %{{x:{d3('auc_normalised')}}}"
+                f" [{text(r['auc_lo_n'], 'auc_normalised')}, {text(r['auc_hi_n'], 'auc_normalised')}]<br>{ptxt}"
+                "<extra></extra>",
                 name=escape(r["key"]),
             )
         )

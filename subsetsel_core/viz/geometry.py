@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from subsetsel_core.rounding import d3, text
 from subsetsel_core.viz.style import apply_layout
 
 __all__ = ["geometry_figure"]
@@ -38,7 +39,8 @@ def geometry_figure(
         go.Scattergl(
             x=desc_dist[idx], y=rank_dist[idx], mode="markers", name="dataset pairs",
             marker={"size": 4, "color": "#4c78a8", "opacity": 0.25},
-            hovertemplate="descriptor distance %{x:.3f}<br>rank distance %{y:.3f}<extra></extra>",
+            hovertemplate=f"descriptor distance %{{x:{d3('distance')}}}<br>rank distance %{{y:{d3('distance')}}}"
+                          "<extra></extra>",
         )
     )
     if desc_dist.size >= 10:
@@ -48,7 +50,7 @@ def geometry_figure(
             xs = [(q[i] + q[i + 1]) / 2 for i in range(q.size - 1) if (b == i).any()]
             ys = [float(np.mean(rank_dist[b == i])) for i in range(q.size - 1) if (b == i).any()]
             fig.add_trace(
-                go.Scatter(x=xs, y=ys, mode="lines+markers", name=f"binned mean (Spearman ρ = {rho:.2f})",
+                go.Scatter(x=xs, y=ys, mode="lines+markers", name=f"binned mean (Spearman ρ = {text(rho, 'statistic')})",
                            line={"color": "#d62728", "width": 3})
             )
     fig.update_xaxes(title="descriptor distance (Euclidean, standardised)")

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from subsetsel_core.rounding import d3, text
 from subsetsel_core.viz.style import apply_layout, escape, rgba
 
 __all__ = ["leaderboard_figure", "placement_figure"]
@@ -36,10 +37,10 @@ def leaderboard_figure(board: pd.DataFrame, *, top: int = 15, title: str | None 
             y=_labels(b),
             orientation="h",
             marker_color="#4c78a8",
-            text=[f"{v:.2f}" for v in b["mean_rank"]],
+            text=[text(v, "mean_rank") for v in b["mean_rank"]],
             textposition="outside", cliponaxis=False,
             customdata=np.c_[b["mean_score"].to_numpy(), b["wins"].to_numpy()],
-            hovertemplate="%{y}<br>mean rank %{x:.2f}<br>mean score %{customdata[0]:.4g}"
+            hovertemplate=f"%{{y}}<br>mean rank %{{x:{d3('mean_rank')}}}<br>mean score %{{customdata[0]:.4g}}"
             "<br>wins %{customdata[1]}<extra></extra>",
             name="mean rank",
         )
@@ -95,14 +96,15 @@ def placement_figure(
     fig.add_trace(go.Scatter(
         x=b["mean_rank"], y=labels, mode="markers", name="existing models",
         marker={"size": 9, "color": ["#4c78a8" if i else "#9aa5b8" for i in inside]},
-        hovertemplate="%{y}<br>mean rank %{x:.2f}<extra></extra>",
+        hovertemplate=f"%{{y}}<br>mean rank %{{x:{d3('mean_rank')}}}<extra></extra>",
     ))
     fig.add_trace(go.Scatter(
         x=[estimate], y=[new_label], mode="markers", name=f"{escape(model)} (estimate, 95% interval)",
         marker={"size": 14, "symbol": "diamond", "color": "#d62728", "line": {"width": 1, "color": "#222"}},
         error_x={"type": "data", "symmetric": False, "array": [max(0.0, hi - estimate)],
                  "arrayminus": [max(0.0, estimate - lo)], "color": "#d62728", "thickness": 2, "width": 6},
-        hovertemplate=f"{escape(model)}<br>estimated mean rank %{{x:.2f}} [{lo:.2f}, {hi:.2f}]<extra></extra>",
+        hovertemplate=f"{escape(model)}<br>estimated mean rank %{{x:{d3('mean_rank')}}} "
+                      f"[{text(lo, 'mean_rank')}, {text(hi, 'mean_rank')}]<extra></extra>",
     ))
     at = int(np.clip(pos - keep[0] if keep.size else 0, 0, len(labels)))
     order = labels[:at] + [new_label] + labels[at:]

@@ -20,6 +20,7 @@ from typing import cast
 import numpy as np
 import pandas as pd
 
+from subsetsel_core import rounding
 from subsetsel_core.viz.maps import color_scale
 
 __all__ = ["leaderboard_html", "map_svg", "size_tiles_html", "text"]
@@ -105,7 +106,7 @@ def leaderboard_html(board: pd.DataFrame, *, top: int = 15) -> str:
     for i, (pos, model, rank, score, wins) in enumerate(zip(b["position"], b["model"], b["mean_rank"],
                                                             b["mean_score"], b["wins"], strict=True)):
         width = 100.0 * float(rank) / worst if worst > 0 else 0.0
-        tip = f"{model}: mean rank {rank:.2f}, mean score {_number(score)}, wins {int(wins)}"
+        tip = f"{model}: mean rank {rounding.text(rank, 'mean_rank')}, mean score {_number(score)}, wins {int(wins)}"
         extra, shade, mark = "", "", ""
         if intervals and sizes is not None:
             lo, hi, group = float(b["rank_lo"].iloc[i]), float(b["rank_hi"].iloc[i]), int(b["tie_group"].iloc[i])
@@ -125,7 +126,8 @@ def leaderboard_html(board: pd.DataFrame, *, top: int = 15) -> str:
             f'{text(model, 40)}</td>'
             f'<td style="padding:2px 6px;width:40%"><div style="display:flex;align-items:center;gap:6px">'
             f'<div style="flex:1 1 auto"><div style="background:{_BAR};height:0.8rem;width:{width:.1f}%;'
-            f'border-radius:2px"></div></div><span style="min-width:2.6rem;text-align:right">{rank:.2f}</span></div></td>'
+            f'border-radius:2px"></div></div><span style="min-width:2.6rem;text-align:right">'
+            f'{rounding.text(rank, "mean_rank")}</span></div></td>'
             f'{extra}<td style="padding:2px 6px;text-align:right">{text(_number(score))}</td>'
             f'<td style="padding:2px 6px;text-align:right">{int(wins)}</td></tr>'
         )

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from subsetsel_core.rounding import d3
 from subsetsel_core.viz.style import apply_layout, escape, rgba
 
 __all__ = ["OBSERVED_NAME", "PREDICTED_NAME", "RADIUS_NAME", "theory_figure"]
@@ -59,7 +60,7 @@ def theory_figure(frame: pd.DataFrame, *, colour: str = "#ff7f0e", title: str | 
     fig.add_trace(go.Scatter(
         x=k, y=frame["covering_radius"], mode="lines", name=escape(RADIUS_NAME), yaxis="y2",
         line={"color": _RADIUS_COLOUR, "width": 1.5, "dash": "dot"},
-        hovertemplate="k = %{x}<br>h_k = %{y:.3g}<extra></extra>"))
+        hovertemplate=f"k = %{{x}}<br>h_k = %{{y:{d3('distance')}}}<extra></extra>"))
     apply_layout(fig, title, height)
     top = max(1.0, float(pct * max(frame["predicted"].max(), frame["observed_hi"].max())) * 1.1)
     h_step = _nice_step(float(frame["covering_radius"].max()) / 5)
