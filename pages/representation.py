@@ -74,7 +74,7 @@ if rep is not None and rec is not None:
     st.markdown("#### Does the geometry follow the models' performance?")
     geo = cache.geometry(data, rec, rep, session.seed())
     c = st.columns([1, 1, 1, 3])
-    c[0].metric("Spearman ρ", text(geo.rho, "statistic"), help="Between pairwise descriptor distances and pairwise "
+    c[0].metric("Spearman ρ", text(geo.rho, "correlation"), help="Between pairwise descriptor distances and pairwise "
                 "performance distances (1 − Spearman correlation of the datasets' model-rank vectors).")
     c[1].metric("Mantel p", text(geo.p_value, "p"), help=f"One-sided, {geo.permutations} permutations of the datasets.")
     c[2].metric("Agreement", geo.strength())
@@ -89,6 +89,6 @@ if rep is not None and rec is not None:
     with g2:
         st.markdown("**All representations of this benchmark**")
         st.dataframe(decisions.geometry_table(data, session.seed()), hide_index=True, width="stretch",
-                     column_config={"Spearman ρ": st.column_config.NumberColumn(format=printf("statistic"))})
+                     column_config={"Spearman ρ": st.column_config.NumberColumn(format=printf("correlation"))})
     st.divider()
     decisions.representation_check_section(data, rec)

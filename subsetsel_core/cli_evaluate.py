@@ -243,8 +243,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         qc = quick_check(data.benchmark, rep, trials=args.trials, seed=args.seed, permutations=perms,
                          mantel_permutations=mantel, progress=_progress(f"checking {rep.name}"))
         chk, pt = qc.check, qc.permutation
-        lines = [f"{rep.name}: Mantel r = {text(chk.mantel_r, 'statistic')} ({p_phrase(chk.mantel_p)}), "
-                 f"CKA = {text(chk.cka, 'statistic')}",
+        lines = [f"{rep.name}: Mantel r = {text(chk.mantel_r, 'correlation')} ({p_phrase(chk.mantel_p)}), "
+                 f"CKA = {text(chk.cka, 'correlation')}",
                  f"  {pt.describe()}"]
         lines += [f"  {pt.verdict(k)}" for k in pt.keys]
         if pt.smallest_p() >= 0.05:

@@ -46,7 +46,8 @@ QUANTITIES: dict[str, Rule] = {
     "distance": Rule(sig=4),            # distances between datasets, the covering radius
     "cost": Rule(sig=4),                # per-dataset costs and their sums
     "mean_rank": Rule(decimals=3),      # mean ranks (critical-difference diagram, placement)
-    "statistic": Rule(sig=4),           # test statistics: Mantel r, CKA, Friedman χ², critical difference
+    "statistic": Rule(sig=4),           # test statistics: Friedman χ², the critical difference
+    "correlation": Rule(decimals=3),    # correlations in [−1, 1]: Mantel r, CKA, the geometry's Spearman ρ
     "parameter": Rule(sig=3),           # fitted model parameters (the Gaussian process's length-scale, variances)
     "share": Rule(decimals=3),          # a fraction of something
 }

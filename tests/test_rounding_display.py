@@ -47,7 +47,7 @@ def test_leaderboards_show_mean_ranks_by_the_registry(board: pd.DataFrame) -> No
 def test_figures_use_the_registry_and_format_p() -> None:
     rng = np.random.default_rng(0)
     fig = geometry.geometry_figure(rng.random(60), rng.random(60), rho=0.123456)
-    assert any(t.name == f"binned mean (Spearman ρ = {text(0.123456, 'statistic')})" for t in fig.data)
+    assert any(t.name == f"binned mean (Spearman ρ = {text(0.123456, 'correlation')})" for t in fig.data)
     assert f"%{{x:{d3('distance')}}}" in fig.data[0].hovertemplate
     auc = pd.DataFrame({"metric": "spearman", "strategy": ["random", "kmeans", "fafi"], "key": ["random", "kmeans", "fafi"],
                         "auc_mean": [5.0, 6.123456, 7.0], "auc_norm": [0.5, 0.6123456, 0.7],

@@ -342,8 +342,8 @@ def _check_result(job: jobs.Job) -> None:
                      f"({pt.null[best]['spearman'].size} shuffles, same pools and streams).")
     c[2].metric("p (permutation, Holm)", format_p(pt.p_holm[best]["spearman"]) if best in pt.gain else "—",
                 help=pt.describe())
-    c[3].metric("Mantel r", num(chk.mantel_r, "statistic"), help=f"p = {format_p(chk.mantel_p)} ({MANTEL_PERMUTATIONS} "
-                f"permutations): descriptor distances vs rank-profile distances. CKA = {num(chk.cka, 'statistic')}.")
+    c[3].metric("Mantel r", num(chk.mantel_r, "correlation"), help=f"p = {format_p(chk.mantel_p)} ({MANTEL_PERMUTATIONS} "
+                f"permutations): descriptor distances vs rank-profile distances. CKA = {num(chk.cka, 'correlation')}.")
     text = widgets.md_escape(qc.verdict)
     if qc.helps:
         st.success(text, icon=":material/verified:")

@@ -24,7 +24,7 @@ from subsetsel_core.coverage import Coverage
 from subsetsel_core.descriptors import Representation
 from subsetsel_core.metrics import METRICS
 from subsetsel_core.representations.recipe import RepresentationRecipe
-from subsetsel_core.rounding import QUANTITIES, printf, quantity_of, text
+from subsetsel_core.rounding import QUANTITIES, printf, quantity_of, rounded, text
 from subsetsel_core.selection import Selection
 from subsetsel_core.strategies import REGISTRY, STRATEGIES
 from subsetsel_core.viz import profiles as profile_figures
@@ -59,9 +59,12 @@ def metrics_row(data: ActiveData, values: dict[str, float], k: int, seed: int) -
     rand = cache.random_profile_to(data, k, seed)
     for col, (name, metric) in zip(st.columns(len(METRICS)), METRICS.items(), strict=True):
         med = float(rand[name][0][k - 1])
+        change = text(values[name] - med, "agreement_change")
+        same = rounded(values[name] - med, "agreement_change") == 0  # no arrow, no colour for "no change"
         col.metric(metric.label, text(values[name], "agreement"),
-                   delta=f"{text(values[name] - med, 'agreement_change')} vs random",
-                   delta_color="normal" if metric.higher_is_better else "inverse",
+                   delta="same as random" if same else f"{change} vs random",
+                   delta_color="off" if same else "normal" if metric.higher_is_better else "inverse",
+                   delta_arrow="off" if same else "auto",
                    help=f"{metric.label} of the subset's model ranking against the full ranking; the delta compares "
                         f"with the median of {RANDOM_DRAWS} random {k}-subsets ({text(med, 'agreement')}).")
 

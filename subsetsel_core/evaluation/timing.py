@@ -4,25 +4,40 @@ from __future__ import annotations
 
 from subsetsel_core.evaluation.result import EvaluationConfig
 
-#: Rough cost of one trial of one strategy on a 112-dataset benchmark (seconds).
-SECONDS_PER_ENTRY_TRIAL = 0.022
+#: Rough seconds per trial of each strategy on a 112-dataset benchmark (k = 2…20, one core), its
+#: metrics included: ``benchmarks/bench_protocol.py`` section 2 on the TSC sample (2026-12-01),
+#: times 1.5 for a busy machine.
+SECONDS_PER_TRIAL: dict[str, float] = {
+    "random": 0.001, "kmeans": 0.012, "fafi-euclidean": 0.001, "fafi-cosine": 0.001, "a-optimal": 0.007,
+    "d-optimal": 0.0055,
+}
+#: A strategy not measured above.
+OTHER_STRATEGY_SECONDS = 0.012
+#: Per trial, besides the strategies: the pools and their rank tables.
+REST_PER_TRIAL = 0.002
 #: Rough cost of the Mantel test with :data:`~subsetsel_core.evaluation.check.MANTEL_PERMUTATIONS`
 #: permutations on 112 datasets (seconds); it grows with the square of the datasets.
 MANTEL_SECONDS_112 = 0.3
 
 
+def _per_trial(strategies: list[str], n_reps: int, n_datasets: int) -> float:
+    """Seconds of one trial of these strategies (each strategy but random once per representation)."""
+    cost = sum(SECONDS_PER_TRIAL.get(s, OTHER_STRATEGY_SECONDS) * (1 if s == "random" else max(1, n_reps))
+               for s in strategies)
+    return (REST_PER_TRIAL + cost) * max(0.5, n_datasets / 112)
+
+
 def estimate_seconds(config: EvaluationConfig, n_reps: int, n_datasets: int) -> float:
-    """A rough run time of an evaluation: trials × grid entries, scaled by the benchmark's size."""
-    entries = 1 + len([s for s in config.strategies if s != "random"]) * max(1, n_reps)
-    return config.trials * entries * SECONDS_PER_ENTRY_TRIAL * max(0.5, n_datasets / 112)
+    """A rough run time of an evaluation: trials × the grid's strategies, scaled by the benchmark's size."""
+    return config.trials * _per_trial(list(dict.fromkeys(["random", *config.strategies])), n_reps, n_datasets)
 
 
 def permutation_seconds(config: EvaluationConfig, n_reps: int, n_datasets: int, permutations: int,
                         trials: int | None = None) -> float:
     """Longest rough run time of a permutation test (every entry drawing all B shuffles; early stops shorten it)."""
-    entries = len([s for s in config.strategies if s != "random"]) * max(1, n_reps)
+    tested = [s for s in dict.fromkeys(config.strategies) if s != "random"]
     t = config.trials if trials is None else trials
-    return permutations * t * entries * SECONDS_PER_ENTRY_TRIAL * max(0.5, n_datasets / 112)
+    return permutations * t * _per_trial(tested, n_reps, n_datasets) if tested else 0.0
 
 
 def check_seconds(n_datasets: int, trials: int, permutations: int = 0) -> float:

@@ -50,7 +50,7 @@ def geometry_figure(
             xs = [(q[i] + q[i + 1]) / 2 for i in range(q.size - 1) if (b == i).any()]
             ys = [float(np.mean(rank_dist[b == i])) for i in range(q.size - 1) if (b == i).any()]
             fig.add_trace(
-                go.Scatter(x=xs, y=ys, mode="lines+markers", name=f"binned mean (Spearman ρ = {text(rho, 'statistic')})",
+                go.Scatter(x=xs, y=ys, mode="lines+markers", name=f"binned mean (Spearman ρ = {text(rho, 'correlation')})",
                            line={"color": "#d62728", "width": 3})
             )
     fig.update_xaxes(title="descriptor distance (Euclidean, standardised)")
