@@ -36,8 +36,7 @@ RESULT_HINTS: dict[str, str] = {
 
 def result_error_text(exc: InputError) -> str:
     """An error as this part of the page shows it: the core's message, then the fix."""
-    hint = RESULT_HINTS.get(exc.field or "")
-    return f"{exc} {hint}" if hint else error_text(exc)
+    return error_text(exc, RESULT_HINTS)
 
 
 @dataclass(frozen=True, eq=False)

@@ -100,9 +100,10 @@ FIELD_HINTS: dict[str, str] = {
 }
 
 
-def error_text(exc: InputError) -> str:
-    """An error as the dashboard shows it: the core's message, then the fix on this dashboard."""
-    hint = FIELD_HINTS.get(exc.field or "")
+def error_text(exc: InputError, hints: Mapping[str, str] | None = None) -> str:
+    """An error as the dashboard shows it: the core's message, then the fix on this dashboard
+    (``hints``: a part of a page that words some fixes its own way, by ``field``)."""
+    hint = (hints or {}).get(exc.field or "") or FIELD_HINTS.get(exc.field or "")
     return f"{exc} {hint}" if hint else str(exc)
 
 
