@@ -254,6 +254,19 @@ def wait_idle(page: Any, timeout: float = 60.0, settle: float = 0.25) -> None:
     page.wait_for_selector(IDLE, timeout=max(1.0, deadline - time.time()) * 1000)
 
 
+def download(page: Any, button: Any, path: Path, attempts: int = 3) -> None:
+    """Click a download button and save the file (a download cancelled by a rerun is retried)."""
+    for i in range(attempts):
+        with page.expect_download(timeout=90000) as dl:
+            button.click()
+        if dl.value.failure() is None:
+            dl.value.save_as(path)
+            return
+        print(f"download {i + 1} failed: {dl.value.failure()}")
+        wait_idle(page)
+    raise AssertionError(f"the download failed {attempts} times")
+
+
 def page_address(server_url: str, path: str) -> re.Pattern[str]:
     """A page's address, with or without the session's ``?s=…`` id (:mod:`subsetsel_app.persist`)."""
     return re.compile(re.escape(f"{server_url}/{path}") + r"(\?.*)?$")

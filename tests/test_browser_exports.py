@@ -23,7 +23,7 @@ import pandas as pd
 import pytest
 
 from subsetsel_core.io.tables import read_table
-from subsetsel_core.safe_csv import TRIGGERS, restore_frame
+from subsetsel_core.safe_csv import TRIGGERS, restore_frame, split_comments
 
 pytestmark = pytest.mark.browser
 
@@ -42,17 +42,6 @@ def live_cells(text: str) -> list[str]:
                 except ValueError:
                     out.append(c)
     return out
-
-
-def _download(page: Any, button: Any, path: Path, attempts: int = 3) -> None:
-    for _ in range(attempts):
-        with page.expect_download(timeout=90000) as dl:
-            button.click()
-        if dl.value.failure() is None:
-            dl.value.save_as(path)
-            return
-        H.wait_idle(page)
-    raise AssertionError("the download failed")
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +82,7 @@ def test_downloads_are_safe_and_read_back(browser: Any, tmp_path: Path) -> None:
     assert page.locator("[data-testid=stException]").count() == 0
 
     subset = tmp_path / "subset.csv"
-    _download(page, page.get_by_role("button", name="Subset CSV"), subset)
+    H.download(page, page.get_by_role("button", name="Subset CSV"), subset)
     text = subset.read_text(encoding="utf-8")
     assert live_cells(text) == [], live_cells(text)
     table = restore_frame(read_table(subset.read_bytes(), label="subset.csv"))
@@ -102,9 +91,11 @@ def test_downloads_are_safe_and_read_back(browser: Any, tmp_path: Path) -> None:
     assert (pd.read_csv(subset, comment="#")["delta"] < 0).all()
 
     template = tmp_path / "template.csv"
-    _download(page, page.get_by_role("button", name="Template CSV of the chosen datasets"), template)
+    H.download(page, page.get_by_role("button", name="Template CSV of the chosen datasets"), template)
     ttext = template.read_text(encoding="utf-8")
     assert live_cells(ttext) == []
+    meta, _ = split_comments(ttext)  # the template carries the subset's provenance block
+    assert meta["subsetsel_version"] and meta["made_by"] == "dashboard" and meta["settings"]["k"] == len(NAMES)
     assert sorted(restore_frame(read_table(template.read_bytes(), label="t.csv"))["dataset"]) == sorted(NAMES)
 
     filled = tmp_path / "filled.csv"

@@ -132,19 +132,6 @@ def _hover_point(page: Any, trace_name: str, label: str) -> str:
     return text
 
 
-def _download(page: Any, button: Any, path: Path, attempts: int = 3) -> None:
-    """Click a download button and save the file (a download cancelled by a rerun is retried)."""
-    for i in range(attempts):
-        with page.expect_download(timeout=90000) as dl:
-            button.click()
-        if dl.value.failure() is None:
-            dl.value.save_as(path)
-            return
-        print(f"download {i + 1} failed: {dl.value.failure()}")
-        H.wait_idle(page)
-    raise AssertionError(f"the download failed {attempts} times")
-
-
 def _map_custom(page: Any) -> list[str]:
     """Every customdata cell of the map traces (what the hover template shows)."""
     return page.evaluate(
@@ -242,7 +229,7 @@ def test_hostile_names_in_a_real_browser(browser: Any, tmp_path: Path) -> None:
     page.mouse.move(5, 5)
     H.wait_idle(page)
     csv_path = tmp_path / "subset.csv"
-    _download(page, page.get_by_role("button", name="Subset CSV"), csv_path)
+    H.download(page, page.get_by_role("button", name="Subset CSV"), csv_path)
     raw = csv_path.read_text(encoding="utf-8")
     from subsetsel_core.safe_csv import split_comments
 
@@ -266,7 +253,7 @@ def test_hostile_names_in_a_real_browser(browser: Any, tmp_path: Path) -> None:
     _shot(page, "report")
     page.get_by_role("tab", name="Export").click()
     report = tmp_path / "report.html"
-    _download(page, page.get_by_role("button", name="Download the HTML report"), report)
+    H.download(page, page.get_by_role("button", name="Download the HTML report"), report)
     text = report.read_text(encoding="utf-8")
     assert IMG not in text and SCRIPT not in text  # never raw …
     assert html.escape(IMG) in text or html.escape(IMG).replace("=", "&#x3D;") in text or "\\u003cimg" in text
