@@ -60,7 +60,7 @@ def selection_provenance(data: ActiveData, sel: Selection, recipe: Representatio
                          budget: BudgetSelection | None = None) -> dict[str, Any]:
     """The provenance of a subset's files (the Select or Report page's downloads)."""
     settings = {**_base(data, "Select"), "strategy": sel.strategy, "k": sel.k, "seed": sel.seed,
-                "include": list(sel.include), "exclude": list(sel.exclude),
+                "include": list(sel.include), "exclude": list(sel.exclude), "datasets": list(sel.datasets),
                 "representation_recipe": None if recipe is None else recipe.to_dict()}
     if budget is not None:
         settings.update({"mode": "budget", "budget": budget.budget, "cost_source": budget.source})

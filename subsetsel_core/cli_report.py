@@ -213,6 +213,10 @@ def write_outputs(out: Path, data: D.Data, res: Any, permutation: Any, stability
     bench = data.benchmark
     k = int(min(max(1, cfg.select_k), bench.n_datasets))
     sel = select_datasets(bench, rep, strategy, k, seed=cfg.seed)
+    selection = {"benchmark": bench.name, "strategy": sel.strategy, "k": sel.k, "seed": sel.seed, "include": [],
+                 "exclude": [], "datasets": list(sel.datasets),
+                 "representation_recipe": None if recipe is None else recipe.to_dict()}
+    prov = {**prov, "settings": {**prov["settings"], "selection": selection}}  # select --recipe replays any file
     cov = coverage(rep, list(sel.datasets)) if rep is not None else None
     descriptors = None if recipe is None else recipe_columns(recipe, bench.datasets, data.descriptors, data.specs)
     table = export.subset_table(sel, descriptors, coverage=cov)
@@ -279,7 +283,7 @@ def report_figures(res: Any, permutation: Any, stability: Any, cd: Any, metric: 
 def figure_files(figures: dict[str, Any], prov: dict[str, Any], *, images: bool,
                  progress: Progress | None = None) -> dict[str, bytes]:
     """``figures/NAME.png`` and ``.svg`` with the provenance inside, and ``figures/figures.json``."""
-    from subsetsel_core.provenance import png_with_text, svg_with_metadata
+    from subsetsel_core.provenance import PNG_KEY, png_with_text, svg_with_metadata
 
     meta = json.dumps(prov, ensure_ascii=False)
     out: dict[str, bytes] = {}
@@ -295,7 +299,7 @@ def figure_files(figures: dict[str, Any], prov: dict[str, Any], *, images: bool,
             rendered, error = {}, str(exc)
             D.say(f"warning: no PNG or SVG images: {exc} The HTML report has every figure.", err=True)
         for name, by_fmt in rendered.items():
-            out[f"figures/{name}.png"] = png_with_text(by_fmt["png"], "subsetsel-provenance", meta)
+            out[f"figures/{name}.png"] = png_with_text(by_fmt["png"], PNG_KEY, meta)
             out[f"figures/{name}.svg"] = svg_with_metadata(by_fmt["svg"], meta)
     listing = {"figures": {name: {"title": (fig.layout.title.text or ""),
                                   "files": [f for f in out if f.startswith(f"figures/{name}.")]}

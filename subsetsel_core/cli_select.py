@@ -70,7 +70,10 @@ def cmd_select(args: argparse.Namespace) -> int:
     table = export.subset_table(sel, descriptors, budget=bs, coverage=cov)
     meta = export.sidecar(sel, data.benchmark, recipe, title=data.title, budget=bs, coverage=cov,
                           provenance=from_arguments(args, seed))
-    if side is not None and tuple(sel.datasets) != side.datasets:
+    if side is not None and not side.datasets:
+        D.say(f"note: {Path(args.recipe).name} records how the subset was chosen but not its datasets; this replay "
+              "cannot be compared with them.", err=True)
+    elif side is not None and tuple(sel.datasets) != side.datasets:
         D.say(f"warning: this subset differs from the one listed in {Path(args.recipe).name}: the "
               "benchmark or its descriptor tables are not the ones it was chosen from.", err=True)
     if args.format == "json":

@@ -217,8 +217,22 @@ def read_sidecar(source: str | Path | bytes) -> SubsetRecipe:
     label = "sidecar" if isinstance(source, bytes) else Path(source).name
     raw = source if isinstance(source, bytes) else read_input_file(Path(source), label, MAX_SIDECAR_BYTES)
     start = raw.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-    meta = json_part(raw, "the JSON sidecar", label, field="recipe") if start in (b"{", b"[", b"") else \
-        _csv_sidecar(raw, label)  # a subset CSV: its comment block
+    if start in (b"{", b"[", b""):
+        meta = json_part(raw, "the JSON sidecar", label, field="recipe")
+        if isinstance(meta, dict) and "strategy" not in meta and "provenance" in meta:  # an evaluation's JSON, …
+            meta = recorded_subset(meta["provenance"], label)
+    elif start == b"#" and b"\n# strategy: " in b"\n" + raw[:1 << 16].removeprefix(b"\xef\xbb\xbf"):
+        meta = _csv_sidecar(raw, label)  # a subset CSV: its comment block
+    else:  # any other file the product wrote: the subset its provenance records
+        from subsetsel_core.provenance import read_provenance
+
+        record = read_provenance(raw)
+        if record is None:
+            raise InputError(f"{label}: no subsetsel provenance in it (a subset CSV starts with a comment block of "
+                             "'# strategy:' and '# k:' lines); give a subset CSV written by subsetsel 0.1 or later, its "
+                             "JSON sidecar, or another output of subsetsel (report, figure, LaTeX, evaluation or "
+                             "template file). A run.toml is run with 'subsetsel report --config'.", field="recipe")
+        meta = recorded_subset(record, label)
     if not isinstance(meta, dict):
         raise InputError(f"{label}: not a JSON sidecar (not a JSON object).", field="recipe")
 
@@ -253,6 +267,37 @@ def read_sidecar(source: str | Path | bytes) -> SubsetRecipe:
         names("include"), names("exclude"), None if rec is None else RepresentationRecipe.from_dict(rec),
         names("datasets"), None if total is None else float(total), source_column, "coverage" in meta,
     )
+
+
+def recorded_subset(record: Any, label: str) -> dict[str, Any]:
+    """The subset a provenance record describes, in the sidecar's keys.
+
+    A file that shows one subset records how it was chosen: the Select page's files in their
+    ``settings``, the report's files under ``settings["selection"]``. Without ``datasets``
+    the replay cannot be compared with the subset the file showed.
+
+    Raises
+    ------
+    InputError
+        The record describes no subset (an evaluation's files): the message says what made
+        the file, so that it can be run again.
+    """
+    settings = record.get("settings") if isinstance(record, dict) else None
+    settings = settings if isinstance(settings, dict) else {}
+    sel = settings if "strategy" in settings and "k" in settings else settings.get("selection")
+    if not isinstance(sel, dict) or "strategy" not in sel or "k" not in sel:
+        made = record.get("command") if isinstance(record, dict) else None
+        how = f"'{made}'" if isinstance(made, str) and made else \
+            f"the dashboard's {settings.get('page') or 'Evaluate'} page (its 'Settings as run.toml' repeats it)"
+        raise InputError(f"{label} records no subset, only how it was made: {how}. Run that again to reproduce it, "
+                         "or give the subset CSV or its JSON sidecar.", field="recipe")
+    budget = sel.get("budget") if sel.get("mode") == "budget" else None
+    return {"benchmark": sel.get("benchmark"), "strategy": sel.get("strategy"), "k": sel.get("k"),
+            "seed": sel.get("seed"), "include": sel.get("include", []), "exclude": sel.get("exclude", []),
+            "representation_recipe": sel.get("representation_recipe"), "datasets": sel.get("datasets", []),
+            "mode": sel.get("mode", "k"),
+            **({"budget": {"total_budget": budget, "cost_source": sel.get("cost_source")}} if budget is not None
+               else {})}
 
 
 def _csv_sidecar(raw: bytes, label: str) -> dict[str, Any]:

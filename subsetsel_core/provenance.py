@@ -4,7 +4,7 @@
 the product writes carries it:
 
 * the subset CSV, in its leading ``# key: value`` comment block
-  (:func:`~subsetsel_core.safe_csv.comment_line`), which ``subsetsel select --recipe`` reads back;
+  (:func:`~subsetsel_core.safe_csv.comment_line`);
 * the template of a new model's scores, in the same block (:func:`~subsetsel_core.export.template_csv`);
 * a workspace file (and a kept session), under ``"provenance"`` in its ``workspace.json``;
 * the JSON sidecar and the evaluation JSON, under ``"provenance"``;
@@ -12,6 +12,9 @@ the product writes carries it:
 * figures (a PNG text chunk, an SVG ``<metadata>`` element, ``figures.json``) —
   :func:`png_with_text`, :func:`svg_with_metadata`;
 * LaTeX, in ``%`` comment lines (:func:`latex_comments`).
+
+:func:`read_provenance` reads the record back from any of them, and ``subsetsel select --recipe``
+replays the subset a record describes (:func:`~subsetsel_core.export.recorded_subset`).
 
 ``made_by`` is ``"command line"`` (then ``command`` is the command as typed, ``settings``
 every option with its value) or ``"dashboard"`` (``command`` is None, ``settings`` the
@@ -31,8 +34,8 @@ from typing import Any
 from subsetsel_core.safe_csv import json_line
 from subsetsel_core.version import VERSION
 
-__all__ = ["PROVENANCE_KEYS", "benchmark_inputs", "command_text", "file_sha256", "input_hashes",
-           "latex_comments", "png_with_text", "provenance", "svg_with_metadata"]
+__all__ = ["PNG_KEY", "PROVENANCE_KEYS", "benchmark_inputs", "command_text", "file_sha256", "input_hashes",
+           "latex_comments", "png_with_text", "provenance", "read_provenance", "svg_with_metadata"]
 
 #: The keys of a provenance record, in the order they are written.
 PROVENANCE_KEYS = ("subsetsel_version", "made_by", "command", "settings", "seed", "input_sha256")
@@ -189,6 +192,64 @@ def svg_with_metadata(svg: bytes, text: str) -> bytes:
         return svg
     meta = f'<metadata id="subsetsel-provenance">{escape(text)}</metadata>'.encode()
     return svg[:close + 1] + meta + svg[close + 1:]
+
+
+#: The key of the provenance text in a PNG figure.
+PNG_KEY = "subsetsel-provenance"
+
+
+def read_provenance(raw: bytes) -> dict[str, Any] | None:
+    """The provenance record carried by a file the product wrote (None: none found).
+
+    Reads every place :func:`provenance` is written to: a JSON file's ``"provenance"``, the
+    HTML report's ``<script id="provenance">``, an SVG's ``<metadata>``, a PNG's text chunk,
+    LaTeX ``%`` lines and a CSV's ``#`` block. Nothing in the file is run or trusted beyond
+    being parsed as JSON.
+    """
+    import json
+    import re
+    from xml.sax.saxutils import unescape
+
+    from subsetsel_core.safe_csv import split_comments
+
+    body = raw.removeprefix(b"\xef\xbb\xbf")
+
+    def obj(text: str | None) -> dict[str, Any] | None:
+        try:
+            value = json.loads(text) if text is not None else None
+        except ValueError:
+            return None
+        return value if isinstance(value, dict) else None
+
+    if body.startswith(b"\x89PNG\r\n\x1a\n"):
+        return obj(png_text(body, PNG_KEY))
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    head = text.lstrip()
+    if head.startswith("{"):
+        doc = obj(text)
+        found = doc.get("provenance") if doc is not None else None
+        return found if isinstance(found, dict) else None
+    for pattern, undo in ((r'<script type="application/json" id="provenance">(.*?)</script>', str),
+                          (r'<metadata id="subsetsel-provenance">(.*?)</metadata>', unescape)):
+        m = re.search(pattern, text, flags=re.S)
+        if m is not None:
+            return obj(undo(m.group(1)))
+    if head.startswith("%"):  # LaTeX: "% key: value" lines, values as one-line JSON
+        record: dict[str, Any] = {}
+        for line in head.splitlines():
+            key, colon, value = line.removeprefix("% ").partition(": ")
+            if not line.startswith("% ") or not colon:
+                break
+            parsed = obj('{"v": ' + value + "}")
+            record[key] = parsed["v"] if parsed is not None else value
+        return {k: record[k] for k in PROVENANCE_KEYS if k in record} or None
+    if head.startswith("#"):
+        meta, _ = split_comments(text)
+        return {k: meta[k] for k in PROVENANCE_KEYS if k in meta} or None
+    return None
 
 
 #: Options of the command line that name input files, and whether they name a benchmark folder.

@@ -363,6 +363,42 @@ def test_report_command_writes_every_output(tmp_path: Path, capsys: pytest.Captu
     assert "unknown key 'evaluate.trails'" in capsys.readouterr().err
 
 
+def test_select_recipe_replays_any_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every file of a report (HTML, figures, LaTeX, CSV, JSON) replays the report's subset; an
+    evaluation's own files say which command made them; a file of no provenance is refused."""
+    cfg = tmp_path / "run.toml"
+    cfg.write_text('seed = 3\n[evaluate]\nstrategies = ["random", "kmeans"]\ntrials = 4\nk_max = 5\n'
+                   'metrics = ["spearman"]\n[select]\nstrategy = "kmeans"\nk = 4\n[report]\nmap = "PCA"\n',
+                   encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["report", "--benchmark", str(MMLU), "--config", str(cfg), "--out", str(out)]) == 0
+    chosen = export.read_sidecar(out / "subset.csv").datasets
+    assert len(chosen) == 4
+    for name in ("report.html", "evaluation.json", "auc.tex", "auc.csv", "curves.csv", "figures/map.png",
+                 "figures/map.svg", "figures/curves.svg", "figures/figures.json"):
+        side = export.read_sidecar(out / name)
+        assert (side.strategy, side.k, side.seed, side.datasets) == ("kmeans", 4, 3, chosen), name
+    capsys.readouterr()
+    assert main(["select", "--benchmark", str(MMLU), "--recipe", str(out / "figures" / "map.png")]) == 0
+    replay = capsys.readouterr()
+    assert [line.split(",")[1] for line in replay.out.splitlines() if line[:1].isdigit()] == list(chosen)
+    assert "differs" not in replay.err
+    ev = tmp_path / "ev.json"
+    assert main(["evaluate", "--benchmark", str(MMLU), "--trials", "3", "--k-max", "4", "--strategies",
+                 "random,kmeans", "--metrics", "spearman", "--out", str(ev)]) == 0
+    capsys.readouterr()
+    assert main(["select", "--benchmark", str(MMLU), "--recipe", str(ev)]) == 2
+    assert "records no subset, only how it was made: 'subsetsel evaluate --benchmark" in capsys.readouterr().err
+    (tmp_path / "plain.txt").write_text("dataset\nmarketing\n", encoding="utf-8")
+    with pytest.raises(InputError, match="no subsetsel provenance"):
+        export.read_sidecar(tmp_path / "plain.txt")
+    forged = tmp_path / "forged.html"  # a recorded subset is checked like a sidecar
+    forged.write_text('<script type="application/json" id="provenance">{"settings": {"strategy": "kmeans", '
+                      '"k": "=cmd|x", "seed": 0}}</script>', encoding="utf-8")
+    with pytest.raises(InputError, match="'k' is missing or mistyped"):
+        export.read_sidecar(forged)
+
+
 def test_report_keeps_the_missing_score_policy_and_draws_the_asked_map(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """run.toml's ``missing`` reads a table with gaps (the default policy refuses it) and is

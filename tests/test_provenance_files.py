@@ -149,6 +149,9 @@ def test_the_dashboard_template_names_what_made_the_subset() -> None:
     assert any(k.endswith("scores.csv") and len(v) == 64 for k, v in meta["input_sha256"].items())
     assert pd.read_csv(io.StringIO(body))["dataset"].tolist() == list(sel.datasets)
     assert not split_comments(template_bytes(data, list(sel.datasets)).decode("utf-8"))[0]
+    side = export.read_sidecar(text.encode("utf-8"))  # select --recipe replays the template's subset
+    assert (side.benchmark, side.strategy, side.k, side.seed, side.datasets) == (
+        data.benchmark.name, "random", 4, 5, tuple(sel.datasets))
 
 
 # --------------------------------------------------------------------------- workspace files

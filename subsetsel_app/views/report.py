@@ -273,10 +273,10 @@ def with_provenance(imgs: dict[str, dict[str, bytes]], record: dict[str, Any]) -
     """The images with the provenance inside (a PNG text chunk, an SVG ``<metadata>``)."""
     import json
 
-    from subsetsel_core.provenance import png_with_text, svg_with_metadata
+    from subsetsel_core.provenance import PNG_KEY, png_with_text, svg_with_metadata
 
     meta = json.dumps(record, ensure_ascii=False)
-    return {name: {fmt: png_with_text(blob, "subsetsel-provenance", meta) if fmt == "png"
+    return {name: {fmt: png_with_text(blob, PNG_KEY, meta) if fmt == "png"
                    else svg_with_metadata(blob, meta) if fmt == "svg" else blob for fmt, blob in by_fmt.items()}
             for name, by_fmt in imgs.items()}
 
