@@ -141,11 +141,33 @@ def _perm_status(job: jobs.Job | None, res: EvaluationResult) -> None:
         st.error(widgets.md_escape(job.error))
 
 
-def _final(res: EvaluationResult, metric: str, perm_job: jobs.Job | None, stab: Stability | None) -> None:
+def _test_and_verdict(res: EvaluationResult, metric: str, perm_job: jobs.Job | None) -> None:
+    """The permutation test's progress and the verdict (of the partial test while it runs)."""
     pt = perm_job.result if perm_job is not None and perm_job.status == "done" else None
     _perm_status(perm_job, res)
     running = perm_job.result if perm_job is not None and perm_job.running else None  # a partial test
     show_verdict(verdict(res, metric, pt if pt is not None else running))
+
+
+def _live_test(metric: str) -> None:
+    """Polled while the permutation test runs after a finished evaluation: only its progress
+    and the verdict are redrawn (the curves and tables stay), so that the page takes little
+    of the machine from the test; when it ends, the whole page is drawn once more."""
+    job = current_job()
+    if job is None or job.result is None:
+        return
+    if not _busy(job):
+        st.rerun()
+    _test_and_verdict(job.result, metric, permutation_job())
+
+
+def _final(res: EvaluationResult, metric: str, perm_job: jobs.Job | None, stab: Stability | None, *,
+           live_test: bool = False) -> None:
+    pt = perm_job.result if perm_job is not None and perm_job.status == "done" else None
+    if live_test:
+        st.fragment(_live_test, run_every=jobs.POLL_SECONDS)(metric)
+    else:
+        _test_and_verdict(res, metric, perm_job)
     st.markdown(f"#### Area under the curve — {METRICS[metric].label}")
     fmt = st.column_config.NumberColumn
     st.dataframe(auc_table(res, metric, pt, pending=perm_job is not None and perm_job.running), hide_index=True,
@@ -184,12 +206,12 @@ def curves_for(res: EvaluationResult, metric: str, pt: PermutationTest | None, s
               f"seed {res.config.seed}")
 
 
-def _panel(polling: bool) -> None:
+def _panel(polling: bool, testing: bool = False) -> None:
     job = current_job()
     if job is None:
         return
-    if polling and not _busy(job):
-        st.rerun()  # the run and its test ended: redraw the whole page once, without polling
+    if polling and (not _busy(job) or not job.running):
+        st.rerun()  # the run ended (its test may go on): redraw the whole page once, without polling it
     c = st.columns([4, 1])
     with c[0]:
         _status(job)
@@ -229,7 +251,7 @@ def _panel(polling: bool) -> None:
     if covered:
         st.info(widgets.md_escape(covered), icon=":material/grid_on:")
     if not job.running:
-        _final(res, metric, perm_job, stab)
+        _final(res, metric, perm_job, stab, live_test=testing)
     required_k.advice_section(res, metric, stab, favoured_entry(res, pt, metric), pt,
                               pending=perm_job is not None and perm_job.running)
     theory.section(data, job)
@@ -250,4 +272,5 @@ def results_panel() -> None:
                 "**Run evaluation**; the curves fill in while the trials run.")
         return
     busy = _busy(job)
-    st.fragment(_panel, run_every=jobs.POLL_SECONDS if busy else None)(busy)
+    testing = busy and not job.running  # the evaluation is done, its permutation test runs (polled on its own)
+    st.fragment(_panel, run_every=jobs.POLL_SECONDS if busy and not testing else None)(busy and not testing, testing)

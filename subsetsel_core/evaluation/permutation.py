@@ -43,6 +43,7 @@ from subsetsel_core.evaluation.protocol import (
 from subsetsel_core.evaluation.result import BASELINE, EvaluationConfig, EvaluationResult
 from subsetsel_core.evaluation.stats import auc_per_trial, holm
 from subsetsel_core.metrics import METRICS
+from subsetsel_core.rounding import text
 
 #: Largest number of permutations of one test (PROTOCOL.md's default B).
 PERMUTATIONS = 99
@@ -84,8 +85,8 @@ def format_p(p: float | None) -> str:
 
 def p_phrase(p: float | None) -> str:
     """``"p < 1e-4"``, ``"p = 0.020"`` or ``"p —"`` (see :func:`format_p`)."""
-    text = format_p(p)
-    return f"p {text}" if text.startswith("<") else f"p = {text}" if text != "—" else "p —"
+    shown = format_p(p)
+    return f"p {shown}" if shown.startswith("<") else f"p = {shown}" if shown != "—" else "p —"
 
 
 def entry_gain(result: EvaluationResult, key: str, metric: str, trials: int | None = None) -> float:
@@ -168,8 +169,9 @@ class PermutationTest:
         m = metric or self.verdict_metric
         mu, sd = self.null_summary(key, m)
         n = self.null[key][m].size
-        return (f"gain over random {self.gain[key][m]:+.2f} {self.unit(m)}; shuffled descriptors give "
-                f"{mu:+.2f} ± {sd:.2f} ({n} permutations); {p_phrase(self.p_holm[key][m])} (Holm)")
+        return (f"gain over random {text(self.gain[key][m], 'gain')} {self.unit(m)}; shuffled descriptors give "
+                f"{text(mu, 'gain')} ± {text(sd, 'gain_sd')} ({n} permutations); {p_phrase(self.p_holm[key][m])} "
+                "(Holm)")
 
     def verdict(self, key: str, metric: str | None = None) -> str:
         """``"<key>: <evidence> → helps"`` (or ``→ no evidence that it helps``, ``→ test not finished``)."""

@@ -30,7 +30,7 @@ def auc_table(result: EvaluationResult, metric: str, permutation: PermutationTes
         if not tested or permutation is None or key not in permutation.gain:
             return "—"
         mu, sd = permutation.null_summary(key, metric)
-        return f"{text(mu, 'gain')} ± {text(sd, 'auc')}"
+        return f"{text(mu, 'gain')} ± {text(sd, 'gain_sd')}"
 
     def perm_p(key: str) -> str:
         return format_p(permutation.p_holm[key][metric]) if tested and permutation is not None and \

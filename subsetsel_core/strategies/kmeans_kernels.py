@@ -162,7 +162,9 @@ def _lloyd_runs_py(X: np.ndarray, C: np.ndarray, ka: np.ndarray, max_iter: int) 
     return centres, inertia
 
 
-seed_runs: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray] = numba.njit(cache=True)(
-    _seed_runs_py)
-lloyd_runs: Callable[[np.ndarray, np.ndarray, np.ndarray, int], tuple[np.ndarray, np.ndarray]] = numba.njit(
-    cache=True)(_lloyd_runs_py)
+#: Compiled once per machine (cached beside this file); ``nogil``: the dashboard's pages and
+#: other threads keep running while a kernel works (it touches no Python object).
+_COMPILE = numba.njit(cache=True, nogil=True)
+seed_runs: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray] = _COMPILE(_seed_runs_py)
+lloyd_runs: Callable[[np.ndarray, np.ndarray, np.ndarray, int], tuple[np.ndarray, np.ndarray]] = _COMPILE(
+    _lloyd_runs_py)
