@@ -27,11 +27,12 @@ from reproduce_paper import mmlu_domain, mteb_domain, recsys_domain, tsc_domains
 
 from subsetsel_core import EvaluationConfig, evaluate, select_datasets  # noqa: E402
 from subsetsel_core.evaluation.check import check_representation  # noqa: E402
-from subsetsel_core.evaluation.permutation import format_p, permutation_test  # noqa: E402
+from subsetsel_core.evaluation.permutation import permutation_test  # noqa: E402
 from subsetsel_core.evaluation.quick import quick_verdict  # noqa: E402
 from subsetsel_core.evaluation.required_k import advise  # noqa: E402
 from subsetsel_core.evaluation.verdict import evaluation_verdict  # noqa: E402
 from subsetsel_core.placement import place_model  # noqa: E402
+from subsetsel_core.rounding import format_p  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -4,7 +4,7 @@ Everywhere a person reads a number — the command line's tables, the dashboard'
 the CSV files, the HTML report, LaTeX — it is rounded by the rule of its quantity
 (:data:`QUANTITIES`); only JSON keeps full precision. A rule is a number of significant
 digits (``sig``) or of decimals (``decimals``); p-values are written by
-:func:`~subsetsel_core.evaluation.permutation.format_p` (``"< 1e-4"``, ``"0.020"``) and
+:func:`format_p` (``"< 1e-4"``, ``"0.020"``) and
 kept in CSVs as numbers of two significant digits.
 
 :data:`COLUMNS` says which quantity each known column of the product's tables holds;
@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["COLUMNS", "QUANTITIES", "Rule", "d3", "printf", "round_frame", "rounded", "text"]
+__all__ = ["COLUMNS", "QUANTITIES", "Rule", "d3", "format_p", "printf", "round_frame", "rounded", "text"]
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,17 @@ COLUMNS: dict[str, str] = {
 """Column name of the product's tables → the quantity it holds."""
 
 
+def format_p(p: float | None) -> str:
+    """A p-value for people: ``"< 1e-4"``, scientific below 0.001, three digits else; None → ``"—"``."""
+    if p is None or not math.isfinite(p):
+        return "—"
+    if p < 1e-4:
+        return "< 1e-4"
+    if p < 1e-3:
+        return f"{p:.1e}"
+    return f"{p:.3f}" if p < 0.1 else f"{p:.2f}"
+
+
 def rounded(value: float, quantity: str) -> float:
     """``value`` rounded by the rule of ``quantity`` (NaN and infinities unchanged)."""
     v = float(value)
@@ -84,8 +95,6 @@ def text(value: float | None, quantity: str) -> str:
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "—"
     if quantity == "p":
-        from subsetsel_core.evaluation.permutation import format_p
-
         return format_p(float(value))
     rule = QUANTITIES[quantity]
     v = float(value)

@@ -14,7 +14,6 @@ from subsetsel_core.cli import main
 from subsetsel_core.descriptors import build_representation, representation_from_matrix
 from subsetsel_core.errors import InputError
 from subsetsel_core.evaluation.permutation import (
-    format_p,
     iter_permutation_test,
     p_phrase,
     permutation_test,
@@ -24,6 +23,7 @@ from subsetsel_core.evaluation.permutation import (
 from subsetsel_core.evaluation.stability import full_stability
 from subsetsel_core.evaluation.summary import evaluation_json
 from subsetsel_core.evaluation.verdict import NOT_TESTED, evaluation_verdict, favoured_entry
+from subsetsel_core.rounding import format_p
 from subsetsel_core.synthetic import make_synthetic
 
 

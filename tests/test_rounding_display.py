@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from subsetsel_core import rounding
-from subsetsel_core.evaluation.permutation import format_p, p_phrase
-from subsetsel_core.rounding import QUANTITIES, d3, printf, text
+from subsetsel_core.evaluation.permutation import p_phrase
+from subsetsel_core.rounding import QUANTITIES, d3, format_p, printf, text
 from subsetsel_core.viz import curves, geometry, rankings, svg
 
 assert H.ROOT  # the import is for its side effect

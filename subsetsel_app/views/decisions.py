@@ -34,12 +34,12 @@ from subsetsel_core.evaluation.generalisation import (
     read_release_dates,
     split_models,
 )
-from subsetsel_core.evaluation.permutation import format_p
 from subsetsel_core.evaluation.quick import CHECK_PERMUTATIONS, QuickCheck, quick_check
 from subsetsel_core.evaluation.result import EvaluationConfig
 from subsetsel_core.evaluation.timing import check_seconds, estimate_seconds
 from subsetsel_core.metrics import METRICS
 from subsetsel_core.representations.recipe import RepresentationRecipe
+from subsetsel_core.rounding import format_p
 from subsetsel_core.viz import curves
 
 NO_DATES = ("there are no model release dates: this benchmark's files describe the datasets, not the models. "

@@ -43,7 +43,7 @@ from subsetsel_core.evaluation.protocol import (
 from subsetsel_core.evaluation.result import BASELINE, EvaluationConfig, EvaluationResult
 from subsetsel_core.evaluation.stats import auc_per_trial, holm
 from subsetsel_core.metrics import METRICS
-from subsetsel_core.rounding import text
+from subsetsel_core.rounding import format_p, text
 
 #: Largest number of permutations of one test (PROTOCOL.md's default B).
 PERMUTATIONS = 99
@@ -70,17 +70,6 @@ def smallest_p(entries: int, permutations: int) -> float:
 def permutations_needed(entries: int, level: float = LEVEL) -> int:
     """Fewest shuffles B with which ``entries`` entries can reach a Holm-adjusted p below ``level``."""
     return int(np.floor(entries / level))
-
-
-def format_p(p: float | None) -> str:
-    """A p-value for people: ``"< 1e-4"``, scientific below 0.001, three digits else; None → ``"—"``."""
-    if p is None or not np.isfinite(p):
-        return "—"
-    if p < 1e-4:
-        return "< 1e-4"
-    if p < 1e-3:
-        return f"{p:.1e}"
-    return f"{p:.3f}" if p < 0.1 else f"{p:.2f}"
 
 
 def p_phrase(p: float | None) -> str:

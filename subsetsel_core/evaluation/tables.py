@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from subsetsel_core.evaluation.permutation import PermutationTest, format_p
+from subsetsel_core.evaluation.permutation import PermutationTest
 from subsetsel_core.evaluation.result import BASELINE, EvaluationResult
 from subsetsel_core.evaluation.verdict import NOT_TESTED
 from subsetsel_core.metrics import METRICS
-from subsetsel_core.rounding import text
+from subsetsel_core.rounding import format_p, text
 
 __all__ = ["auc_table"]
 
