@@ -254,6 +254,37 @@ def wait_idle(page: Any, timeout: float = 60.0, settle: float = 0.25) -> None:
     page.wait_for_selector(IDLE, timeout=max(1.0, deadline - time.time()) * 1000)
 
 
+#: The separators a spreadsheet or a reader may guess for a CSV.
+SEPARATORS = (",", ";", "\t", "|")
+
+
+def cells_by_any_reader(text: str) -> list[str]:
+    """Every cell a reader guessing any of the usual separators would see, honouring quotes or not."""
+    import csv
+    import io
+
+    out: list[str] = []
+    for sep in SEPARATORS:
+        for row in csv.reader(io.StringIO(text, newline=""), delimiter=sep):
+            out += row
+        for line in re.split(r"\r\n|\r|\n", text):  # a reader that ignores quotes
+            out += [piece.lstrip('"') for piece in line.split(sep)]
+    return out
+
+
+def live_formula(cell: str) -> bool:
+    """Whether a spreadsheet would run the cell: it starts with a formula trigger and is no number."""
+    from subsetsel_core.safe_csv import TRIGGERS
+
+    if not cell or cell[0] not in TRIGGERS:
+        return False
+    try:
+        float(cell)
+    except ValueError:
+        return True
+    return False
+
+
 def download(page: Any, button: Any, path: Path, attempts: int = 3) -> None:
     """Click a download button and save the file (a download cancelled by a rerun is retried)."""
     for i in range(attempts):

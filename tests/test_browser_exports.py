@@ -11,8 +11,6 @@ with no error. Skips cleanly without ``/usr/bin/chromium`` or Playwright.
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from pathlib import Path
 from typing import Any
@@ -23,7 +21,7 @@ import pandas as pd
 import pytest
 
 from subsetsel_core.io.tables import read_table
-from subsetsel_core.safe_csv import TRIGGERS, restore_frame, split_comments
+from subsetsel_core.safe_csv import restore_frame, split_comments
 
 pytestmark = pytest.mark.browser
 
@@ -31,17 +29,7 @@ NAMES = ["+aug", "@risk", "-minus", '=HYPERLINK("http://x")', "a;=cmd()", "plain
 
 
 def live_cells(text: str) -> list[str]:
-    out = []
-    for sep in (",", ";", "\t", "|"):
-        cells = [c for row in csv.reader(io.StringIO(text, newline=""), delimiter=sep) for c in row]
-        cells += [p.lstrip('"') for line in re.split(r"\r\n|\r|\n", text) for p in line.split(sep)]
-        for c in cells:
-            if c and c[0] in TRIGGERS:
-                try:
-                    float(c)
-                except ValueError:
-                    out.append(c)
-    return out
+    return [c for c in H.cells_by_any_reader(text) if H.live_formula(c)]
 
 
 @pytest.fixture(scope="module")

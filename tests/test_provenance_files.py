@@ -28,34 +28,12 @@ from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.errors import InputError
 from subsetsel_core.placement import read_model_scores
 from subsetsel_core.provenance import PROVENANCE_KEYS, provenance
-from subsetsel_core.safe_csv import TRIGGERS, split_comments
+from subsetsel_core.safe_csv import split_comments
 from subsetsel_core.version import VERSION
 from subsetsel_core.workspace import Workspace, load_workspace, save_workspace
 
 MMLU = H.ROOT / "sample_data" / "mmlu"
 FORMULA = "=cmd|' /C calc'!A0"
-SEPARATORS = (",", ";", "\t", "|")
-
-
-def _cells(text: str) -> list[str]:
-    """Every cell a reader guessing any of the usual separators would see, honouring quotes or not."""
-    out: list[str] = []
-    for sep in SEPARATORS:
-        for row in csv.reader(io.StringIO(text, newline=""), delimiter=sep):
-            out += row
-        for line in re.split(r"\r\n|\r|\n", text):
-            out += [piece.lstrip('"') for piece in line.split(sep)]
-    return out
-
-
-def _live(cell: str) -> bool:
-    try:
-        float(cell)
-    except ValueError:
-        return bool(cell) and cell[0] in TRIGGERS
-    return False
-
-
 def _record(**settings: Any) -> dict[str, Any]:
     return provenance(seed=7, inputs={"mmlu/scores.csv": "ab" * 32},
                       settings={"benchmark": "mmlu", "strategy": "kmeans", "k": 3, "seed": 7,
@@ -113,7 +91,7 @@ def test_a_tampered_provenance_value_is_neutralised_like_every_cell() -> None:
     rec = _record(benchmark=FORMULA, include=[FORMULA, "x;=1+2"])
     rec["input_sha256"] = {f"{FORMULA}.csv": "00", "a,@SUM(A1)": "11"}
     text = export.template_csv([FORMULA, "b"], rec)
-    assert not [c for c in _cells(text) if _live(c)]
+    assert not [c for c in H.cells_by_any_reader(text) if H.live_formula(c)]
     meta, _ = split_comments(text)
     assert meta == rec  # the block reads back as written
     frame = pd.read_csv(io.StringIO(text), comment="#", keep_default_na=False)

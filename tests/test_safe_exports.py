@@ -11,16 +11,15 @@ endless names never reach a terminal as they are.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import os
 import pty
-import re
 import subprocess
 import sys
 from pathlib import Path
 
+import apphelpers as H  # puts the repository root on sys.path
 import numpy as np
 import pandas as pd
 import pytest
@@ -30,28 +29,13 @@ from hypothesis import strategies as st
 from subsetsel_core import export
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.tables import read_table
-from subsetsel_core.safe_csv import TRIGGERS, csv_text, neutralise, restore, restore_frame
+from subsetsel_core.safe_csv import csv_text, neutralise, restore, restore_frame
 from subsetsel_core.safe_text import MESSAGE, printable, safe_message
 
 #: Dataset names a spreadsheet would run, a reader could split, or a terminal would obey.
 HOSTILE = ["+aug", "@risk", "-minus", '=HYPERLINK("http://x")', "=1+2", "\tlead_tab", "\rlead_cr",
            "a,b", "a;=cmd()", "p|=q", 'say "hi"', "two\nlines", "'=already", "''+twice", "－fullwidth", "plain"]
-SEPARATORS = (",", ";", "\t", "|")
-
-
-def cells_by_any_reader(text: str) -> list[str]:
-    """Every cell a reader guessing any of the usual separators would see, honouring quotes or not."""
-    out: list[str] = []
-    for sep in SEPARATORS:
-        for row in csv.reader(io.StringIO(text, newline=""), delimiter=sep):
-            out += row
-        for line in re.split(r"\r\n|\r|\n", text):  # a reader that ignores quotes
-            out += [piece.lstrip('"') for piece in line.split(sep)]
-    return out
-
-
-def live_formula(cell: str) -> bool:
-    return bool(cell) and cell[0] in TRIGGERS and not _number(cell)
+cells_by_any_reader, live_formula = H.cells_by_any_reader, H.live_formula
 
 
 def _number(cell: str) -> bool:
