@@ -22,7 +22,7 @@ from pathlib import Path
 
 from subsetsel_core.evaluation.headroom import evaluate_headroom
 from subsetsel_core.evaluation.result import EvaluationConfig
-from subsetsel_core.io.folder import load_benchmark_folder
+from subsetsel_core.loading.folder import load_benchmark_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -22,7 +22,7 @@ from subsetsel_core.evaluation.parallel import process_mapper
 from subsetsel_core.evaluation.permutation import permutation_test
 from subsetsel_core.evaluation.protocol import evaluate
 from subsetsel_core.evaluation.result import EvaluationConfig
-from subsetsel_core.io.folder import load_benchmark_folder
+from subsetsel_core.loading.folder import load_benchmark_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 

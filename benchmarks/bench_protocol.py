@@ -45,7 +45,7 @@ from subsetsel_core.evaluation.parallel import process_mapper  # noqa: E402
 from subsetsel_core.evaluation.protocol import evaluate, stream_key, trial_rng  # noqa: E402
 from subsetsel_core.evaluation.result import EvaluationConfig  # noqa: E402
 from subsetsel_core.evaluation.stats import auc_per_trial  # noqa: E402
-from subsetsel_core.io.folder import load_benchmark_folder  # noqa: E402
+from subsetsel_core.loading.folder import load_benchmark_folder  # noqa: E402
 from subsetsel_core.strategies import REGISTRY, STRATEGIES, standardize  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,7 +68,7 @@ def timed(fn: Callable[[], Any], repeats: int) -> tuple[float, list[float]]:
 
 def per_strategy_ms(bench: Any, rep: Any, trials: int) -> dict[str, float]:
     """Milliseconds per trial of each strategy's kernel, the metrics and the rest, in one serial run."""
-    from subsetsel_core.rank_table import RankTable
+    from subsetsel_core.ranks.table import RankTable
 
     acc: dict[str, float] = {}
 

@@ -68,7 +68,7 @@ def fast_synthetic(n: int, m: int, *, p: int = 64, folds: int = 1, latent: int =
     (Benchmark, Representation)
     """
     from subsetsel_core.benchmark import Benchmark
-    from subsetsel_core.descriptors import representation_from_matrix
+    from subsetsel_core.representations.descriptors import representation_from_matrix
 
     rz, rp, rn, rf, ra, ro = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(6))
     z = rz.standard_normal((n, latent))

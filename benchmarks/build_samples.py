@@ -37,8 +37,8 @@ SHIP = ROOT.parent / "shared" / "data" / "ship"
 OUT = ROOT / "sample_data"
 sys.path.insert(0, str(ROOT))
 
-from subsetsel_core.io.folder import load_benchmark_folder  # noqa: E402
-from subsetsel_core.io.manifest import read_manifest  # noqa: E402
+from subsetsel_core.loading.folder import load_benchmark_folder  # noqa: E402
+from subsetsel_core.loading.manifest import read_manifest  # noqa: E402
 from subsetsel_core.synthetic import make_synthetic  # noqa: E402
 
 Encoder = Callable[[list[str]], np.ndarray]

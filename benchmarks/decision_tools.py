@@ -31,8 +31,8 @@ from subsetsel_core.evaluation.permutation import permutation_test  # noqa: E402
 from subsetsel_core.evaluation.quick import quick_verdict  # noqa: E402
 from subsetsel_core.evaluation.required_k import advise  # noqa: E402
 from subsetsel_core.evaluation.verdict import evaluation_verdict  # noqa: E402
-from subsetsel_core.placement import place_model  # noqa: E402
-from subsetsel_core.rounding import format_p  # noqa: E402
+from subsetsel_core.selection.placement import place_model  # noqa: E402
+from subsetsel_core.text.rounding import format_p  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from reproduce_paper import mteb_domain, recsys_domain, tsc_domains  # noqa: E402
 
-from subsetsel_core.cli import main as cli_main  # noqa: E402
+from subsetsel_core.cli.main import main as cli_main  # noqa: E402
 from subsetsel_core.evaluation.headroom import evaluate_headroom  # noqa: E402
 from subsetsel_core.evaluation.result import EvaluationConfig  # noqa: E402
 

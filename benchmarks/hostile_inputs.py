@@ -10,7 +10,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
 
 from hostile_corpus import build_cases  # noqa: E402
 from test_hostile_inputs import run_case  # noqa: E402

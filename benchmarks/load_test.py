@@ -19,7 +19,7 @@ Run from the repository root::
     /work/venv/bin/python benchmarks/load_test.py            # 20 runs in a row, 5 sessions at once
     /work/venv/bin/python benchmarks/load_test.py --runs 3 --sessions 2 --trials 6
 
-Prints its figures (not a pass/fail test; ``tests/test_load_small.py`` runs a reduced
+Prints its figures (not a pass/fail test; ``tests/browser/test_load_small.py`` runs a reduced
 version in CI). Timings depend on the machine's load: the script prints ``uptime``.
 """
 
@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 import apphelpers as H  # noqa: E402  (repository root on sys.path, browser helpers)
 
 MB = 2**20

@@ -103,7 +103,7 @@ def metrics(ref: np.ndarray, sub: np.ndarray, ref_scale: float = 1.0, sub_scale:
 
     Orderings (correlations, MRR, the NDCG ordering) come from ``ref`` and ``sub`` as
     given; MAE and the NDCG relevance from ``ref·ref_scale`` and ``sub·sub_scale`` (mean
-    ranks), as in :func:`subsetsel_core.metrics.agreement`.
+    ranks), as in :func:`subsetsel_core.ranks.metrics.agreement`.
     """
     m = len(ref)
     with warnings.catch_warnings():

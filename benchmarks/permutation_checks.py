@@ -24,13 +24,13 @@ from pathlib import Path
 import numpy as np
 
 from subsetsel_core.benchmark import Benchmark
-from subsetsel_core.descriptors import Representation
 from subsetsel_core.evaluation.parallel import process_mapper
 from subsetsel_core.evaluation.permutation import LEVEL, permutation_test
 from subsetsel_core.evaluation.protocol import evaluate
 from subsetsel_core.evaluation.result import EvaluationConfig
-from subsetsel_core.io.folder import load_benchmark_folder
-from subsetsel_core.rounding import format_p
+from subsetsel_core.loading.folder import load_benchmark_folder
+from subsetsel_core.representations.descriptors import Representation
+from subsetsel_core.text.rounding import format_p
 
 ROOT = Path(__file__).resolve().parent.parent
 

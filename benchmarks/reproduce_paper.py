@@ -25,12 +25,12 @@ import pandas as pd
 
 from subsetsel_core import EvaluationConfig, evaluate, load_descriptors, load_scores
 from subsetsel_core.benchmark import Benchmark
-from subsetsel_core.descriptors import Representation, build_representation
 from subsetsel_core.evaluation.check import check_representation
 from subsetsel_core.evaluation.parallel import process_mapper
 from subsetsel_core.evaluation.result import EvaluationResult
-from subsetsel_core.io.folder import load_benchmark_folder
-from subsetsel_core.metrics import METRICS as METRICS_REG
+from subsetsel_core.loading.folder import load_benchmark_folder
+from subsetsel_core.ranks.metrics import METRICS as METRICS_REG
+from subsetsel_core.representations.descriptors import Representation, build_representation
 from subsetsel_core.synthetic import make_synthetic
 
 ROOT = Path(__file__).resolve().parents[1]

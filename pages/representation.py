@@ -9,7 +9,7 @@ from subsetsel_app import cache, session, state, widgets
 from subsetsel_app.active_data import NAMES_NOTE, NAMES_NOTE_SHORT
 from subsetsel_app.state import K
 from subsetsel_app.views import decisions
-from subsetsel_core.rounding import printf, text
+from subsetsel_core.text.rounding import printf, text
 from subsetsel_core.viz import geometry
 
 widgets.header("Representation",

@@ -11,10 +11,10 @@ from subsetsel_app.active_data import ActiveData
 from subsetsel_app.state import K
 from subsetsel_app.views import placement
 from subsetsel_app.views import select as view
-from subsetsel_core import profiles
-from subsetsel_core.costs import COST_ESTIMATE
 from subsetsel_core.errors import InputError
-from subsetsel_core.metrics import METRICS
+from subsetsel_core.ranks.metrics import METRICS
+from subsetsel_core.selection import profiles
+from subsetsel_core.selection.costs import COST_ESTIMATE
 from subsetsel_core.viz import style
 
 widgets.header("Select", "Choose k datasets — or as many as a budget allows — with a strategy. The subset's ranking "

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from subsetsel_core import server_settings
+from subsetsel_core.settings import server as server_settings
 
 
 def _auth_configured() -> bool:

@@ -19,16 +19,16 @@ import numpy as np
 import pandas as pd
 
 from subsetsel_core.benchmark import Benchmark
-from subsetsel_core.descriptors import JoinedTables, Representation
 from subsetsel_core.errors import InputError
-from subsetsel_core.io.folder import (
+from subsetsel_core.io.validation import ValidationReport
+from subsetsel_core.loading.folder import (
     SAMPLE_DATA_DIR,
     load_benchmark_folder,
     scan_benchmarks,
 )
-from subsetsel_core.io.manifest import Manifest, RepresentationSpec
-from subsetsel_core.io.validation import ValidationReport
+from subsetsel_core.loading.manifest import Manifest, RepresentationSpec
 from subsetsel_core.representations import recipe as R
+from subsetsel_core.representations.descriptors import JoinedTables, Representation
 from subsetsel_core.representations.names import (
     NAME_KINDS,
     NAMES,

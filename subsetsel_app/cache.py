@@ -19,8 +19,19 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from subsetsel_core import profiles, server_settings
-from subsetsel_core.costs import (
+from subsetsel_core.errors import InputError
+from subsetsel_core.evaluation.check import Geometry, geometry_agreement
+from subsetsel_core.evaluation.result import EvaluationConfig
+from subsetsel_core.evaluation.stability import Stability, full_stability
+from subsetsel_core.io.guess.table import TableGuess
+from subsetsel_core.io.roots import offering_root
+from subsetsel_core.io.score_format import ScoreFormat
+from subsetsel_core.loading.folder import Catalog, scan_benchmarks
+from subsetsel_core.representations.descriptors import JoinedTables, Representation
+from subsetsel_core.representations.recipe import RepresentationRecipe
+from subsetsel_core.representations.tabular import column_kind
+from subsetsel_core.selection import profiles
+from subsetsel_core.selection.costs import (
     COST_ESTIMATE,
     BudgetSelection,
     Costs,
@@ -28,21 +39,11 @@ from subsetsel_core.costs import (
     dataset_costs,
     select_within_budget,
 )
-from subsetsel_core.coverage import Coverage, coverage
-from subsetsel_core.descriptors import JoinedTables, Representation
-from subsetsel_core.errors import InputError
-from subsetsel_core.evaluation.check import Geometry, geometry_agreement
-from subsetsel_core.evaluation.result import EvaluationConfig
-from subsetsel_core.evaluation.stability import Stability, full_stability
-from subsetsel_core.io.folder import Catalog, scan_benchmarks
-from subsetsel_core.io.guess import TableGuess
-from subsetsel_core.io.roots import offering_root
-from subsetsel_core.io.score_format import ScoreFormat
-from subsetsel_core.placement import Placement, place_model
-from subsetsel_core.profiles import k_profile, random_profile
-from subsetsel_core.representations.recipe import RepresentationRecipe
-from subsetsel_core.representations.tabular import column_kind
-from subsetsel_core.selection import Selection, select_datasets
+from subsetsel_core.selection.coverage import Coverage, coverage
+from subsetsel_core.selection.placement import Placement, place_model
+from subsetsel_core.selection.profiles import k_profile, random_profile
+from subsetsel_core.selection.subsets import Selection, select_datasets
+from subsetsel_core.settings import server as server_settings
 from subsetsel_core.viz import profiles as profile_figures
 
 from . import active_data, result_upload, upload
@@ -370,7 +371,7 @@ def budget_selection(data: ActiveData, rec: Recipe, _rep: Representation | None,
 @st.cache_data(max_entries=64, show_spinner="Choosing a subset for every budget level …", hash_funcs=BY_TOKEN)
 def budget_profile(data: ActiveData, rec: Recipe, _rep: Representation | None, strategy: str, source: str, seed: int,
                    shares: tuple[float, ...], exclude: tuple[str, ...] = ()) -> profiles.BudgetProfile:
-    """:func:`subsetsel_core.profiles.budget_profile` at the budget levels ``shares``."""
+    """:func:`subsetsel_core.selection.profiles.budget_profile` at the budget levels ``shares``."""
     return profiles.budget_profile(data.benchmark, _rep, strategy, costs(data, source), shares, seed=seed,
                                   exclude=exclude)
 
@@ -381,7 +382,7 @@ def budget_profile(data: ActiveData, rec: Recipe, _rep: Representation | None, s
 @st.cache_data(max_entries=64, show_spinner="Placing the model …", hash_funcs=BY_TOKEN)
 def placement(data: ActiveData, subset: tuple[str, ...], rows: tuple[tuple[str, str | None, float], ...], name: str,
               seed: int) -> Placement:
-    """:func:`~subsetsel_core.placement.place_model` of the rows on the subset's datasets.
+    """:func:`~subsetsel_core.selection.placement.place_model` of the rows on the subset's datasets.
 
     Raises
     ------

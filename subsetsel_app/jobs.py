@@ -24,12 +24,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from subsetsel_core.benchmark import Benchmark
-from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import Cancelled, InputError, SubsetselError
 from subsetsel_core.evaluation.parallel import Mapper
 from subsetsel_core.evaluation.permutation import PermutationTest, iter_permutation_test
 from subsetsel_core.evaluation.protocol import iter_evaluate, prepare
 from subsetsel_core.evaluation.result import EvaluationConfig, EvaluationResult
+from subsetsel_core.representations.descriptors import Representation
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ class Job:
         Whether it stopped on request before the end (``result`` keeps what was done).
     owner : str or None
         The session that started it (counted against that session's
-        :data:`~subsetsel_core.server_settings.SETTINGS` ``max_running``).
+        :data:`~subsetsel_core.settings.server.SETTINGS` ``max_running``).
     """
 
     key: JobKey

@@ -1,6 +1,6 @@
 """The per-session limits of a dashboard server, and the benchmark roots a visitor picks from.
 
-The values are the administrator's (:mod:`subsetsel_core.server_settings`); this module
+The values are the administrator's (:mod:`subsetsel_core.settings.server`); this module
 applies them to the session:
 
 * :func:`widget_mb`, :func:`too_large` — the upload limit: the uploaders' own cap (the
@@ -24,8 +24,8 @@ from typing import Any
 
 import streamlit as st
 
-from subsetsel_core import server_settings
 from subsetsel_core.errors import InputError
+from subsetsel_core.settings import server as server_settings
 
 from .state import K
 

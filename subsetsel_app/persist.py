@@ -3,7 +3,7 @@
 Once a session differs from a fresh one (another benchmark, a changed setting, an
 evaluation), its workspace file (:mod:`subsetsel_app.views.workspace`: the benchmark,
 its descriptor tables, the settings, the finished evaluation and its permutation test) is
-kept in the server's :class:`~subsetsel_core.session_store.SessionStore` under a random
+kept in the server's :class:`~subsetsel_app.session_store.SessionStore` under a random
 id, and the address gets ``?s=<id>``. A new session whose address carries an id — a
 reload, a bookmark, a link someone shared — reads that file back exactly as an uploaded
 workspace is read (every field checked), and says "Restored your session from …". An
@@ -28,10 +28,10 @@ from typing import Any
 
 import streamlit as st
 
+from subsetsel_app.session_store import SessionStore, new_id, valid_id
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.validation import Finding, ValidationReport
-from subsetsel_core.session_store import SessionStore, new_id, valid_id
-from subsetsel_core.workspace import load_workspace, save_workspace
+from subsetsel_core.workspace.files import load_workspace, save_workspace
 
 from . import jobs, state
 from .active_data import SOURCES, ActiveData

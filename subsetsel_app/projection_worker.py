@@ -1,7 +1,7 @@
 """2-D projections computed off the page: the worker process around the core's maps.
 
 This module imports neither Streamlit nor the rest of the app, only the core's
-:func:`~subsetsel_core.projection_2d.compute` (UMAP, t-SNE, PCA): the projection worker
+:func:`~subsetsel_core.representations.projection.compute` (UMAP, t-SNE, PCA): the projection worker
 process runs it (``python -m subsetsel_app.projection_worker``, :func:`serve_stdio`), and
 the thread fallback calls :func:`compute`.
 """
@@ -14,7 +14,7 @@ import struct
 import sys
 from typing import Any, BinaryIO
 
-from subsetsel_core.projection_2d import compute, pca_2d
+from subsetsel_core.representations.projection import compute, pca_2d
 
 __all__ = ["compute", "pca_2d", "read_frame", "serve_stdio", "write_frame"]
 

@@ -1,4 +1,4 @@
-"""The dashboard's provenance of its downloads: :func:`subsetsel_core.provenance.provenance` with the
+"""The dashboard's provenance of its downloads: :func:`subsetsel_core.outputs.provenance.provenance` with the
 dashboard's settings and the active benchmark's input files.
 
 Pure Python (no Streamlit): the settings are read from what made the file (the selection,
@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from subsetsel_app.active_data import ActiveData
-from subsetsel_core.costs import BudgetSelection
 from subsetsel_core.evaluation.result import EvaluationConfig
-from subsetsel_core.provenance import benchmark_inputs, input_hashes, provenance
+from subsetsel_core.outputs.provenance import benchmark_inputs, input_hashes, provenance
 from subsetsel_core.representations.recipe import RepresentationRecipe
-from subsetsel_core.selection import Selection
+from subsetsel_core.selection.costs import BudgetSelection
+from subsetsel_core.selection.subsets import Selection
 
 _INPUTS: dict[str, dict[str, str]] = {}
 """Input hashes by benchmark token (a token changes when any of its files changes)."""

@@ -13,7 +13,7 @@ from typing import Any
 
 import streamlit as st
 
-from subsetsel_core.descriptors import Representation
+from subsetsel_core.representations.descriptors import Representation
 from subsetsel_core.representations.recipe import RepresentationRecipe
 
 from . import cache, state

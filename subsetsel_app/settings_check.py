@@ -17,7 +17,7 @@ from typing import Any
 
 from subsetsel_app.state import MAP_METHODS, K
 from subsetsel_core.errors import InputError
-from subsetsel_core.metrics import METRICS
+from subsetsel_core.ranks.metrics import METRICS
 from subsetsel_core.representations import BUILDERS
 from subsetsel_core.strategies import STRATEGIES
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import streamlit as st
 
-from subsetsel_core.costs import COST_ESTIMATE
+from subsetsel_core.selection.costs import COST_ESTIMATE
 from subsetsel_core.strategies import STRATEGIES
 
 from .active_data import NONE

@@ -21,14 +21,14 @@ from pathlib import Path
 import pandas as pd
 
 from subsetsel_core.benchmark import load_scores
-from subsetsel_core.descriptors import load_descriptors
 from subsetsel_core.errors import InputError
-from subsetsel_core.io.guess import TableGuess, guess_table
-from subsetsel_core.io.manifest import RepresentationSpec
+from subsetsel_core.io.guess.table import TableGuess, guess_table
 from subsetsel_core.io.names import suggest
 from subsetsel_core.io.score_format import ScoreFormat
 from subsetsel_core.io.tables import read_table
 from subsetsel_core.io.validation import ReportBuilder, ValidationReport
+from subsetsel_core.loading.manifest import RepresentationSpec
+from subsetsel_core.representations.descriptors import load_descriptors
 from subsetsel_core.representations.tabular import column_kind
 
 from .active_data import ActiveData
@@ -120,7 +120,7 @@ def read_header(table: UploadedTable) -> pd.DataFrame:
 
 def guess(head: pd.DataFrame, label: str, options: Sequence[tuple[str, object]] = ()) -> TableGuess:
     """The core's guess of an uploaded score table, with the options the page sets
-    (:func:`~subsetsel_core.io.guess.guess_table`'s keyword arguments, as pairs).
+    (:func:`~subsetsel_core.io.guess.table.guess_table`'s keyword arguments, as pairs).
 
     Raises
     ------

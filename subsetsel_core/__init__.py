@@ -22,10 +22,10 @@ __version__ = VERSION
 _WHERE: dict[str, str] = {
     "Benchmark": "subsetsel_core.benchmark",
     "load_scores": "subsetsel_core.benchmark",
-    "Representation": "subsetsel_core.descriptors",
-    "build_representation": "subsetsel_core.descriptors",
-    "load_descriptors": "subsetsel_core.descriptors",
-    "representation_from_matrix": "subsetsel_core.descriptors",
+    "Representation": "subsetsel_core.representations.descriptors",
+    "build_representation": "subsetsel_core.representations.descriptors",
+    "load_descriptors": "subsetsel_core.representations.descriptors",
+    "representation_from_matrix": "subsetsel_core.representations.descriptors",
     "Cancelled": "subsetsel_core.errors",
     "InputError": "subsetsel_core.errors",
     "SubsetselError": "subsetsel_core.errors",
@@ -33,13 +33,13 @@ _WHERE: dict[str, str] = {
     "iter_evaluate": "subsetsel_core.evaluation.protocol",
     "EvaluationConfig": "subsetsel_core.evaluation.result",
     "EvaluationResult": "subsetsel_core.evaluation.result",
-    "METRICS": "subsetsel_core.metrics",
-    "agreement": "subsetsel_core.metrics",
+    "METRICS": "subsetsel_core.ranks.metrics",
+    "agreement": "subsetsel_core.ranks.metrics",
     "RepresentationRecipe": "subsetsel_core.representations.recipe",
     "build_recipe": "subsetsel_core.representations.recipe",
-    "Selection": "subsetsel_core.selection",
-    "select_datasets": "subsetsel_core.selection",
-    "subset_agreement": "subsetsel_core.selection",
+    "Selection": "subsetsel_core.selection.subsets",
+    "select_datasets": "subsetsel_core.selection.subsets",
+    "subset_agreement": "subsetsel_core.selection.subsets",
     "REGISTRY": "subsetsel_core.strategies",
     "STRATEGIES": "subsetsel_core.strategies",
     "select": "subsetsel_core.strategies",
@@ -54,18 +54,18 @@ __all__ = [
 
 if TYPE_CHECKING:
     from subsetsel_core.benchmark import Benchmark, load_scores
-    from subsetsel_core.descriptors import (
+    from subsetsel_core.errors import Cancelled, InputError, SubsetselError
+    from subsetsel_core.evaluation.protocol import evaluate, iter_evaluate
+    from subsetsel_core.evaluation.result import EvaluationConfig, EvaluationResult
+    from subsetsel_core.ranks.metrics import METRICS, agreement
+    from subsetsel_core.representations.descriptors import (
         Representation,
         build_representation,
         load_descriptors,
         representation_from_matrix,
     )
-    from subsetsel_core.errors import Cancelled, InputError, SubsetselError
-    from subsetsel_core.evaluation.protocol import evaluate, iter_evaluate
-    from subsetsel_core.evaluation.result import EvaluationConfig, EvaluationResult
-    from subsetsel_core.metrics import METRICS, agreement
     from subsetsel_core.representations.recipe import RepresentationRecipe, build_recipe
-    from subsetsel_core.selection import Selection, select_datasets, subset_agreement
+    from subsetsel_core.selection.subsets import Selection, select_datasets, subset_agreement
     from subsetsel_core.strategies import REGISTRY, STRATEGIES, select
 
 

@@ -1,5 +1,5 @@
 """``python -m subsetsel_core``."""
 
-from subsetsel_core.cli import main
+from subsetsel_core.cli.main import main
 
 raise SystemExit(main())

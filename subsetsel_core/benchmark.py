@@ -19,14 +19,14 @@ import pandas as pd
 
 from subsetsel_core.errors import InputError
 from subsetsel_core.io import score_cache
+from subsetsel_core.io.guess.directions import orient
 from subsetsel_core.io.result_files import is_result_source
-from subsetsel_core.io.score_directions import orient
 from subsetsel_core.io.score_format import ScoreFormat
 from subsetsel_core.io.score_table import score_cube
 from subsetsel_core.io.tables import TableSource, encoding_note, max_bytes, read_table, source_label
 from subsetsel_core.io.validation import ReportBuilder, ValidationReport
-from subsetsel_core.rank_table import RankTable, partial_rank_vectors
-from subsetsel_core.ranking import mean_ranks, rank_sums
+from subsetsel_core.ranks.ranking import mean_ranks, rank_sums
+from subsetsel_core.ranks.table import RankTable, partial_rank_vectors
 
 MIN_DATASETS = 3
 MIN_MODELS = 2
@@ -58,7 +58,7 @@ class Benchmark:
         ``higher_is_better``. :meth:`to_long_frame` gives them back as in the file.
     partial : bool
         Loaded under the ``partial`` missing-score policy: cells may be NaN (gaps), and
-        rankings follow PROTOCOL.md's ``partial`` rules (:class:`~subsetsel_core.rank_table.RankTable`).
+        rankings follow PROTOCOL.md's ``partial`` rules (:class:`~subsetsel_core.ranks.table.RankTable`).
     """
 
     scores: np.ndarray

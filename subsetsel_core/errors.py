@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from subsetsel_core.safe_text import safe_message
+from subsetsel_core.text.safe_text import safe_message
 
 
 class SubsetselError(Exception):
@@ -27,7 +27,7 @@ class InputError(SubsetselError, ValueError):
     ----------
     message : str
         What is wrong, where (file, row, column), and what to change. It is kept as
-        :func:`~subsetsel_core.safe_text.safe_message` makes it: control characters from
+        :func:`~subsetsel_core.text.safe_text.safe_message` makes it: control characters from
         names escaped, very long names shortened, at most 1,500 characters.
     field : str, optional
         The setting that fixes it, a key of :data:`FIELDS`.

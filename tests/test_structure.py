@@ -178,7 +178,7 @@ def test_module_sizes() -> None:
 
 
 def test_core_import_loads_no_dashboard_stack() -> None:
-    code = ("import sys, subsetsel_core, subsetsel_core.cli; "
+    code = ("import sys, subsetsel_core, subsetsel_core.cli.main; "
             "print(sorted(m for m in ('streamlit', 'plotly') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "[]"

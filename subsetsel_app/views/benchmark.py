@@ -15,8 +15,8 @@ from subsetsel_app import cache, limits, session, state, upload
 from subsetsel_app.active_data import ActiveData
 from subsetsel_app.state import K
 from subsetsel_core.errors import InputError
-from subsetsel_core.io.manifest import Manifest
 from subsetsel_core.io.roots import confine_directory, offering_root
+from subsetsel_core.loading.manifest import Manifest
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,9 @@ import streamlit as st
 
 from subsetsel_app import state
 from subsetsel_app.state import COMPUTE_MODES, K
-from subsetsel_core import server_settings
 from subsetsel_core.errors import InputError
 from subsetsel_core.evaluation.parallel import Mapper, dask_mapper, process_mapper
+from subsetsel_core.settings import server as server_settings
 
 #: Seconds to wait for a Dask scheduler before giving up with a message.
 DASK_TIMEOUT = 10.0

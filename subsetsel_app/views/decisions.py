@@ -23,9 +23,7 @@ import streamlit as st
 from subsetsel_app import cache, jobs, limits, session, state, widgets
 from subsetsel_app.active_data import ActiveData
 from subsetsel_app.state import K
-from subsetsel_core import rounding
 from subsetsel_core.benchmark import Benchmark
-from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import SubsetselError
 from subsetsel_core.evaluation.check import MANTEL_PERMUTATIONS
 from subsetsel_core.evaluation.generalisation import (
@@ -37,9 +35,11 @@ from subsetsel_core.evaluation.generalisation import (
 from subsetsel_core.evaluation.quick import CHECK_PERMUTATIONS, QuickCheck, quick_check
 from subsetsel_core.evaluation.result import EvaluationConfig
 from subsetsel_core.evaluation.timing import check_seconds, estimate_seconds
-from subsetsel_core.metrics import METRICS
+from subsetsel_core.ranks.metrics import METRICS
+from subsetsel_core.representations.descriptors import Representation
 from subsetsel_core.representations.recipe import RepresentationRecipe
-from subsetsel_core.rounding import format_p
+from subsetsel_core.text import rounding
+from subsetsel_core.text.rounding import format_p
 from subsetsel_core.viz import curves
 
 NO_DATES = ("there are no model release dates: this benchmark's files describe the datasets, not the models. "

@@ -23,8 +23,8 @@ from subsetsel_core.evaluation.verdict import (
     favoured_entry,
     settings_label,
 )
-from subsetsel_core.metrics import METRICS
-from subsetsel_core.rounding import printf
+from subsetsel_core.ranks.metrics import METRICS
+from subsetsel_core.text.rounding import printf
 from subsetsel_core.viz import curves
 
 

@@ -6,7 +6,7 @@ import streamlit as st
 
 from subsetsel_app import widgets
 from subsetsel_app.active_data import ActiveData
-from subsetsel_core.gaps import gaps
+from subsetsel_core.evaluation.gaps import gaps
 from subsetsel_core.viz.gaps import gaps_figure
 
 

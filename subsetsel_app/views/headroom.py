@@ -22,16 +22,16 @@ from subsetsel_app.active_data import ActiveData
 from subsetsel_app.state import K
 from subsetsel_app.views.decisions import release_dates
 from subsetsel_core.benchmark import Benchmark
-from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import SubsetselError
 from subsetsel_core.evaluation.headroom import evaluate_headroom, model_splits
 from subsetsel_core.evaluation.headroom_result import HeadroomResult
 from subsetsel_core.evaluation.result import EvaluationConfig
-from subsetsel_core.metrics import METRICS
+from subsetsel_core.ranks.metrics import METRICS
+from subsetsel_core.representations.descriptors import Representation
 from subsetsel_core.representations.recipe import RepresentationRecipe
-from subsetsel_core.rounding import printf
 from subsetsel_core.strategies import SCORE_AWARE
 from subsetsel_core.strategies.score_aware import LABEL
+from subsetsel_core.text.rounding import printf
 from subsetsel_core.viz.headroom import headroom_figure
 
 #: Share of the models held out (a half, as in PROTOCOL.md).

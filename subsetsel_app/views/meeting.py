@@ -11,8 +11,8 @@ from subsetsel_app import widgets
 from subsetsel_app.active_data import ActiveData
 from subsetsel_app.views import evaluate
 from subsetsel_app.views import report as view
-from subsetsel_core.metrics import METRICS
-from subsetsel_core.rounding import text
+from subsetsel_core.ranks.metrics import METRICS
+from subsetsel_core.text.rounding import text
 from subsetsel_core.viz.meeting import fit, spread_map_labels
 from subsetsel_core.viz.report import Report
 

@@ -22,11 +22,11 @@ from subsetsel_core.evaluation.permutation import PermutationTest
 from subsetsel_core.evaluation.result import BASELINE, EvaluationResult
 from subsetsel_core.evaluation.stability import Stability
 from subsetsel_core.evaluation.summary import evaluation_json
-from subsetsel_core.latex import auc_latex
-from subsetsel_core.metrics import METRICS
-from subsetsel_core.rounding import round_frame
-from subsetsel_core.run_config import RunConfig, config_toml
-from subsetsel_core.safe_csv import csv_text
+from subsetsel_core.outputs.latex import auc_latex
+from subsetsel_core.outputs.run_config import RunConfig, config_toml
+from subsetsel_core.ranks.metrics import METRICS
+from subsetsel_core.text.rounding import round_frame
+from subsetsel_core.text.safe_csv import csv_text
 from subsetsel_core.viz.critical_difference import cd_figure
 
 #: Session key of the critical-difference test chosen on the Evaluate page.

@@ -1,5 +1,5 @@
 """Place a new model (Select page): its pasted or uploaded scores on the chosen datasets, checked
-against the benchmark, and where :func:`subsetsel_core.placement.place_model` puts it."""
+against the benchmark, and where :func:`subsetsel_core.selection.placement.place_model` puts it."""
 
 from __future__ import annotations
 
@@ -13,16 +13,16 @@ import streamlit as st
 from subsetsel_app import cache, state, widgets
 from subsetsel_app.active_data import ActiveData
 from subsetsel_app.state import K
-from subsetsel_core import rounding
-from subsetsel_core.costs import BudgetSelection
 from subsetsel_core.errors import InputError
-from subsetsel_core.export import template_csv
 from subsetsel_core.io.names import describe_mismatch, normalise_name, short
 from subsetsel_core.io.numeric_cells import parse_numbers
 from subsetsel_core.io.tables import read_table
-from subsetsel_core.placement import read_model_scores
+from subsetsel_core.outputs.export import template_csv
 from subsetsel_core.representations.recipe import RepresentationRecipe
-from subsetsel_core.selection import Selection
+from subsetsel_core.selection.costs import BudgetSelection
+from subsetsel_core.selection.placement import read_model_scores
+from subsetsel_core.selection.subsets import Selection
+from subsetsel_core.text import rounding
 from subsetsel_core.viz import rankings
 
 _HEADER_WORDS = {"dataset", "datasets", "name", "task", "data"}

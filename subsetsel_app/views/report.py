@@ -18,17 +18,17 @@ from subsetsel_app.provenance import report_provenance
 from subsetsel_app.state import K
 from subsetsel_app.views import evaluate, outputs, select, theory
 from subsetsel_core import __version__
-from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import InputError
 from subsetsel_core.evaluation.critical_difference import TESTS, CriticalDifference
 from subsetsel_core.evaluation.permutation import PermutationTest
 from subsetsel_core.evaluation.result import BASELINE, Entry, EvaluationResult
 from subsetsel_core.evaluation.stability import Stability
 from subsetsel_core.evaluation.verdict import NOT_TESTED, Verdict, favoured_entry, settings_label
-from subsetsel_core.metrics import METRICS
+from subsetsel_core.ranks.metrics import METRICS
+from subsetsel_core.representations.descriptors import Representation
 from subsetsel_core.representations.recipe import RepresentationRecipe
-from subsetsel_core.rounding import text
-from subsetsel_core.selection import Selection
+from subsetsel_core.selection.subsets import Selection
+from subsetsel_core.text.rounding import text
 from subsetsel_core.viz import curves, maps, rankings, style
 from subsetsel_core.viz.report import Report, Section, figure_images
 
@@ -273,7 +273,7 @@ def with_provenance(imgs: dict[str, dict[str, bytes]], record: dict[str, Any]) -
     """The images with the provenance inside (a PNG text chunk, an SVG ``<metadata>``)."""
     import json
 
-    from subsetsel_core.provenance import PNG_KEY, png_with_text, svg_with_metadata
+    from subsetsel_core.outputs.provenance import PNG_KEY, png_with_text, svg_with_metadata
 
     meta = json.dumps(record, ensure_ascii=False)
     return {name: {fmt: png_with_text(blob, PNG_KEY, meta) if fmt == "png"

@@ -19,12 +19,12 @@ from subsetsel_core.evaluation.permutation import PermutationTest
 from subsetsel_core.evaluation.required_k import advise, within_ceiling
 from subsetsel_core.evaluation.result import BASELINE, EvaluationResult
 from subsetsel_core.evaluation.stability import Stability
-from subsetsel_core.metrics import METRICS
-from subsetsel_core.rounding import text
+from subsetsel_core.ranks.metrics import METRICS
+from subsetsel_core.text.rounding import text
 
 
 def _v(value: Any) -> str:
-    """A metric's value (a mean, a band's end) as a person reads it (:mod:`subsetsel_core.rounding`)."""
+    """A metric's value (a mean, a band's end) as a person reads it (:mod:`subsetsel_core.text.rounding`)."""
     return text(float(value), "agreement")
 
 

@@ -1,7 +1,7 @@
 """The Select page's parts: strategy choices, the budget widgets, coverage, the subset table and files.
 
-The core chooses and writes (:mod:`subsetsel_core.selection`, :mod:`subsetsel_core.coverage`,
-:mod:`subsetsel_core.export`); this module turns widget values into their arguments and
+The core chooses and writes (:mod:`subsetsel_core.selection.subsets`, :mod:`subsetsel_core.selection.coverage`,
+:mod:`subsetsel_core.outputs.export`); this module turns widget values into their arguments and
 draws what comes back.
 """
 
@@ -18,15 +18,16 @@ import streamlit as st
 from subsetsel_app import cache, state, widgets
 from subsetsel_app.active_data import ActiveData
 from subsetsel_app.state import K
-from subsetsel_core import export, profiles
-from subsetsel_core.costs import BudgetSelection, Costs
-from subsetsel_core.coverage import Coverage
-from subsetsel_core.descriptors import Representation
-from subsetsel_core.metrics import METRICS
+from subsetsel_core.outputs import export
+from subsetsel_core.ranks.metrics import METRICS
+from subsetsel_core.representations.descriptors import Representation
 from subsetsel_core.representations.recipe import RepresentationRecipe
-from subsetsel_core.rounding import QUANTITIES, printf, quantity_of, rounded, text
-from subsetsel_core.selection import Selection
+from subsetsel_core.selection import profiles
+from subsetsel_core.selection.costs import BudgetSelection, Costs
+from subsetsel_core.selection.coverage import Coverage
+from subsetsel_core.selection.subsets import Selection
 from subsetsel_core.strategies import REGISTRY, STRATEGIES
+from subsetsel_core.text.rounding import QUANTITIES, printf, quantity_of, rounded, text
 from subsetsel_core.viz import profiles as profile_figures
 
 #: Random subsets the k profile and the budget profile compare with.
@@ -78,7 +79,7 @@ def default_budget(c: Costs) -> float:
 
 
 def fmt_cost(v: float) -> str:
-    """A cost for display: the significant digits of the rule for costs (:mod:`subsetsel_core.rounding`),
+    """A cost for display: the significant digits of the rule for costs (:mod:`subsetsel_core.text.rounding`),
     thousands separated."""
     sig = QUANTITIES["cost"].sig or 4
     if v == 0 or 1e-3 <= abs(v) < 1e6:
@@ -147,20 +148,20 @@ def poorly_frame(cov: Coverage, limit: int = 8) -> pd.DataFrame:
 
 def subset_table(data: ActiveData, rec: RepresentationRecipe | None, sel: Selection, *,
                  bs: BudgetSelection | None = None, cov: Coverage | None = None) -> pd.DataFrame:
-    """:func:`subsetsel_core.export.subset_table` with the recipe's raw descriptor columns."""
+    """:func:`subsetsel_core.outputs.export.subset_table` with the recipe's raw descriptor columns."""
     return export.subset_table(sel, None if rec is None else cache.hover_frame(data, rec), budget=bs, coverage=cov)
 
 
 def table_formats(table: pd.DataFrame) -> dict[str, Any]:
     """Number formats of the subset table's own columns (costs, distances) on the page, by the rules of
-    :mod:`subsetsel_core.rounding` (descriptor columns are shown as they are)."""
+    :mod:`subsetsel_core.text.rounding` (descriptor columns are shown as they are)."""
     return {c: st.column_config.NumberColumn(format=printf(q)) for c in export.TABLE_COLUMNS
             if c in table.columns and (q := quantity_of(c)) is not None}
 
 
 def subset_files(data: ActiveData, rec: RepresentationRecipe | None, sel: Selection, *,
                  bs: BudgetSelection | None = None, cov: Coverage | None = None) -> tuple[bytes, bytes]:
-    """The subset CSV and its JSON sidecar (:mod:`subsetsel_core.export`), as bytes."""
+    """The subset CSV and its JSON sidecar (:mod:`subsetsel_core.outputs.export`), as bytes."""
     from subsetsel_app.provenance import selection_provenance
 
     side = export.sidecar(sel, data.benchmark, rec, title=data.title, budget=bs, coverage=cov,
@@ -170,7 +171,7 @@ def subset_files(data: ActiveData, rec: RepresentationRecipe | None, sel: Select
 
 
 def file_stem(sel: Selection, bs: BudgetSelection | None = None) -> str:
-    """The files' name without extension (:func:`subsetsel_core.export.file_stem`)."""
+    """The files' name without extension (:func:`subsetsel_core.outputs.export.file_stem`)."""
     return export.file_stem(sel, None if bs is None else bs.budget)
 
 

@@ -19,8 +19,8 @@ from subsetsel_app.active_data import ActiveData
 from subsetsel_app.state import K
 from subsetsel_core.errors import InputError
 from subsetsel_core.evaluation.result import Entry, EvaluationConfig, EvaluationResult
-from subsetsel_core.rounding import text
 from subsetsel_core.strategies import REGISTRY
+from subsetsel_core.text.rounding import text
 from subsetsel_core.viz.report import Section
 from subsetsel_core.viz.style import strategy_color
 from subsetsel_core.viz.theory import theory_figure

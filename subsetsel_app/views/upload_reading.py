@@ -1,6 +1,6 @@
 """The Benchmark page's reading of an uploaded score table, shown before anything runs.
 
-The core's guess (:func:`subsetsel_core.io.guess.guess_table`) fills the column mapping
+The core's guess (:func:`subsetsel_core.io.guess.table.guess_table`) fills the column mapping
 once per new file; every rerun reads the table with the choices on the page and says how
 ("I read this as: 107 models (rows) × 27 datasets (columns); set aside: …"). What the
 guess was unsure of is said and asked; one click flips the orientation of a wide table;
@@ -18,7 +18,7 @@ from subsetsel_app import cache, state, upload, widgets
 from subsetsel_app.active_data import NONE
 from subsetsel_app.state import K
 from subsetsel_core.errors import InputError
-from subsetsel_core.io.guess import TableGuess, release_dates
+from subsetsel_core.io.guess.table import TableGuess, release_dates
 from subsetsel_core.io.score_format import (
     LAYOUT_TITLES,
     LAYOUTS,

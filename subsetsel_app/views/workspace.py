@@ -1,6 +1,6 @@
 """Save the whole workspace to one file and load it back (sidebar section).
 
-The file is :func:`subsetsel_core.workspace.save_workspace`'s safe zip: the active
+The file is :func:`subsetsel_core.workspace.files.save_workspace`'s safe zip: the active
 benchmark, its descriptor tables, the session's settings (the keys of
 :data:`subsetsel_app.state.KEYS` marked ``saved_in_workspace``) and the finished
 evaluation result with the permutation test after it. Loading it restores all of that into
@@ -23,12 +23,12 @@ from subsetsel_app.active_data import ActiveData
 from subsetsel_app.provenance import workspace_provenance
 from subsetsel_app.settings_check import check_app_description, check_settings
 from subsetsel_app.state import K
-from subsetsel_core.descriptors import load_descriptors
 from subsetsel_core.errors import InputError
 from subsetsel_core.evaluation.permutation import PermutationTest
 from subsetsel_core.evaluation.result import EvaluationResult
-from subsetsel_core.io.manifest import RepresentationSpec
-from subsetsel_core.workspace import Workspace, load_workspace, save_workspace
+from subsetsel_core.loading.manifest import RepresentationSpec
+from subsetsel_core.representations.descriptors import load_descriptors
+from subsetsel_core.workspace.files import Workspace, load_workspace, save_workspace
 
 #: Name of the evaluation result inside the file.
 EVALUATION = "evaluation"

@@ -1,7 +1,7 @@
 """The protocol with budgets instead of k: agreement curves against the share of cost spent.
 
 Same pools as :func:`~subsetsel_core.evaluation.protocol.evaluate`; each strategy chooses
-with its cost-aware variant (:func:`subsetsel_core.costs.select_under_budget`).
+with its cost-aware variant (:func:`subsetsel_core.selection.costs.select_under_budget`).
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ import numpy as np
 import pandas as pd
 
 from subsetsel_core.benchmark import Benchmark
-from subsetsel_core.costs import select_under_budget
-from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import InputError
 from subsetsel_core.evaluation.protocol import stream_key, trial_rng
 from subsetsel_core.evaluation.result import BASELINE, Entry
 from subsetsel_core.evaluation.stats import EntryStats, compute_stats
-from subsetsel_core.metrics import METRICS
+from subsetsel_core.ranks.metrics import METRICS
+from subsetsel_core.representations.descriptors import Representation
+from subsetsel_core.selection.costs import select_under_budget
 from subsetsel_core.strategies import BUDGET_STRATEGIES
 
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from subsetsel_core.benchmark import Benchmark
-from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import InputError
-from subsetsel_core.ranking import twice_average_ranks
+from subsetsel_core.ranks.ranking import twice_average_ranks
+from subsetsel_core.representations.descriptors import Representation
 from subsetsel_core.strategies import standardize
 
 #: Label permutations of the Mantel test, wherever it is shown.

@@ -78,7 +78,7 @@ class CriticalDifference:
     def describe(self) -> str:
         """One sentence on how the diagram was made."""
         from subsetsel_core.evaluation.permutation import p_phrase
-        from subsetsel_core.rounding import text
+        from subsetsel_core.text.rounding import text
 
         how = (f"two-sided Wilcoxon signed-rank tests on the paired per-trial AUCs, Holm-corrected over the "
                f"{len(self.labels) * (len(self.labels) - 1) // 2} pairs" if self.test == "wilcoxon-holm"
@@ -215,7 +215,7 @@ def _wilcoxon(a: np.ndarray, b: np.ndarray) -> float:
 def critical_difference(result: EvaluationResult, metric: str, *, test: str = "wilcoxon-holm",
                         alpha: float = 0.05) -> CriticalDifference:
     """The diagram of an evaluation's entries on one metric: per-trial AUCs, trials as blocks."""
-    from subsetsel_core.metrics import METRICS
+    from subsetsel_core.ranks.metrics import METRICS
 
     keys = list(result.keys)
     scores = np.column_stack([result.stats[k].auc[metric].per_trial for k in keys]) if keys else np.zeros((0, 0))

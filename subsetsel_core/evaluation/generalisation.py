@@ -16,12 +16,12 @@ import numpy as np
 import pandas as pd
 
 from subsetsel_core.benchmark import Benchmark
-from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import Cancelled, InputError
 from subsetsel_core.evaluation.protocol import iter_evaluate
 from subsetsel_core.evaluation.result import BASELINE, EvaluationConfig, EvaluationResult
 from subsetsel_core.io.names import describe_mismatch
-from subsetsel_core.metrics import METRICS
+from subsetsel_core.ranks.metrics import METRICS
+from subsetsel_core.representations.descriptors import Representation
 
 
 @dataclass(frozen=True, eq=False)

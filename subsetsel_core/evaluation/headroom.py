@@ -28,7 +28,6 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from subsetsel_core.benchmark import Benchmark
-from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import Cancelled, InputError
 from subsetsel_core.evaluation.generalisation import split_models
 from subsetsel_core.evaluation.headroom_result import HeadroomEntry, HeadroomResult, Split
@@ -42,8 +41,9 @@ from subsetsel_core.evaluation.protocol import (
     trial_rng,
 )
 from subsetsel_core.evaluation.result import EvaluationConfig
-from subsetsel_core.rank_table import RankTable
-from subsetsel_core.ranking import twice_average_ranks
+from subsetsel_core.ranks.ranking import twice_average_ranks
+from subsetsel_core.ranks.table import RankTable
+from subsetsel_core.representations.descriptors import Representation
 from subsetsel_core.strategies import REGISTRY, SCORE_AWARE
 from subsetsel_core.strategies.score_aware import (
     elimination_scores,

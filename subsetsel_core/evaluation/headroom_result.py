@@ -10,7 +10,7 @@ import numpy as np
 
 from subsetsel_core.evaluation.result import EvaluationConfig
 from subsetsel_core.evaluation.stats import AUC, Curve, auc_per_trial, auc_summary, curve
-from subsetsel_core.metrics import METRICS
+from subsetsel_core.ranks.metrics import METRICS
 from subsetsel_core.strategies.score_aware import LABEL
 
 

@@ -29,7 +29,6 @@ from typing import Any
 import numpy as np
 
 from subsetsel_core.benchmark import Benchmark
-from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import Cancelled, InputError
 from subsetsel_core.evaluation.protocol import (
     BatchMapper,
@@ -42,8 +41,9 @@ from subsetsel_core.evaluation.protocol import (
 )
 from subsetsel_core.evaluation.result import BASELINE, EvaluationConfig, EvaluationResult
 from subsetsel_core.evaluation.stats import auc_per_trial, holm
-from subsetsel_core.metrics import METRICS
-from subsetsel_core.rounding import format_p, text
+from subsetsel_core.ranks.metrics import METRICS
+from subsetsel_core.representations.descriptors import Representation
+from subsetsel_core.text.rounding import format_p, text
 
 #: Largest number of permutations of one test (PROTOCOL.md's default B).
 PERMUTATIONS = 99

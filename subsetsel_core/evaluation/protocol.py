@@ -23,12 +23,12 @@ from typing import Any
 import numpy as np
 
 from subsetsel_core.benchmark import Benchmark
-from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import Cancelled, InputError
 from subsetsel_core.evaluation.parallel import one_blas_thread
 from subsetsel_core.evaluation.result import BASELINE, Entry, EvaluationConfig, EvaluationResult
-from subsetsel_core.metrics import METRICS
-from subsetsel_core.rank_table import RankTable
+from subsetsel_core.ranks.metrics import METRICS
+from subsetsel_core.ranks.table import RankTable
+from subsetsel_core.representations.descriptors import Representation
 from subsetsel_core.strategies import REGISTRY, a_priori, get_strategy, standardize
 
 _METRIC_BLOCK = 2**22  # subset rank sums scored in one metrics call (memory bound, elements)

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from subsetsel_core.benchmark import Benchmark
-from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import Cancelled
 from subsetsel_core.evaluation.check import (
     MANTEL_PERMUTATIONS,
@@ -29,6 +28,7 @@ from subsetsel_core.evaluation.permutation import (
 )
 from subsetsel_core.evaluation.result import BASELINE, EvaluationConfig, EvaluationResult
 from subsetsel_core.evaluation.verdict import Verdict, evaluation_verdict
+from subsetsel_core.representations.descriptors import Representation
 
 if TYPE_CHECKING:
     import pandas as pd

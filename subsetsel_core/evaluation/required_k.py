@@ -8,7 +8,7 @@ import pandas as pd
 
 from subsetsel_core.errors import InputError
 from subsetsel_core.evaluation.result import EvaluationResult
-from subsetsel_core.metrics import METRICS
+from subsetsel_core.ranks.metrics import METRICS
 
 
 @dataclass(frozen=True)

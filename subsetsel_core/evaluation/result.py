@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from subsetsel_core.evaluation.stats import EntryStats, compute_stats, friedman_p
-from subsetsel_core.metrics import METRICS
+from subsetsel_core.ranks.metrics import METRICS
 
 BASELINE = "random"
 """The strategy every other is compared with."""

@@ -20,8 +20,8 @@ import numpy as np
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.errors import InputError
 from subsetsel_core.evaluation.protocol import trial_rng
-from subsetsel_core.metrics import METRICS
-from subsetsel_core.ranking import twice_average_ranks
+from subsetsel_core.ranks.metrics import METRICS
+from subsetsel_core.ranks.ranking import twice_average_ranks
 
 if TYPE_CHECKING:
     import pandas as pd

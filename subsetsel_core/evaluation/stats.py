@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from subsetsel_core.metrics import METRICS
+from subsetsel_core.ranks.metrics import METRICS
 
 
 @dataclass(frozen=True)

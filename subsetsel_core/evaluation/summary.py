@@ -48,6 +48,6 @@ def evaluation_json(result: EvaluationResult, permutation: PermutationTest | Non
     for key, th in (theory or {}).items():
         if key in out["results"]:
             out["results"][key]["theory"] = th.to_json_dict()
-    if provenance is not None:  # what made it (subsetsel_core.provenance)
+    if provenance is not None:  # what made it (subsetsel_core.outputs.provenance)
         out["provenance"] = dict(provenance)
     return out

@@ -1,6 +1,6 @@
 """Tables of an evaluation for people: the AUC table the Evaluate page, the report and ``subsetsel report`` show.
 
-Numbers stay numbers (rounded where shown, by :mod:`subsetsel_core.rounding`); intervals,
+Numbers stay numbers (rounded where shown, by :mod:`subsetsel_core.text.rounding`); intervals,
 p-values and verdicts are text.
 """
 
@@ -11,8 +11,8 @@ import pandas as pd
 from subsetsel_core.evaluation.permutation import PermutationTest
 from subsetsel_core.evaluation.result import BASELINE, EvaluationResult
 from subsetsel_core.evaluation.verdict import NOT_TESTED
-from subsetsel_core.metrics import METRICS
-from subsetsel_core.rounding import format_p, text
+from subsetsel_core.ranks.metrics import METRICS
+from subsetsel_core.text.rounding import format_p, text
 
 __all__ = ["auc_table"]
 

@@ -34,7 +34,6 @@ import numpy as np
 import pandas as pd
 
 from subsetsel_core.benchmark import Benchmark
-from subsetsel_core.descriptors import Representation
 from subsetsel_core.errors import InputError
 from subsetsel_core.evaluation.gp import (
     GPFit,
@@ -47,6 +46,7 @@ from subsetsel_core.evaluation.gp import (
 )
 from subsetsel_core.evaluation.protocol import pool_table, prepare, trial_pool
 from subsetsel_core.evaluation.result import EvaluationConfig, EvaluationResult
+from subsetsel_core.representations.descriptors import Representation
 from subsetsel_core.strategies import REGISTRY, standardize
 
 FAFI = "fafi-euclidean"

@@ -17,7 +17,7 @@ from subsetsel_core.evaluation.permutation import (
     permutations_needed,
 )
 from subsetsel_core.evaluation.result import BASELINE, EvaluationResult
-from subsetsel_core.metrics import METRICS
+from subsetsel_core.ranks.metrics import METRICS
 
 NOT_TESTED = "not tested against shuffled descriptors"
 """The label of every result that the permutation test has not judged."""

@@ -3,7 +3,7 @@
 ``error`` names the gaps and the policies; ``drop-models`` / ``drop-datasets`` remove every
 incomplete model or dataset; ``complete-block`` removes the most incomplete one at a time
 until the table is complete; ``partial`` keeps the gaps (the rankings handle them, see
-:mod:`subsetsel_core.rank_table`).
+:mod:`subsetsel_core.ranks.table`).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 
 from subsetsel_core.errors import InputError
-from subsetsel_core.safe_text import printable, shorten
+from subsetsel_core.text.safe_text import printable, shorten
 
 _SEP = re.compile(r"[\s_\-.]+")
 
@@ -85,8 +85,8 @@ def _form(name: str) -> str:
 def short(name: str, limit: int = 60) -> str:
     """A name fit for a message: control characters escaped, cut to ``limit`` characters.
 
-    :func:`~subsetsel_core.safe_text.printable` escapes, then
-    :func:`~subsetsel_core.safe_text.shorten` keeps the start and the end around ``…``.
+    :func:`~subsetsel_core.text.safe_text.printable` escapes, then
+    :func:`~subsetsel_core.text.safe_text.shorten` keeps the start and the end around ``…``.
     """
     return shorten(printable(str(name)), limit)
 

@@ -1,7 +1,7 @@
 """Benchmark roots: the directories whose benchmark folders a dashboard server offers.
 
 The administrator lists them (setting ``benchmark_roots``,
-:mod:`subsetsel_core.server_settings`); a visitor picks among their benchmark folders and
+:mod:`subsetsel_core.settings.server`); a visitor picks among their benchmark folders and
 reads nothing else of the server. Two checks keep it so:
 
 * :func:`confine_directory` turns a directory a visitor typed (only when the administrator
@@ -12,7 +12,7 @@ reads nothing else of the server. Two checks keep it so:
 
 The command line does not use roots: a command-line user reads their own folders. The
 files inside a benchmark folder are confined to it for both (see
-:mod:`subsetsel_core.io.manifest`).
+:mod:`subsetsel_core.loading.manifest`).
 """
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ MAX_CUBE_BYTES = 16 * 2**20
 READER_MODULES = (
     "subsetsel_core.benchmark", "subsetsel_core.io.score_table", "subsetsel_core.io.score_format",
     "subsetsel_core.io.tables", "subsetsel_core.io.numeric_cells", "subsetsel_core.io.names",
-    "subsetsel_core.io.validation", "subsetsel_core.io.score_cache", "subsetsel_core.io.score_directions",
+    "subsetsel_core.io.validation", "subsetsel_core.io.score_cache", "subsetsel_core.io.guess.directions",
 )
 _FORMAT = 3
 

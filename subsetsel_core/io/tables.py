@@ -11,7 +11,6 @@ from typing import Any, TypeAlias
 import numpy as np
 import pandas as pd
 
-from subsetsel_core import server_settings
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.encodings import (
     check_columns,
@@ -22,6 +21,7 @@ from subsetsel_core.io.encodings import (
 )
 from subsetsel_core.io.file_guard import read_input_file
 from subsetsel_core.io.parquet_guard import check_parquet
+from subsetsel_core.settings import server as server_settings
 
 TableSource: TypeAlias = str | Path | pd.DataFrame | bytes | io.IOBase
 
@@ -35,7 +35,7 @@ FACTORIZE_HINT = 1024
 
 def max_bytes() -> int:
     """Largest table accepted, in bytes (uncompressed): the setting ``max_table_mb``
-    (``SUBSETSEL_MAX_TABLE_MB``, see :mod:`subsetsel_core.server_settings`) or 200 MB."""
+    (``SUBSETSEL_MAX_TABLE_MB``, see :mod:`subsetsel_core.settings.server`) or 200 MB."""
     return int(float(server_settings.get("max_table_mb")) * 1024 * 1024)
 
 
@@ -227,7 +227,7 @@ def _read_table(source: TableSource, label: str, object_text: bool) -> pd.DataFr
     return df
 
 
-#: The leading comment block of the product's own CSVs (``# key: value`` lines; subsetsel_core.safe_csv),
+#: The leading comment block of the product's own CSVs (``# key: value`` lines; subsetsel_core.text.safe_csv),
 #: also as a spreadsheet saves it again (a line whose first cell it quoted: ``"# key: ""value""",…``).
 _COMMENT_BLOCK = re.compile(rb'\A(?:"?# [A-Za-z_][\w.]*: [^\n]*\n)+')
 

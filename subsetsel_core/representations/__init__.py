@@ -59,10 +59,10 @@ _SERIES = "a mapping dataset → time series"
 _NAMES = "the benchmark's dataset names (always known), optionally a table whose text columns are appended"
 
 BUILDERS: dict[str, Builder] = {b.name: b for b in (
-    Builder("tabular", "Descriptor table", "subsetsel_core.descriptors:build_representation", _TABLE, manifest=True),
-    Builder("text", "Text descriptions (TF-IDF)", "subsetsel_core.descriptors:build_representation", _TABLE,
+    Builder("tabular", "Descriptor table", "subsetsel_core.representations.descriptors:build_representation", _TABLE, manifest=True),
+    Builder("text", "Text descriptions (TF-IDF)", "subsetsel_core.representations.descriptors:build_representation", _TABLE,
             manifest=True),
-    Builder("embedding", "Embedding", "subsetsel_core.descriptors:build_representation",
+    Builder("embedding", "Embedding", "subsetsel_core.representations.descriptors:build_representation",
             "a table of precomputed numeric vectors indexed by dataset", manifest=True, in_full=True),
     Builder("text-encoder", "Sentence embeddings", "subsetsel_core.representations.text_encoder:sentence_embeddings",
             "one text per dataset"),

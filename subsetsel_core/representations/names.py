@@ -5,7 +5,7 @@ A leaderboard often has no descriptor table, yet its dataset names say something
 ``ECGFiveDays`` are both heart recordings. :func:`name_words` splits a name into words
 (on ``_ - . /``, spaces and other punctuation, camelCase and letter–digit boundaries) and
 :func:`name_representation` embeds those words, with the text columns of a dataset-info
-table appended when there is one, as a :class:`~subsetsel_core.descriptors.Representation`.
+table appended when there is one, as a :class:`~subsetsel_core.representations.descriptors.Representation`.
 
 Names are *weak* descriptors: similar names need not mean that models rank alike on the
 datasets, so a strategy on them may do no better than random. Every representation built
@@ -37,8 +37,8 @@ from subsetsel_core.errors import InputError
 from subsetsel_core.io.validation import ReportBuilder
 
 if TYPE_CHECKING:
-    from subsetsel_core.descriptors import Representation
-    from subsetsel_core.io.manifest_representations import RepresentationSpec
+    from subsetsel_core.representations.descriptors import Representation
+    from subsetsel_core.representations.spec import RepresentationSpec
 
 __all__ = [
     "NAMES",
@@ -122,7 +122,7 @@ def names_table(datasets: Sequence[str]) -> pd.DataFrame:
 
 def name_spec(kind: str = NAMES) -> RepresentationSpec:
     """The spec of a names table (kind ``names`` or ``names-sentence``, no files)."""
-    from subsetsel_core.io.manifest_representations import RepresentationSpec
+    from subsetsel_core.representations.spec import RepresentationSpec
 
     if kind not in NAME_KINDS:
         raise InputError(f"'{kind}' is not a names kind; the kinds are {', '.join(NAME_KINDS)}.",
@@ -236,7 +236,7 @@ def name_representation(datasets: Sequence[str], info: pd.DataFrame | None = Non
     MissingExtraError
         ``encoder="sentence"`` without the sentence encoder installed.
     """
-    from subsetsel_core.descriptors import Representation
+    from subsetsel_core.representations.descriptors import Representation
     from subsetsel_core.representations.tabular import encode_tabular
     from subsetsel_core.representations.text import tfidf_svd
 

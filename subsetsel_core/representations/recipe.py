@@ -3,9 +3,9 @@
 A :class:`RepresentationRecipe` says which descriptor tables are joined, which of their
 columns are used, whether text columns are embedded, whether heavy-tailed counts are
 log-scaled and whether PCA reduces the result. :func:`build_recipe` turns it into a
-:class:`~subsetsel_core.descriptors.Representation` from plain inputs: the benchmark, the
+:class:`~subsetsel_core.representations.descriptors.Representation` from plain inputs: the benchmark, the
 raw descriptor tables by name and their specs (the manifest's
-:class:`~subsetsel_core.io.folder.RepresentationSpec`, or anything with ``kind`` and
+:class:`~subsetsel_core.loading.folder.RepresentationSpec`, or anything with ``kind`` and
 ``columns``). The dashboard and the command line build every table-based representation
 through it, and a recipe's :meth:`~RepresentationRecipe.to_dict` goes into subset
 sidecars and workspaces. A recipe with a table of kind ``names`` or ``names-sentence``
@@ -27,7 +27,7 @@ from subsetsel_core.representations.names import NAME_KINDS
 
 if TYPE_CHECKING:
     from subsetsel_core.benchmark import Benchmark
-    from subsetsel_core.descriptors import JoinedTables, Representation
+    from subsetsel_core.representations.descriptors import JoinedTables, Representation
 
 
 class TableSpec(Protocol):
@@ -125,14 +125,14 @@ def used_in_full(specs: Mapping[str, TableSpec] | None, table: str) -> bool:
 
 def join_for(descriptors: Mapping[str, pd.DataFrame], specs: Mapping[str, TableSpec] | None,
              tables: Sequence[str]) -> JoinedTables:
-    """Join the named descriptor tables (see :func:`~subsetsel_core.descriptors.join_tables`).
+    """Join the named descriptor tables (see :func:`~subsetsel_core.representations.descriptors.join_tables`).
 
     Raises
     ------
     InputError
         An unknown table, or no table.
     """
-    from subsetsel_core.descriptors import join_tables
+    from subsetsel_core.representations.descriptors import join_tables
 
     unknown = [t for t in tables if t not in descriptors]
     if unknown:
@@ -232,7 +232,7 @@ def build_recipe(recipe: RepresentationRecipe, benchmark: Benchmark, descriptors
     InputError
         Unknown tables or columns, no column, datasets without descriptors, bad options.
     """
-    from subsetsel_core.descriptors import build_representation
+    from subsetsel_core.representations.descriptors import build_representation
 
     joined, cols = _chosen(recipe, descriptors, specs)
     named = [t for t in recipe.tables if _kind(specs, t) in NAME_KINDS]

@@ -29,10 +29,10 @@ from typing import NoReturn
 import numpy as np
 
 from subsetsel_core.errors import InputError
-from subsetsel_core.rank_table import RankTable
-from subsetsel_core.ranking import twice_average_ranks
+from subsetsel_core.ranks.ranking import twice_average_ranks
+from subsetsel_core.ranks.table import RankTable
+from subsetsel_core.ranks.ties import pearson
 from subsetsel_core.strategies.base import Kernel, StrategyInfo
-from subsetsel_core.ties import pearson
 
 RIDGE_ALPHA = 1.0
 """The ridge penalty of ``elimination-scores`` and ``random-regression``."""

@@ -15,7 +15,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from subsetsel_core.evaluation.critical_difference import CriticalDifference
-from subsetsel_core.rounding import text
+from subsetsel_core.text.rounding import text
 from subsetsel_core.viz.style import apply_layout, escape, strategy_color
 
 __all__ = ["cd_figure"]

@@ -14,8 +14,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from subsetsel_core.evaluation.permutation import p_phrase
-from subsetsel_core.metrics import METRICS
-from subsetsel_core.rounding import d3, text
+from subsetsel_core.ranks.metrics import METRICS
+from subsetsel_core.text.rounding import d3, text
 from subsetsel_core.viz.style import (
     DASHES,
     apply_layout,

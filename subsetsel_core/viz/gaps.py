@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from subsetsel_core.gaps import Gaps
+from subsetsel_core.evaluation.gaps import Gaps
 from subsetsel_core.viz.style import apply_layout, escape
 
 __all__ = ["gaps_figure"]

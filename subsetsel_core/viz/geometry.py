@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from subsetsel_core.rounding import d3, text
+from subsetsel_core.text.rounding import d3, text
 from subsetsel_core.viz.style import apply_layout
 
 __all__ = ["geometry_figure"]

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from subsetsel_core.rounding import d3, text
+from subsetsel_core.text.rounding import d3, text
 from subsetsel_core.viz.style import apply_layout, escape, rgba
 
 __all__ = ["leaderboard_figure", "placement_figure"]

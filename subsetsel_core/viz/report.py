@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from subsetsel_core import rounding
+from subsetsel_core.text import rounding
 from subsetsel_core.viz.style import for_export
 
 __all__ = ["Report", "Section", "build_html", "chromium_path", "figure_images", "table_html"]
@@ -74,7 +74,7 @@ class Report:
     sections : list of Section
     footer : str
     provenance : dict, optional
-        What made it (:func:`subsetsel_core.provenance.provenance`): shown in a last, folded
+        What made it (:func:`subsetsel_core.outputs.provenance.provenance`): shown in a last, folded
         section and embedded as ``<script type="application/json" id="provenance">``.
     """
 
@@ -138,7 +138,7 @@ def _cell(value: Any, quantity: str | None = None) -> tuple[str, bool]:
 
 def table_html(df: pd.DataFrame, *, max_rows: int = 200) -> str:
     """An escaped HTML table of a DataFrame (numbers right-aligned and rounded by
-    :mod:`subsetsel_core.rounding` for the columns it knows)."""
+    :mod:`subsetsel_core.text.rounding` for the columns it knows)."""
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
     quantities = [rounding.quantity_of(c) for c in df.columns]
     rows = []

@@ -12,7 +12,7 @@ import html
 
 import plotly.graph_objects as go
 
-from subsetsel_core.metrics import METRICS
+from subsetsel_core.ranks.metrics import METRICS
 from subsetsel_core.strategies import REGISTRY
 
 __all__ = [
@@ -86,7 +86,7 @@ def metric_title(metric: str, context: str = "") -> str:
     Parameters
     ----------
     metric : str
-        A key of :data:`subsetsel_core.metrics.METRICS`.
+        A key of :data:`subsetsel_core.ranks.metrics.METRICS`.
     context : str
         Written between the label and the direction (e.g. ``" vs full ranking"``).
     """

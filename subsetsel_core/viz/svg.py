@@ -20,7 +20,7 @@ from typing import cast
 import numpy as np
 import pandas as pd
 
-from subsetsel_core import rounding
+from subsetsel_core.text import rounding
 from subsetsel_core.viz.maps import color_scale
 
 __all__ = ["leaderboard_html", "map_svg", "size_tiles_html", "text"]

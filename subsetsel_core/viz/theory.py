@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from subsetsel_core.rounding import d3
+from subsetsel_core.text.rounding import d3
 from subsetsel_core.viz.style import apply_layout, escape, rgba
 
 __all__ = ["OBSERVED_NAME", "PREDICTED_NAME", "RADIUS_NAME", "theory_figure"]

@@ -1,0 +1,1 @@
+"""The command line: one module per command or group of options; ``main`` is the entry point."""

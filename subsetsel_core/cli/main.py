@@ -1,0 +1,268 @@
+"""Command line: ``subsetsel select | evaluate | check | advise | generalise | place | inspect | theory | headroom | report``.
+
+Also ``python -m subsetsel_core``. Bad input exits with code 2 and one short message on
+stderr naming the file, the column or row, and the option that fixes it (from the
+error's ``field``, through :data:`FLAGS`); never a traceback. A command imports only
+what it uses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+
+from subsetsel_core.cli.args import (
+    check_environment,
+    count,
+    finite,
+    fraction,
+    names,
+    output_path,
+    scheduler_address,
+    seed,
+    share,
+)
+from subsetsel_core.cli.data import add_data_args, add_representation_args
+from subsetsel_core.cli.headroom import add_headroom_args
+from subsetsel_core.cli.inspect import add_inspect_args
+from subsetsel_core.cli.report import add_report_args
+from subsetsel_core.cli.theory import add_theory_args
+from subsetsel_core.errors import InputError, SubsetselError
+from subsetsel_core.ranks.metrics import METRICS
+from subsetsel_core.strategies import STRATEGIES
+from subsetsel_core.text.safe_text import safe_message
+
+FLAGS: dict[str, str] = {
+    "layout": "--layout auto|long|wide|models-as-rows",
+    "dataset_column": "--dataset-column COL",
+    "model_column": "--model-column COL",
+    "score_column": "--score-column COL",
+    "fold_column": "--fold-column COL",
+    "direction": "--lower-is-better or --higher-is-better",
+    "dataset_directions": "--lower-is-better-datasets A,B or --higher-is-better-datasets A,B",
+    "drop_columns": "--drop-columns A,B",
+    "release_column": "--release-column COL",
+    "missing": "--missing POLICY",
+    "aliases": "--alias NAME_IN_FEATURES=NAME_IN_SCORES",
+    "descriptor_dataset_column": "--dataset-column COL",
+    "descriptor_columns": "--columns A,B",
+    "scores_file": "--scores FILE or --benchmark FOLDER",
+    "descriptor_file": "--features FILE or --benchmark FOLDER",
+    "k": "--k K",
+    "strategy": "--strategy NAME",
+    "representation": "--representation TABLE[+TABLE] (with --columns, --no-text, --log, --pca)",
+    "recipe": "--recipe SIDECAR.json",
+    "include": "--include D1,D2",
+    "exclude": "--exclude D1,D2",
+    "budget": "--budget SHARE and --cost-column COL",
+    "trials": "--trials T",
+    "alpha": "--alpha A",
+    "beta": "--model-fraction B",
+    "k_range": "--k-min K and --k-max K",
+    "metric": "--metric NAME",
+    "seed": "--seed S",
+    "permutations": "--permutations B and --permutation-trials T",
+    "release_dates": "--model-dates FILE",
+    "splits": "--splits N",
+    "fraction": "--fraction F",
+    "config": "--config run.toml",
+}
+"""The option that fixes an :class:`~subsetsel_core.errors.InputError`, by its ``field``."""
+
+#: Commands whose options differ from :data:`FLAGS`.
+COMMAND_FLAGS: dict[str, dict[str, str]] = {
+    "evaluate": {"strategy": "--strategies S1,S2", "metric": "--metrics M1,M2"},
+    "advise": {"strategy": "--strategies S1,S2"},
+    "generalise": {"strategy": "--strategies S1,S2"},
+    "headroom": {"strategy": "--strategies S1,S2"},
+    "place": {"scores_file": "--reference FILE or --benchmark FOLDER"},
+}
+
+COMMANDS: dict[str, str] = {
+    "select": "subsetsel_core.cli.select:cmd_select",
+    "evaluate": "subsetsel_core.cli.evaluate:cmd_evaluate",
+    "check": "subsetsel_core.cli.evaluate:cmd_check",
+    "advise": "subsetsel_core.cli.evaluate:cmd_advise",
+    "generalise": "subsetsel_core.cli.evaluate:cmd_generalise",
+    "place": "subsetsel_core.cli.select:cmd_place",
+    "inspect": "subsetsel_core.cli.inspect:cmd_inspect",
+    "theory": "subsetsel_core.cli.theory:cmd_theory",
+    "headroom": "subsetsel_core.cli.headroom:cmd_headroom",
+    "report": "subsetsel_core.cli.report:cmd_report",
+}
+"""Command → ``"module:function"`` run for it (imported when the command runs)."""
+
+
+#: Commands whose module declares its own options: name → (help, function that adds them).
+SELF_DECLARED: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
+    "inspect": ("what the tool makes of a score table (layout, columns set aside, sizes, direction), as JSON",
+                add_inspect_args),
+    "theory": ("FAFI's coverage bound under a Gaussian-process model, next to the observed share of inverted "
+               "model pairs", add_theory_args),
+    "headroom": ("the price of a-priori selection: score-aware strategies (upper bounds, fitted to today's "
+                 "models) judged with every strategy on held-out models", add_headroom_args),
+    "report": ("run what a config file asks and write the HTML report, figures, CSV, JSON and LaTeX into one "
+               "folder", add_report_args),
+}
+
+
+#: Argparse types of the counts (whole numbers in a range).
+TRIALS = count(1, 100_000, "trials")
+K = count(1, 10**6, "k")
+JOBS = count(0, 1024, "jobs")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"subsetsel: error: {safe_message(message)}\n")
+        raise SystemExit(2)
+
+
+def _protocol_args(p: argparse.ArgumentParser, trials: int) -> None:
+    p.add_argument("--strategies", type=names, default=list(STRATEGIES), metavar="S1,S2",
+                   help=f"of {', '.join(STRATEGIES)} (default: all)")
+    p.add_argument("--trials", type=TRIALS, default=trials)
+    p.add_argument("--alpha", type=share, default=0.8, help="dataset-pool fraction α")
+    p.add_argument("--k-min", type=K, default=2)
+    p.add_argument("--k-max", type=K, default=20)
+    p.add_argument("--seed", type=seed, default=0)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``subsetsel``."""
+    p = _Parser(prog="subsetsel", description="Choose a subset of a benchmark's datasets that preserves the model ranking.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    s = sub.add_parser("select", help="choose k datasets (or datasets within a budget)")
+    add_data_args(s)
+    add_representation_args(s)
+    s.add_argument("--recipe", metavar="SIDECAR.json",
+                   help="reproduce the subset of a JSON sidecar (downloaded from the dashboard or written with --sidecar)")
+    s.add_argument("--strategy", choices=list(STRATEGIES),
+                   help="score-aware strategies are not offered: 'subsetsel headroom' judges them on held-out models")
+    s.add_argument("--k", type=K, help="number of datasets (or give --budget)")
+    s.add_argument("--budget", type=share, metavar="SHARE",
+                   help="choose under a budget: share (0–1] of the benchmark's total cost")
+    s.add_argument("--cost-column", metavar="COL", help="descriptor column of per-dataset costs (default: estimated from size columns)")
+    s.add_argument("--coverage", action="store_true", help="add which unchosen datasets each chosen one stands for")
+    s.add_argument("--seed", type=seed, help="default 0")
+    s.add_argument("--include", type=names, metavar="D1,D2",
+                   help="datasets chosen first (names as in the subset CSV are accepted; --include=-name for a "
+                        "name starting with '-')")
+    s.add_argument("--exclude", type=names, metavar="D3", help="datasets never chosen")
+    s.add_argument("--format", choices=("csv", "json"), default="csv")
+    s.add_argument("--out", type=output_path, metavar="PATH", help="write here instead of standard output")
+    s.add_argument("--sidecar", type=output_path, metavar="PATH.json", help="also write the JSON sidecar (as the dashboard's download)")
+
+    e = sub.add_parser("evaluate", help="bootstrap protocol: curves, AUC, tests against random")
+    add_data_args(e)
+    add_representation_args(e)
+    _protocol_args(e, 200)
+    e.add_argument("--model-fraction", type=share, default=1.0, help="model-pool fraction β")
+    e.add_argument("--metrics", type=names, default=list(METRICS), metavar="M1,M2",
+                   help=f"of {', '.join(METRICS)} (default: all)")
+    e.add_argument("--out", type=output_path, metavar="result.json")
+    e.add_argument("--latex", type=output_path, metavar="auc.tex",
+                   help="also write the AUC table as LaTeX (booktabs, 95 %% intervals, the best mean per metric "
+                        "in bold, ties all bold; \\input it with \\usepackage{booktabs})")
+    e.add_argument("--budget", type=share, metavar="MAX_SHARE",
+                   help="curves against cost instead of k: 15 budget levels up to this share of the total cost")
+    e.add_argument("--cost-column", metavar="COL", help="descriptor column of per-dataset costs")
+    e.add_argument("--jobs", type=JOBS, default=1, help="worker processes on this machine (0: all cores)")
+    e.add_argument("--scheduler", type=scheduler_address, metavar="ADDRESS", help="run the trials on a Dask cluster (tcp://host:8786)")
+    e.add_argument("--permutations", type=count(0, 10**6, "permutations"), default=0, metavar="B",
+                   help="permutation test: up to B shuffles of the descriptors behind every 'helps' "
+                        "(default 0 = off; 99 is usual, 199 lets five entries reach Holm p < 0.05)")
+    e.add_argument("--permutation-trials", type=TRIALS, default=None, metavar="T",
+                   help="the permutation test's gain and null on the first T trials (default: all)")
+    e.add_argument("--resamples", type=count(2, 10**6, "resamples"), default=1000,
+                   help="bootstrap resamples of the full benchmark's own stability (the ceiling)")
+
+    c = sub.add_parser("check", help="does a representation track what makes models differ?")
+    add_data_args(c)
+    add_representation_args(c)
+    c.add_argument("--permutations", type=count(1, 10**6, "permutations"), default=None, metavar="B",
+                   help="shuffles of the descriptors in the permutation test (default: as the dashboard, 199)")
+    c.add_argument("--mantel-permutations", type=count(1, 10**6, "permutations"), default=None,
+                   help="of the Mantel test (default: as the dashboard, 999)")
+    c.add_argument("--trials", type=TRIALS, default=50, help="trials of the quick protocol run")
+    c.add_argument("--seed", type=seed, default=0)
+
+    a = sub.add_parser("advise", help="how many datasets are needed to reach a target agreement")
+    add_data_args(a)
+    add_representation_args(a)
+    _protocol_args(a, 200)
+    a.add_argument("--metric", default="spearman", choices=list(METRICS))
+    a.add_argument("--target", type=finite, default=0.9, help="within the metric's range")
+    a.add_argument("--jobs", type=JOBS, default=1)
+
+    g = sub.add_parser("generalise", help="does the winner on today's models hold on held-out (newer) models?")
+    add_data_args(g)
+    add_representation_args(g)
+    _protocol_args(g, 100)
+    g.add_argument("--new-models", type=names, default=[], metavar="M1,M2", help="the held-out models")
+    g.add_argument("--model-dates", metavar="FILE", help="table with model and release date columns: hold out the newest")
+    g.add_argument("--date-column", default=None, help="default: release_date, date, released or release")
+    g.add_argument("--fraction", type=fraction(open_high=True), default=0.5, help="share of models held out")
+    g.add_argument("--metric", default="spearman", choices=list(METRICS))
+
+    pl = sub.add_parser("place", help="estimate a new model's full-benchmark rank from its subset scores")
+    add_data_args(pl, scores_flag="--reference")
+    pl.add_argument("--subset", required=True, metavar="subset.csv", help="the chosen subset (a 'dataset' column)")
+    pl.add_argument("--scores", dest="new_scores", required=True, metavar="new_model.csv",
+                    help="the new model's scores: dataset[,fold],score")
+    pl.add_argument("--model-name", default="new model")
+    pl.add_argument("--seed", type=seed, default=0)
+
+    for name, (text, add_args) in SELF_DECLARED.items():
+        add_args(sub.add_parser(name, help=text))
+    return p
+
+
+def flag_for(command: str, field: str | None) -> str | None:
+    """The option that fixes an error of ``field`` in ``command`` (None when there is none)."""
+    if field is None:
+        return None
+    return COMMAND_FLAGS.get(command, {}).get(field) or FLAGS.get(field)
+
+
+def error_text(command: str, exc: InputError) -> str:
+    """The message of an input error with the option that fixes it."""
+    msg = str(exc)
+    flag = flag_for(command, exc.field)
+    if flag is None or flag.split()[0] in msg:
+        return msg
+    return f"{msg} [{flag}]"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit code (0 ok, 2 bad input, 1 unexpected failure)."""
+    args = build_parser().parse_args(argv)
+    args._argv = list(sys.argv[1:] if argv is None else argv)  # the command as typed, for the outputs' provenance
+    try:
+        check_environment()
+        module, function = COMMANDS[args.command].split(":")
+        return int(getattr(importlib.import_module(module), function)(args))
+    except InputError as exc:
+        sys.stderr.write(f"subsetsel: error: {error_text(args.command, exc)}\n")
+        return 2
+    except SubsetselError as exc:
+        sys.stderr.write(f"subsetsel: {safe_message(str(exc))}\n")
+        return 1
+    except MemoryError:
+        sys.stderr.write("subsetsel: error: out of memory; use fewer trials or a smaller benchmark.\n")
+        return 1
+    except KeyboardInterrupt:
+        sys.stderr.write("subsetsel: interrupted\n")
+        return 130
+    except Exception as exc:  # noqa: BLE001 - last line of defence: no traceback for users
+        sys.stderr.write(f"subsetsel: unexpected error ({type(exc).__name__}: {safe_message(str(exc), 300)}). "
+                         "Please report it.\n")
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""What a score table is: layout, columns, directions, derived columns, by evidence."""

@@ -1,0 +1,283 @@
+"""What the columns of a score table hold: scores, names, text, dates, sizes, or figures
+derived from the scores (an average, a rank, a win rate), and what names say about
+direction and roles.
+
+The pieces of :func:`subsetsel_core.io.guess.table.guess_table`; each works on the raw table
+(cells as text) and never raises for odd cells.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from subsetsel_core.io.numeric_cells import MISSING_TOKENS, parse_numbers
+
+Kind = Literal["number", "text", "date", "size", "empty"]
+
+DATASET_WORDS = ("dataset", "datasets", "data", "task", "tasks", "problem", "problems", "benchmark",
+                 "scenario", "scenarios", "subject", "subtask", "corpus", "environment", "game")
+MODEL_WORDS = ("model", "models", "classifier", "method", "methods", "algorithm", "algo", "estimator",
+               "system", "learner", "llm", "agent", "submission", "regressor", "solver", "approach")
+FOLD_WORDS = ("fold", "folds", "seed", "seeds", "resample", "split", "repeat", "rep", "run", "iteration",
+              "trial", "replicate", "cv")
+SCORE_WORDS = ("score", "accuracy", "acc", "value", "metric", "result", "error", "auc", "f1")
+#: Metric words that mean lower scores are better, and those that mean higher ones are.
+LOWER_WORDS = frozenset({"rmse", "mae", "mse", "mape", "smape", "rmsle", "error", "errors", "err", "loss",
+                         "logloss", "nll", "time", "runtime", "seconds", "latency", "perplexity", "ppl",
+                         "wer", "cer", "ece", "brier"})
+HIGHER_WORDS = frozenset({"accuracy", "acc", "f1", "auc", "auroc", "roc", "em", "bleu", "rouge", "rougel",
+                          "ndcg", "map", "mrr", "precision", "recall", "r2", "kappa", "mcc", "spearman",
+                          "pearson", "correlation", "chrf", "meteor", "bertscore", "rr", "hit", "pass"})
+_DATE_WORDS = frozenset({"date", "release", "released", "published", "launch", "year", "created"})
+_SIZE_WORDS = frozenset({"params", "parameters", "param", "size", "nparams", "billion"})
+_META_WORDS = frozenset({"company", "organization", "organisation", "org", "developer", "creator", "provider",
+                         "license", "licence", "vendor", "author", "authors", "type", "family", "access",
+                         "precision", "architecture", "hub", "link", "url"})
+_TOKEN = re.compile(r"[a-z0-9]+")
+_DECIMALS_FROM = 2000  # cells the rounding is read from
+_SIZE = re.compile(r"^[~<>≈]?\s*\d+(?:[.,]\d+)?\s*(?:x\s*\d+(?:[.,]\d+)?\s*)?(?:k|m|b|t|bn|billion|million)\b",
+                   re.IGNORECASE)
+_DATE = re.compile(r"^(?:\d{4}[-/.]\d{1,2}(?:[-/.]\d{1,2})?(?:[ t]\d{1,2}:\d{2}.*)?|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}"
+                   r"|(?:\d{1,2}\s+)?[a-z]{3,9}\.?\s+(?:\d{1,2},?\s+)?\d{4})$", re.IGNORECASE)
+_MODEL_NAME = re.compile(r"\d+(?:\.\d+)?\s*[bm]\b|/|\b(?:gpt|llama|mistral|mixtral|claude|gemini|qwen|phi|falcon"
+                         r"|gemma|bert|roberta|t5|bloom|palm|instruct|chat|davinci|turbo|deepseek|vicuna)",
+                         re.IGNORECASE)
+
+
+def tokens(text: str) -> list[str]:
+    """The lower-case words of a name (``"MMLU - EM"`` → ``["mmlu", "em"]``)."""
+    return _TOKEN.findall(str(text).lower())
+
+
+def has_word(name: str, words: Iterable[str]) -> bool:
+    """Whether the name is one of ``words`` or has one of them as a word."""
+    w = set(words)
+    low = str(name).strip().lower()
+    return low in w or any(t in w for t in tokens(low))
+
+
+def pick(columns: Sequence[str], words: Sequence[str], avoid: Iterable[str] = ()) -> str | None:
+    """The first column named by one of ``words``: whole names first, then words of names."""
+    skip = set(avoid)
+    cands = [c for c in columns if c not in skip]
+    low = {c: c.strip().lower() for c in cands}
+    for w in words:
+        for c in cands:
+            if low[c] == w:
+                return c
+    for w in words:
+        for c in cands:
+            if w in tokens(low[c]):
+                return c
+    return None
+
+
+def direction_of(name: str, *, lower: frozenset[str] = LOWER_WORDS) -> bool | None:
+    """What a metric's name says about direction: True (higher is better), False, or None."""
+    t = set(tokens(name))
+    lo, hi = bool(t & lower), bool(t & HIGHER_WORDS)
+    if lo == hi:
+        return None
+    return hi
+
+
+def looks_like_model(name: str) -> bool:
+    """Whether a name looks like a model's (``llama-2-7b-chat``, ``org/model``, ``GPT-4``)."""
+    return bool(_MODEL_NAME.search(str(name)))
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a raw table, as read.
+
+    Attributes
+    ----------
+    name : str
+    kind : {"number", "text", "date", "size", "empty"}
+    numbers : ndarray of float
+        The cells as numbers (NaN where missing or not a number).
+    present : int
+        Cells that are not missing.
+    distinct : int
+        Distinct non-missing cells (stripped).
+    decimals : int
+        Most digits after the decimal point among the first cells (rounding of the values).
+    """
+
+    name: str
+    kind: Kind
+    numbers: np.ndarray
+    present: int
+    distinct: int
+    decimals: int
+
+    @property
+    def named_meta(self) -> bool:
+        """Named like a model's attribute (company, licence, type …)."""
+        return has_word(self.name, _META_WORDS)
+
+
+def read_column(name: str, cells: pd.Series) -> Column:
+    """Classify one column of raw cells.
+
+    Mostly numbers → ``number`` (or ``date`` / ``size`` when the name says so: a release
+    year, a parameter count); else sizes such as ``7B`` → ``size``; dates → ``date`` (most
+    distinct cells); anything else → ``text``; no value at all → ``empty``.
+    """
+    text = cells.astype(object).where(cells.notna(), "").astype(str).str.strip()
+    missing = text.str.lower().isin(MISSING_TOKENS).to_numpy()
+    present = int((~missing).sum())
+    vals = text[~missing]
+    num, bad, _ = parse_numbers(cells)
+    numbers = num.to_numpy(dtype=float, na_value=np.nan)
+    digits = vals.head(_DECIMALS_FROM).astype(str).str.extract(r"\.(\d+)")[0].str.len()
+    decimals = int(digits.max()) if digits.notna().any() else 0
+    distinct = int(vals.nunique())
+    if present == 0:
+        return Column(name, "empty", numbers, 0, 0, 0)
+    words = set(tokens(name))
+    n_bad = int(bad.to_numpy().sum())
+    if n_bad <= present / 2:
+        finite = numbers[np.isfinite(numbers)]
+        if words & _DATE_WORDS and finite.size and np.all((finite >= 1900) & (finite <= 2100) & (finite % 1 == 0)):
+            return Column(name, "date", numbers, present, distinct, decimals)
+        kind: Kind = "size" if words & _SIZE_WORDS else "number"
+        return Column(name, kind, numbers, present, distinct, decimals)
+    unique = pd.Series(vals.unique(), dtype=object).astype(str)
+    if unique.str.match(_SIZE).mean() >= 0.6:
+        return Column(name, "size", numbers, present, distinct, decimals)
+    if unique.str.match(_DATE).mean() >= 0.6 or (words & _DATE_WORDS and parse_dates(unique).notna().mean() >= 0.6):
+        return Column(name, "date", numbers, present, distinct, decimals)
+    return Column(name, "text", numbers, present, distinct, decimals)
+
+
+def parse_dates(cells: pd.Series) -> pd.Series:
+    """Cells as dates (NaT where not a date); a bare year ``2023`` is 1 January."""
+    text = cells.astype(object).where(cells.notna(), "").astype(str).str.strip()
+    year = text.str.fullmatch(r"\d{4}(?:\.0)?")
+    text = text.where(~year, text.str[:4] + "-01-01")
+    return pd.to_datetime(text.where(text != ""), errors="coerce", format="mixed")
+
+
+# --------------------------------------------------------------------------- derived columns
+
+
+def _spearman(a: np.ndarray, b: np.ndarray) -> float:
+    ok = np.isfinite(a) & np.isfinite(b)
+    if ok.sum() < 3:
+        return 0.0
+    ra = pd.Series(a[ok]).rank().to_numpy()
+    rb = pd.Series(b[ok]).rank().to_numpy()
+    if np.ptp(ra) == 0 or np.ptp(rb) == 0:
+        return 0.0
+    return float(np.corrcoef(ra, rb)[0, 1])
+
+
+def row_means(scores: np.ndarray) -> np.ndarray:
+    """Mean of each row over its present cells (NaN for a row without any)."""
+    n = np.isfinite(scores).sum(axis=1)
+    total = np.where(np.isfinite(scores), scores, 0.0).sum(axis=1)
+    return np.where(n > 0, total / np.maximum(n, 1), np.nan)
+
+
+def win_rates(scores: np.ndarray) -> np.ndarray:
+    """Each row's mean over columns of the share of other rows it beats (ties count half)."""
+    out = np.zeros(scores.shape[0])
+    used = np.zeros(scores.shape[0])
+    for j in range(scores.shape[1]):
+        col = scores[:, j]
+        ok = np.isfinite(col)
+        if ok.sum() < 2:
+            continue
+        r = pd.Series(col[ok]).rank(method="average").to_numpy()
+        out[ok] += (r - 1) / (ok.sum() - 1)
+        used[ok] += 1
+    return np.where(used > 0, out / np.maximum(used, 1), np.nan)
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A column computed from the score columns.
+
+    Attributes
+    ----------
+    reason : str
+        What it is, as checked (``"the row mean"``, ``"a rank of the rows"`` …).
+    higher_is_better : bool or None
+        What it says about direction (a rank that puts the highest mean first: True).
+    because : str
+        Why it says so (``"rank 1 has the highest mean score"``).
+    """
+
+    reason: str
+    higher_is_better: bool | None = None
+    because: str = ""
+
+
+def named_derived(name: str) -> bool:
+    """Whether a column is named as an average, a rank or a win rate."""
+    words = set(tokens(name))
+    return bool(words & {"win", "winrate", "wins", "rank", "ranking", "position", "pos", "place", "average", "avg",
+                         "mean", "overall", "total", "aggregate"}) or name.strip().lower() in ("#", "no", "no.")
+
+
+def derived(col: Column, scores: np.ndarray, decimals: int) -> Derived | None:
+    """What a column derived from the rows' scores is, or None when it is not one.
+
+    A column named as an average, a rank or a win rate is derived whatever its values;
+    the check says whether the values agree. An unnamed column is derived only when it
+    equals the row mean of the score columns (to their rounding).
+
+    Parameters
+    ----------
+    col : Column
+        A number column.
+    scores : ndarray of shape (n_rows, n_score_columns)
+        The score columns (NaN where missing), without ``col``.
+    decimals : int
+        Rounding of the score columns (digits after the decimal point).
+    """
+    words = set(tokens(col.name))
+    low = col.name.strip().lower()
+    v = col.numbers
+    if scores.shape[1] == 0 or scores.shape[0] < 3:
+        return None
+    if "win" in words or "winrate" in words or "wins" in words:
+        rho = _spearman(v, win_rates(scores))
+        if abs(rho) >= 0.9:
+            return Derived("a win rate of the rows", rho > 0,
+                           f"it {'rises' if rho > 0 else 'falls'} with the rows' wins on the score columns")
+        return Derived("named a win rate; it does not follow the rows' wins on the score columns")
+    mean = row_means(scores)
+    if words & {"rank", "ranking", "position", "pos", "place"} or low in ("#", "no", "no."):
+        rho = _spearman(v, mean)
+        if rho <= -0.9:
+            return Derived("a rank of the rows", True, "rank 1 has the highest mean score")
+        if rho >= 0.9:
+            return Derived("a rank of the rows, 1 = lowest mean score", False, "rank 1 has the lowest mean score")
+        return Derived("named a rank; it does not order the rows by their mean score")
+    named = bool(words & {"average", "avg", "mean", "overall", "total", "aggregate"})
+    ok = np.isfinite(v) & np.isfinite(mean)
+    tol = 0.51 * (10.0 ** -col.decimals + 10.0 ** -decimals) + 1e-9
+    if named and ok.sum() >= 3:
+        for scale, how in ((1.0, ""), (100.0, ", in percent"), (0.01, ", as a fraction")):
+            if float(np.max(np.abs(v[ok] - scale * mean[ok]))) <= tol * max(scale, 1.0):
+                return Derived(f"the row mean{how}")
+        return Derived(f"named an average; not the row mean of the score columns, off by up to "
+                       f"{float(np.max(np.abs(v[ok] - mean[ok]))):.3g}")
+    if named:
+        return Derived("named an average")
+    # an unnamed column is the row mean only when the rows' scores differ (else every column is)
+    fin = np.isfinite(scores)
+    spread = np.where(fin, scores, -np.inf).max(axis=1) - np.where(fin, scores, np.inf).min(axis=1)
+    spread = np.where(fin.any(axis=1), spread, 0.0)
+    if (scores.shape[1] >= 3 and ok.sum() >= 5 and float(spread.max()) > 4 * tol
+            and float(np.max(np.abs(v[ok] - mean[ok]))) <= tol):
+        return Derived("the row mean")
+    return None

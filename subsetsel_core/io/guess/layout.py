@@ -1,0 +1,188 @@
+"""Which layout a score table has: long, or wide with datasets or with models as rows.
+
+The evidence steps of :func:`subsetsel_core.io.guess.table.guess_table`: :func:`long_roles`
+finds the dataset, model, fold and score columns of a long table, :func:`orientation`
+weighs what says "one row per model" against what says "one row per dataset".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from subsetsel_core.io.guess.column_kinds import (
+    DATASET_WORDS,
+    FOLD_WORDS,
+    MODEL_WORDS,
+    SCORE_WORDS,
+    Column,
+    direction_of,
+    has_word,
+    looks_like_model,
+    pick,
+)
+
+#: Sample of rows the long-table check classifies columns on.
+SAMPLE_ROWS = 5000
+_DERIVED_MODEL = ("rank", "win", "winrate", "ranking")
+_AVERAGE = ("average", "avg", "mean", "overall")
+
+
+@dataclass(frozen=True)
+class LongRoles:
+    """The columns of a long table, and what was not certain about them."""
+
+    dataset: str
+    model: str
+    score: str
+    fold: str | None
+    unsure: tuple[str, ...] = ()
+
+
+def is_key(col: Column) -> bool:
+    """Whether a column can hold names: text, or whole numbers."""
+    if col.kind == "text":
+        return True
+    v = col.numbers[np.isfinite(col.numbers)]
+    return col.kind == "number" and v.size > 0 and bool(np.all(v % 1 == 0))
+
+
+def fold_column(columns: Sequence[str], kinds: Mapping[str, Column], avoid: Sequence[str] = ()) -> str | None:
+    """A column named as folds / seeds / splits that can hold fold labels."""
+    keys = [c for c in columns if c not in avoid and is_key(kinds[c]) and kinds[c].distinct < max(kinds[c].present, 2)]
+    return pick(keys, FOLD_WORDS)
+
+
+def long_roles(df: pd.DataFrame, kinds: Mapping[str, Column], given: Mapping[str, str | None]) -> LongRoles | None:
+    """The columns of a long table, or None when the table does not look long.
+
+    Long: a dataset column and a model column (named so, or two text columns whose
+    values repeat while no text column is unique) and a number column of scores.
+    ``given`` holds the columns the user named (role → column or None; fold ``""``: no
+    fold column).
+    """
+    cols = list(df.columns)
+    keys = [c for c in cols if is_key(kinds[c])]
+    d, m = given.get("dataset"), given.get("model")
+    unsure: list[str] = []
+    if d is None:
+        d = pick([c for c in keys if c != m], DATASET_WORDS)
+    if m is None:
+        m = pick([c for c in keys if c != d], MODEL_WORDS)
+    if d is None or m is None:
+        repeating = [c for c in cols if kinds[c].kind == "text" and kinds[c].distinct < kinds[c].present
+                     and c not in (d, m)]
+        unique_text = [c for c in cols if kinds[c].kind == "text" and kinds[c].distinct == kinds[c].present]
+        pool = ([d] if d else []) + ([m] if m else []) + repeating
+        if unique_text or len(pool) < 2 or (given.get("score") is None and len(repeating) > 2):
+            return None
+        a, b = pool[:2]
+        if d is None and m is None:  # more datasets than models is the usual benchmark
+            d, m = (a, b) if kinds[a].distinct >= kinds[b].distinct else (b, a)
+            unsure.append(f"dataset_column: '{d}' taken for datasets and '{m}' for models by their numbers of "
+                          "names; swap them if it is the other way round")
+        elif d is None:
+            d = a if a != m else b
+        else:
+            m = a if a != d else b
+    if d is None or m is None or d == m or not (is_key(kinds[d]) and is_key(kinds[m])):
+        return None
+    unique = [c for c in (d, m) if kinds[c].distinct == kinds[c].present]
+    n_numbers = sum(kinds[c].kind == "number" for c in cols if c not in (d, m))
+    if len(unique) == 2 or (unique and n_numbers >= 3 and given.get("score") is None):
+        return None  # one row per name and many number columns: a wide table
+    fold = given.get("fold")
+    if fold is None:
+        fold = fold_column(cols, kinds, avoid=[d, m])
+    fold = fold or None
+    score = given.get("score")
+    if score is None:
+        numbers = [c for c in cols if c not in (d, m, fold) and kinds[c].kind == "number"]
+        if not numbers:
+            return None
+        named = pick(numbers, SCORE_WORDS) or next((c for c in numbers if direction_of(c) is not None), None)
+        score = named or numbers[-1]
+        if named is None and len(numbers) > 1:
+            unsure.append(f"score_column: {len(numbers)} number columns and none named as a score; "
+                          f"took '{score}'")
+    return LongRoles(d, m, score, fold, tuple(unsure))
+
+
+@dataclass(frozen=True)
+class Orientation:
+    """What the columns say about the rows.
+
+    Attributes
+    ----------
+    models, datasets : int
+        Weight of the evidence that rows are models, and that they are datasets.
+    because_models, because_datasets : tuple of str
+        That evidence in words.
+    """
+
+    models: int
+    datasets: int
+    because_models: tuple[str, ...]
+    because_datasets: tuple[str, ...]
+
+    @property
+    def lean(self) -> int:
+        """Positive: rows are models; negative: datasets; near 0: unsure."""
+        return self.models - self.datasets
+
+
+def orientation(name: str, names: pd.Series, kinds: Mapping[str, Column], others: Sequence[str],
+                values: Sequence[str]) -> Orientation:
+    """Weigh the evidence that the rows of a wide table are models, or datasets.
+
+    Parameters
+    ----------
+    name : str
+        The column of row names.
+    names : Series
+        Its cells.
+    kinds : mapping
+        Every column, classified.
+    others : sequence of str
+        Columns that are not scores (set aside: text, dates, sizes, derived …).
+    values : sequence of str
+        The score columns (their headers name the other axis).
+    """
+    mod: list[tuple[int, str]] = []
+    dat: list[tuple[int, str]] = []
+    if has_word(name, MODEL_WORDS):
+        mod.append((3, f"the row names are in a '{name}' column"))
+    if has_word(name, DATASET_WORDS):
+        dat.append((3, f"the row names are in a '{name}' column"))
+    derived = [c for c in others if has_word(c, _DERIVED_MODEL)]
+    if derived:
+        mod.append((3, f"{_listed(derived)} {'ranks' if len(derived) == 1 else 'rank'} the rows as a leaderboard does"))
+    averages = [c for c in others if has_word(c, _AVERAGE) and c not in derived]
+    if averages:
+        mod.append((1, f"{_listed(averages)} averages over the columns"))
+    sizes = [c for c in others if kinds[c].kind == "size"]
+    if sizes:
+        mod.append((2, f"{_listed(sizes)} holds model sizes"))
+    dates = [c for c in others if kinds[c].kind == "date"]
+    if dates:
+        mod.append((1, f"{_listed(dates)} holds dates"))
+    meta = [c for c in others if kinds[c].kind == "text" and kinds[c].named_meta]
+    if meta:
+        mod.append((2, f"{_listed(meta)} describes models"))
+    text = names.astype(str)
+    if len(text) and text.map(looks_like_model).mean() >= 0.5:
+        mod.append((2, "the row names look like model names"))
+    if values and np.mean([looks_like_model(v) for v in values]) >= 0.5:
+        dat.append((2, "the column names look like model names"))
+    if values and np.mean([direction_of(v) is not None for v in values]) >= 0.5:
+        mod.append((2, "the column names carry metric names"))
+    return Orientation(sum(w for w, _ in mod), sum(w for w, _ in dat), tuple(t for _, t in mod),
+                       tuple(t for _, t in dat))
+
+
+def _listed(columns: Sequence[str]) -> str:
+    shown = ", ".join(f"'{c}'" for c in columns[:4])
+    return shown + (" …" if len(columns) > 4 else "")

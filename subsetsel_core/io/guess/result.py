@@ -1,0 +1,148 @@
+"""What a score table was guessed to be: :class:`TableGuess` (and :class:`SetAside`).
+
+Made by :func:`subsetsel_core.io.guess.table.guess_table`; :meth:`TableGuess.to_format` is the
+:class:`~subsetsel_core.io.score_format.ScoreFormat` the loader reads the table with,
+:meth:`TableGuess.sentence` what the dashboard says, :meth:`TableGuess.to_json_dict` what
+``subsetsel inspect`` prints, and :func:`release_dates` the models' release dates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, cast
+
+import pandas as pd
+
+from subsetsel_core.io.guess.column_kinds import parse_dates
+from subsetsel_core.io.score_format import Layout, MissingPolicy, ScoreFormat
+
+
+def names_of(cells: pd.Series) -> pd.Series:
+    """Cells as stripped text (missing cells as ``""``), as the loader reads names."""
+    return cells.astype(object).where(cells.notna(), "").astype(str).str.strip()
+
+
+@dataclass(frozen=True)
+class SetAside:
+    """A column that is not read as scores, and why."""
+
+    column: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class TableGuess:
+    """What a score table is.
+
+    Attributes
+    ----------
+    label : str
+        The file's name.
+    layout : {"long", "wide", "models-as-rows"}
+    dataset_column, model_column, score_column, fold_column : str or None
+        The columns in these roles (``None``: no such column in this layout).
+    set_aside : tuple of SetAside
+        Every other column, with the reason.
+    n_datasets, n_models, n_folds, missing_cells : int
+        Sizes, and the (dataset, model, fold) cells without a score.
+    higher_is_better : bool
+        The direction (as given, or guessed).
+    direction_from : str
+        What the direction was taken from.
+    lower_is_better_datasets, higher_is_better_datasets : tuple of str
+        Datasets with a direction of their own (as given, or guessed from their names).
+    release_column : str or None
+        The column of model release dates.
+    unsure : tuple of str
+        What could not be decided, each ``"topic: sentence"`` (topics: layout,
+        dataset_column, model_column, score_column, direction).
+    datasets, models : tuple of str
+        The names, sorted.
+    """
+
+    label: str
+    layout: Layout
+    dataset_column: str | None
+    model_column: str | None
+    score_column: str | None
+    fold_column: str | None
+    set_aside: tuple[SetAside, ...]
+    n_datasets: int
+    n_models: int
+    n_folds: int
+    missing_cells: int
+    higher_is_better: bool
+    direction_from: str
+    lower_is_better_datasets: tuple[str, ...] = ()
+    higher_is_better_datasets: tuple[str, ...] = ()
+    release_column: str | None = None
+    unsure: tuple[str, ...] = ()
+    datasets: tuple[str, ...] = field(default=(), repr=False)
+    models: tuple[str, ...] = field(default=(), repr=False)
+
+    def to_format(self, missing: str = "error", **changes: Any) -> ScoreFormat:
+        """The :class:`ScoreFormat` that reads the table as guessed (``changes`` replace fields)."""
+        fmt = ScoreFormat(
+            layout=self.layout,
+            dataset_column=self.dataset_column or "dataset",
+            model_column=self.model_column or "model",
+            score_column=self.score_column or "score",
+            fold_column=self.fold_column,
+            higher_is_better=self.higher_is_better,
+            missing=cast(MissingPolicy, missing),
+            drop_columns=() if self.layout == "long" else tuple(s.column for s in self.set_aside),
+            lower_is_better_datasets=self.lower_is_better_datasets,
+            higher_is_better_datasets=self.higher_is_better_datasets,
+        )
+        return replace(fmt, **changes) if changes else fmt
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The guess as JSON-ready values (what ``subsetsel inspect`` prints)."""
+        return {
+            "file": self.label, "layout": self.layout, "dataset_column": self.dataset_column,
+            "model_column": self.model_column, "score_column": self.score_column, "fold_column": self.fold_column,
+            "set_aside": [{"column": s.column, "reason": s.reason} for s in self.set_aside],
+            "n_datasets": self.n_datasets, "n_models": self.n_models, "n_folds": self.n_folds,
+            "missing_cells": self.missing_cells, "higher_is_better": self.higher_is_better,
+            "direction_from": self.direction_from, "lower_is_better_datasets": list(self.lower_is_better_datasets),
+            "higher_is_better_datasets": list(self.higher_is_better_datasets),
+            "release_column": self.release_column, "unsure": list(self.unsure), "sentence": self.sentence(),
+        }
+
+    def sentence(self) -> str:
+        """``"I read this as: 107 models (rows) × 27 datasets (columns); set aside: …"``."""
+        folds = f" × {self.n_folds} folds" if self.n_folds > 1 else ""
+        if self.layout == "models-as-rows":
+            shape = f"{self.n_models} models (rows) × {self.n_datasets} datasets (columns){folds}"
+        elif self.layout == "wide":
+            shape = f"{self.n_datasets} datasets (rows) × {self.n_models} models (columns){folds}"
+        else:
+            cols = ", ".join(f"{r} '{c}'" for r, c in (("dataset", self.dataset_column), ("model", self.model_column),
+                                                       ("fold", self.fold_column), ("score", self.score_column)) if c)
+            shape = f"a long table of {self.n_datasets} datasets × {self.n_models} models{folds} ({cols})"
+        parts = [f"I read this as: {shape}"]
+        if self.set_aside:
+            parts.append("set aside: " + ", ".join(f"{s.column} ({s.reason})" for s in self.set_aside))
+        own = self.lower_is_better_datasets if self.higher_is_better else self.higher_is_better_datasets
+        parts.append(f"{'higher' if self.higher_is_better else 'lower'} is better ({self.direction_from})"
+                     + (f", except on {len(own)} dataset(s): {', '.join(own[:5])}{' …' if len(own) > 5 else ''}"
+                        if own else ""))
+        if self.missing_cells:
+            parts.append(f"{self.missing_cells} missing score(s)")
+        return "; ".join(parts) + "."
+
+
+def release_dates(df: pd.DataFrame, guess: TableGuess) -> dict[str, str]:
+    """Model → release date (ISO ``YYYY-MM-DD``) from the guess's release column (empty without one).
+
+    Models whose cell is not a date are left out.
+    """
+    if guess.release_column is None or guess.model_column is None:
+        return {}
+    when = parse_dates(df[guess.release_column])
+    names = names_of(df[guess.model_column])
+    out: dict[str, str] = {}
+    for m, d in zip(names, when, strict=True):
+        if m and m not in out and not pd.isna(d):
+            out[m] = d.date().isoformat()
+    return out

@@ -1,0 +1,366 @@
+"""What a score table is, guessed before it is read: :func:`guess_table` → :class:`TableGuess`.
+
+The layout (long, wide with datasets as rows, wide with models as rows), the role of each
+column, the columns set aside with the reason (text, dates, sizes, an average, a rank, a
+win rate — the derived ones checked against the scores), the sizes, the gaps and the
+direction. The dashboard shows it before anything runs, ``subsetsel inspect`` prints it,
+and :meth:`TableGuess.to_format` is the ``ScoreFormat`` the loader then reads the table
+with. Whatever the user sets (a layout, a column, a direction) is taken as given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import cast
+
+import numpy as np
+import pandas as pd
+
+from subsetsel_core.errors import InputError
+from subsetsel_core.io.guess.column_kinds import (
+    DATASET_WORDS,
+    LOWER_WORDS,
+    MODEL_WORDS,
+    Column,
+    derived,
+    direction_of,
+    has_word,
+    named_derived,
+    parse_dates,
+    pick,
+    read_column,
+)
+from subsetsel_core.io.guess.layout import (
+    SAMPLE_ROWS,
+    LongRoles,
+    fold_column,
+    is_key,
+    long_roles,
+    orientation,
+)
+from subsetsel_core.io.guess.result import SetAside, TableGuess, names_of, release_dates
+from subsetsel_core.io.names import describe_mismatch, did_you_mean
+from subsetsel_core.io.numeric_cells import parse_numbers
+from subsetsel_core.io.score_format import LAYOUTS, Layout, check_roles
+
+__all__ = ["GUESS_LAYOUTS", "SetAside", "TableGuess", "guess_table", "release_dates"]
+
+#: ``layout=`` of :func:`guess_table`: "auto" or one of the layouts.
+GUESS_LAYOUTS: tuple[str, ...] = ("auto", *LAYOUTS)
+_RELEASE = ("release", "released", "date", "published")
+
+
+def guess_table(
+    df: pd.DataFrame,
+    *,
+    label: str = "scores",
+    layout: str = "auto",
+    dataset_column: str | None = None,
+    model_column: str | None = None,
+    score_column: str | None = None,
+    fold_column: str | None = None,
+    drop_columns: Sequence[str] = (),
+    set_aside: Sequence[str] | None = None,
+    release_column: str | None = None,
+    higher_is_better: bool | None = None,
+    lower_is_better_datasets: Sequence[str] = (),
+    higher_is_better_datasets: Sequence[str] = (),
+) -> TableGuess:
+    """Guess what a raw score table is; whatever is given is taken as is.
+
+    Parameters
+    ----------
+    df : DataFrame
+        The table as :func:`~subsetsel_core.io.tables.read_table` returns it (cells as text).
+    label : str
+        File name, for messages and the direction (``errors_rmse.csv`` → lower).
+    layout : {"auto", "long", "wide", "models-as-rows"}
+    dataset_column, model_column, score_column, fold_column : str, optional
+        Columns the user named. A dataset column that is not in the table is ignored
+        outside the long layout (it may name the descriptor tables' column);
+        ``fold_column=""`` says there is no fold column (none is guessed).
+    drop_columns : sequence of str
+        Columns to set aside besides those the guess sets aside.
+    set_aside : sequence of str, optional
+        Exactly the columns to set aside (the guess's reasons are kept): every other
+        column of a wide table is read as scores.
+    release_column : str, optional
+        The column of model release dates.
+    higher_is_better : bool, optional
+        The direction; guessed from the names when not given.
+    lower_is_better_datasets, higher_is_better_datasets : sequence of str
+        Datasets with a direction of their own (replace the guessed ones).
+
+    Returns
+    -------
+    TableGuess
+
+    Raises
+    ------
+    InputError
+        A named column that is not in the table, one column in two roles, a layout the
+        table clearly is not, a per-dataset direction naming no dataset.
+    """
+    cols = [str(c) for c in df.columns]
+    if len(set(cols)) != len(cols):
+        dup = sorted({c for c in cols if cols.count(c) > 1})
+        raise InputError(f"{label}: duplicate column names {dup}. Rename them so each is unique.")
+    if layout not in GUESS_LAYOUTS:
+        raise InputError(f"unknown score-table layout '{layout}'; use one of {', '.join(GUESS_LAYOUTS)}.",
+                         field="layout")
+    df = df.set_axis(cols, axis=1)
+    named = {"dataset": dataset_column, "model": model_column, "score": score_column, "fold": fold_column}
+    for role in ("score", "fold", "release"):
+        _require(cols, release_column if role == "release" else named[role], role, label)
+    for c in [*drop_columns, *(set_aside or ())]:
+        _require(cols, c, "set-aside", label)
+    check_roles({r: c for r, c in named.items() if c}, label=label)
+    given = {r: (c if c in cols else None) for r, c in named.items()}
+    if fold_column == "":
+        given["fold"] = ""  # no fold column: none is guessed
+    sample = df if len(df) <= SAMPLE_ROWS else df.head(SAMPLE_ROWS)
+    if layout in ("auto", "long"):
+        quick = {c: read_column(c, sample[c]) for c in cols}
+        forced = layout == "long" or score_column is not None or bool(given["dataset"] and given["model"])
+        if forced:
+            for role in ("dataset", "model"):
+                _require(cols, named[role], role, label)
+        roles = long_roles(df, quick, given)
+        if roles is None and forced:
+            roles = _forced_long(cols, quick, given, label)
+        if roles is not None:
+            guess = _long_guess(df, roles, label, release_column)
+            return _directions(guess, label, higher_is_better, lower_is_better_datasets,
+                               higher_is_better_datasets, None)
+    kinds = {c: read_column(c, df[c]) for c in cols}
+    wide = _wide_guess(df, kinds, layout, given, named, label, drop_columns, set_aside, release_column)
+    return _directions(wide.guess, label, higher_is_better, lower_is_better_datasets, higher_is_better_datasets,
+                       wide.hint)
+
+
+def _require(cols: Sequence[str], column: str | None, role: str, label: str) -> None:
+    """Refuse a named column that is not in the table (``role``: dataset, model, score, fold,
+    release or set-aside)."""
+    if not column or column in cols:
+        return
+    what = "column" if role == "set-aside" else f"{role} column"
+    why = " to set aside" if role == "set-aside" else ""
+    field = "drop_columns" if role == "set-aside" else f"{role}_column"
+    raise InputError(f"{label}: no {what} '{column}'{why}. The columns are: {', '.join(map(repr, cols[:30]))}"
+                     f"{' …' if len(cols) > 30 else ''}.{did_you_mean(column, cols)} Name the table's {what}.",
+                     field=field)
+
+
+def _forced_long(cols: Sequence[str], kinds: Mapping[str, Column], given: Mapping[str, str | None],
+                 label: str) -> LongRoles:
+    """The long roles when the layout is long but the guess could not find them: name what is missing."""
+    numbers = [c for c in cols if kinds[c].kind == "number" and c not in given.values()]
+    roles = {"dataset": given["dataset"] or ("dataset" if "dataset" in cols else None),
+             "model": given["model"] or ("model" if "model" in cols else None),
+             "score": given["score"] or ("score" if "score" in cols else numbers[-1] if numbers else None)}
+    for role, col in roles.items():
+        if col is None:
+            raise InputError(f"{label}: a long table needs a {role} column; none is named or found among "
+                             f"{', '.join(map(repr, cols[:30]))}. Name the table's {role} column.",
+                             field=f"{role}_column")
+    return LongRoles(str(roles["dataset"]), str(roles["model"]), str(roles["score"]), given["fold"] or None)
+
+
+def _sorted(values: pd.Series) -> tuple[str, ...]:
+    return tuple(sorted(str(v) for v in pd.unique(values) if str(v) != ""))
+
+
+def _long_guess(df: pd.DataFrame, roles: LongRoles, label: str, release: str | None) -> TableGuess:
+    check_roles({"dataset": roles.dataset, "model": roles.model, "score": roles.score,
+                 **({"fold": roles.fold} if roles.fold else {}), **({"release": release} if release else {})},
+                label=label)
+    if release is not None and parse_dates(df[release]).notna().mean() < 0.5:
+        raise InputError(f"{label}: '{release}' does not hold dates (fewer than half its cells are dates); name the "
+                         "column of model release dates, written as YYYY-MM-DD.", field="release_column")
+    (dc, datasets), (mc, models) = _codes(df[roles.dataset]), _codes(df[roles.model])
+    fc, folds = _codes(df[roles.fold]) if roles.fold else (np.zeros(len(df), dtype=np.int64), ("0",))
+    score = parse_numbers(df[roles.score])[0].to_numpy(dtype=float, na_value=np.nan)
+    ok = np.isfinite(score) & (dc >= 0) & (mc >= 0) & (fc >= 0)
+    cell = (dc[ok] * (len(models) + 1) + mc[ok]) * (len(folds) + 1) + fc[ok]
+    present = len(pd.unique(cell))
+    used = {roles.dataset, roles.model, roles.score, roles.fold}
+    aside = tuple(SetAside(c, "dates → release dates" if c == release else "not used by the long layout")
+                  for c in df.columns if c not in used)
+    return TableGuess(label, "long", roles.dataset, roles.model, roles.score, roles.fold, aside, len(datasets),
+                      len(models), len(folds), max(0, len(datasets) * len(models) * len(folds) - present), True,
+                      "", release_column=release, unsure=roles.unsure, datasets=datasets, models=models)
+
+
+def _codes(cells: pd.Series) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Each row's position among the sorted stripped names (-1: empty), and the names; the
+    text work is done once per distinct cell."""
+    raw, uniques = pd.factorize(cells)
+    stripped = pd.Series(np.asarray(uniques, dtype=object)).astype(str).str.strip()
+    names = tuple(sorted(set(stripped) - {""}))
+    where = {n: i for i, n in enumerate(names)}
+    per_unique = np.array([where.get(n, -1) for n in stripped], dtype=np.int64)
+    return np.where(raw >= 0, per_unique[raw] if len(per_unique) else -1, -1), names
+
+
+def _reason(col: Column, release: bool) -> str | None:
+    """Why a column that is not a number column is set aside (None: it is a number column)."""
+    if col.kind == "empty":
+        return "empty"
+    if col.kind == "date":
+        return "dates → release dates" if release else "dates"
+    if col.kind == "size":
+        return "sizes"
+    if col.kind == "text":
+        return "text"
+    return None
+
+
+@dataclass(frozen=True)
+class _Wide:
+    guess: TableGuess
+    hint: tuple[str, bool] | None  # (where from, higher is better) of a rank or win-rate column
+
+
+def _wide_guess(df: pd.DataFrame, kinds: dict[str, Column], layout: str, given: Mapping[str, str | None],
+                named: Mapping[str, str | None], label: str, drop: Sequence[str], exact: Sequence[str] | None,
+                release: str | None) -> _Wide:
+    cols = list(df.columns)
+    fold = given["fold"]
+    if fold is None:
+        fold = fold_column(cols, kinds, avoid=[c for c in (given["dataset"], given["model"]) if c])
+    fold = fold or None
+    keyed = [c for c in cols if c != fold and is_key(kinds[c])]
+    unique = [c for c in keyed if kinds[c].kind == "text" and _unique(df, c, fold)]
+    by_words = {"model": pick(keyed, MODEL_WORDS), "dataset": pick(keyed, DATASET_WORDS)}
+    fallback = unique[0] if unique else next((c for c in cols if c != fold), cols[0])
+    if layout == "models-as-rows":
+        _require(cols, named["model"], "model", label)
+        name = given["model"] or by_words["model"] or fallback
+    elif layout == "wide":
+        name = given["dataset"] or by_words["dataset"] or fallback
+    else:
+        name = given["model"] or given["dataset"] or by_words["model"] or by_words["dataset"] or fallback
+    unsure: list[str] = []
+    if len(unique) > 1 and name not in (*by_words.values(), given["model"], given["dataset"]):
+        unsure.append(f"{'model' if layout == 'models-as-rows' else 'dataset'}_column: several columns could "
+                      f"hold the row names ({', '.join(repr(c) for c in unique[:4])}); took '{name}'")
+    aside, values, hint = _set_aside(df, kinds, name, fold, drop, exact, release if layout != "wide" else None,
+                                     layout != "wide", label)
+    lean = orientation(name, df[name], kinds, [s.column for s in aside], values)
+    if layout == "auto":
+        if given["model"] or (not given["dataset"] and lean.lean >= 2):
+            layout = "models-as-rows"
+        else:
+            layout = "wide"
+            if not given["dataset"] and lean.lean > -2:
+                said = "; ".join(lean.because_models + lean.because_datasets) or "no sign either way"
+                unsure.append(f"layout: not sure whether the rows are datasets or models ({said}); read the rows "
+                              "as datasets — flip the orientation if they are models")
+            aside, values, hint = _set_aside(df, kinds, name, fold, drop, exact, None, False, label)
+    elif layout == "wide" and not given["dataset"] and lean.lean >= 3:
+        raise InputError(f"{label}: read with datasets as rows, but it looks like one row per model "
+                         f"({'; '.join(lean.because_models)}). Read it with the models-as-rows layout (or let the "
+                         f"layout be guessed); to read it as it is, name '{name}' as the dataset column.",
+                         field="layout")
+    elif layout == "models-as-rows" and not given["model"] and lean.lean <= -3:
+        raise InputError(f"{label}: read with models as rows, but it looks like one row per dataset "
+                         f"({'; '.join(lean.because_datasets)}). Read it with the wide layout (datasets as rows), "
+                         f"or name '{name}' as the model column to read it as it is.", field="layout")
+    if release is not None and layout == "wide":
+        raise InputError(f"{label}: '{release}' cannot hold model release dates when the rows are datasets; "
+                         "read the table with models as rows, or leave the release column out.",
+                         field="release_column")
+    if not values:
+        raise InputError(f"{label}: no column of scores besides {', '.join(repr(s.column) for s in aside) or 'none'}"
+                         f" and the names in '{name}'. A wide table needs one column of scores per "
+                         f"{'dataset' if layout == 'models-as-rows' else 'model'}.", field="drop_columns")
+    rows = names_of(df[name])
+    folds = names_of(df[fold]) if fold else pd.Series("0", index=df.index)
+    matrix = np.column_stack([kinds[c].numbers for c in values])
+    n_keys = len(pd.DataFrame({"r": rows, "f": folds}).drop_duplicates())
+    row_names, n_folds = _sorted(rows), len(pd.unique(folds))
+    missing = int((~np.isfinite(matrix)).sum()) + max(0, len(row_names) * n_folds - n_keys) * len(values)
+    by_model = layout == "models-as-rows"
+    datasets, models = (tuple(sorted(values)), row_names) if by_model else (row_names, tuple(sorted(values)))
+    guess = TableGuess(label, cast(Layout, layout), None if by_model else name, name if by_model else None, None,
+                       fold, aside, len(datasets), len(models), n_folds, missing, True, "", unsure=tuple(unsure),
+                       datasets=datasets, models=models,
+                       release_column=next((a.column for a in aside if a.reason.endswith("release dates")), None))
+    return _Wide(guess, hint)
+
+
+def _unique(df: pd.DataFrame, column: str, fold: str | None) -> bool:
+    keys = df[[column] + ([fold] if fold else [])]
+    return bool(names_of(df[column]).ne("").all() and not keys.duplicated().any())
+
+
+def _set_aside(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, fold: str | None, drop: Sequence[str],
+               exact: Sequence[str] | None, release: str | None, by_model: bool,
+               label: str) -> tuple[tuple[SetAside, ...], list[str], tuple[str, bool] | None]:
+    """The columns set aside (with reasons), the score columns of a wide table, and what a
+    rank or win-rate column says about direction."""
+    roles = {"model" if by_model else "dataset": name, **({"fold": fold} if fold else {}),
+             **({"release": release} if release else {})}
+    check_roles(roles, tuple(c for c in [*drop, *(exact or ())] if c != release), label=label)
+    rest = [c for c in df.columns if c not in (name, fold)]
+    dates = [c for c in rest if kinds[c].kind == "date"]
+    if release is None and by_model and dates:
+        release = next((c for c in dates if has_word(c, _RELEASE)), dates[0])
+    reasons = {c: r for c in rest if (r := _reason(kinds[c], by_model and c == release)) is not None}
+    if release is not None:
+        if parse_dates(df[release]).notna().mean() < 0.5:
+            raise InputError(f"{label}: '{release}' does not hold dates (fewer than half its cells are dates); name the "
+                             "column of model release dates, written as YYYY-MM-DD.", field="release_column")
+        reasons[release] = "dates → release dates"
+    numbers = [c for c in rest if c not in reasons]
+    decimals = max((kinds[c].decimals for c in numbers if not named_derived(c)), default=0)
+    hint: tuple[str, bool] | None = None
+    candidates = {c for c in numbers if named_derived(c)}
+    for c in numbers:
+        others = [kinds[o].numbers for o in numbers if o != c and o not in candidates]
+        found = derived(kinds[c], np.column_stack(others) if others else np.empty((len(df), 0)), decimals)
+        if found is not None:
+            reasons[c] = found.reason
+            if found.higher_is_better is not None and hint is None:
+                hint = (f"from the '{c}' column: {found.because}", found.higher_is_better)
+    chosen = set(exact) if exact is not None else set(reasons) | set(drop)
+    chosen |= {release} if release else set()
+    aside = tuple(SetAside(c, reasons.get(c, "set aside as asked")) for c in rest if c in chosen)
+    return aside, [c for c in rest if c not in chosen], hint
+
+
+def _directions(guess: TableGuess, label: str, higher: bool | None, lower_ds: Sequence[str],
+                higher_ds: Sequence[str], hint: tuple[str, bool] | None) -> TableGuess:
+    """The direction (given, or from the names) and the datasets with a direction of their own."""
+    unsure = list(guess.unsure)
+    per: dict[str, bool] = {}
+    if guess.layout == "models-as-rows":
+        per = {d: v for d in guess.datasets if (v := direction_of(d)) is not None}
+    if higher is not None:
+        hib, source = bool(higher), "as given"
+    elif guess.score_column and (v := direction_of(guess.score_column)) is not None:
+        hib, source = v, f"from the score column '{guess.score_column}'"
+    elif per:
+        hib = sum(per.values()) * 2 >= len(per)
+        source = f"from the metric names of {len(per)} of {guess.n_datasets} dataset columns"
+    elif hint is not None:
+        source, hib = hint
+    elif (v := direction_of(label, lower=LOWER_WORDS - {"time"})) is not None:
+        hib, source = v, f"from the file name '{label}'"
+    else:
+        hib, source = True, "assumed: no metric name in the columns or the file name"
+        unsure.append("direction: no metric name (accuracy, F1, RMSE, loss …) says which way is better; assumed "
+                      "higher is better")
+    if lower_ds or higher_ds:
+        known = list(guess.datasets)
+        unknown = [d for d in [*lower_ds, *higher_ds] if d not in set(known)]
+        if unknown:
+            raise InputError(f"{label}: not datasets of the scores, in the per-dataset directions: "
+                             f"{describe_mismatch(unknown, known)}.", field="dataset_directions")
+        lo, hi = tuple(lower_ds), tuple(higher_ds)
+    else:
+        lo = tuple(d for d, v in per.items() if not v and hib)
+        hi = tuple(d for d, v in per.items() if v and not hib)
+    return replace(guess, higher_is_better=hib, direction_from=source, lower_is_better_datasets=lo,
+                   higher_is_better_datasets=hi, unsure=tuple(unsure))

@@ -1,0 +1,1 @@
+"""Files for people: the subset table, LaTeX, provenance, run.toml."""

@@ -1,0 +1,1 @@
+"""Ranks: average-tie rank vectors, the rank table (complete or partial), the agreement metrics."""

@@ -1,0 +1,1 @@
+"""Subsets: selection, budgets, coverage, placement of a new model, k and budget profiles."""

@@ -1,0 +1,1 @@
+"""Settings: the one table of user-facing settings, and the server's deploy settings."""

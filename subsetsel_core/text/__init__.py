@@ -1,0 +1,1 @@
+"""Text for people and files: safe messages, the formula-safe CSV writer, rounding."""

@@ -1,0 +1,1 @@
+"""Workspace files: save and load a whole session, validated as untrusted input."""

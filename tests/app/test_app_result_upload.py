@@ -1,0 +1,72 @@
+"""Uploads of results folders: the pure check, and the Benchmark page through AppTest."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+import apphelpers as H  # puts the repository root on sys.path (before subsetsel_app imports)
+
+from subsetsel_app import result_upload
+from subsetsel_app.upload import UploadedTable
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "results"
+
+
+def _zip(folder: Path) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for p in sorted(folder.rglob("*")):
+            if p.is_file():
+                z.write(p, Path(folder.name) / p.relative_to(folder))
+    return buf.getvalue()
+
+
+def test_check_results_builds_the_benchmark_and_the_metric_table():
+    res = result_upload.check_results([UploadedTable("mteb.zip", _zip(FIXTURES / "mteb"))])
+    assert res.check.ok and res.format == "mteb"
+    b = res.check.data.benchmark
+    assert (b.n_datasets, b.n_models) == (4, 3) and b.name == "mteb"
+    assert list(res.metrics["metric"]) == ["main_score"] * 4
+    assert dict(res.check.report.facts)["format"] == "MTEB"
+    files = [UploadedTable(p.name, p.read_bytes()) for p in sorted((FIXTURES / "eee").rglob("*.json"))]
+    res = result_upload.check_results(files, "eee", metric="TruthfulQA=mc2", name="board")
+    assert res.check.ok and res.check.data.name == "board"
+    assert res.metrics.set_index("task").loc["TruthfulQA", "metric"] == "mc2"
+
+
+def test_check_results_words_errors_for_this_form():
+    raw = _zip(FIXTURES / "lm_eval")
+    res = result_upload.check_results([UploadedTable("lm.zip", raw)])
+    assert not res.check.ok and "scores are missing" in res.check.error
+    assert "'Missing scores' of the results" in res.check.error
+    assert len(res.metrics) == 5  # the metric table is shown even so
+    res = result_upload.check_results([UploadedTable("lm.zip", raw)], metric="arc_easy=f1")
+    assert "has no metric 'f1'" in res.check.error and "under 'Metric'" in res.check.error
+    res = result_upload.check_results([UploadedTable("x.json", b"{not json")])
+    assert "is not valid JSON" in res.check.error
+    assert result_upload.check_results([]).check.error
+
+
+def test_results_upload_through_the_benchmark_page():
+    at = H.goto(H.new_app(), "benchmark")
+    uploader = next(u for u in at.get("file_uploader") if "Results folder" in u.label)
+    uploader.set_value([("lm_eval.zip", _zip(FIXTURES / "lm_eval"), "application/zip")])
+    at.run()
+    assert not at.exception
+    assert any("scores are missing" in e.value for e in at.error)
+    assert not [b for b in at.button if b.key == "use_results_btn"]
+    at.selectbox(key="up_res_missing").select("drop-models")
+    at.text_input(key="up_res_metric").set_value("acc_norm")
+    at.run()
+    assert not H.errors(at), H.errors(at)
+    assert at.session_state["data"].name == "tsc_bakeoff"  # nothing changes before "use"
+    at.button(key="use_results_btn").click()
+    at.run()
+    data = at.session_state["data"]
+    assert data.source == "upload" and data.name == "lm_eval"
+    assert (data.benchmark.n_datasets, data.benchmark.n_models) == (5, 3)
+    for page in ("select", "home"):
+        H.goto(at, page)
+        assert not H.errors(at), (page, H.errors(at))
