@@ -2,6 +2,9 @@
 
 * Layers point one way: ``pages`` → ``subsetsel_app`` → ``subsetsel_core``; the core never
   imports streamlit, and only ``subsetsel_core.viz`` imports plotly.
+* Inside the core, the top-level entries form the layers of :data:`CORE_LAYERS` (at most
+  :data:`MAX_TOP_LEVEL` of them): a module imports only from its own entry or a lower one.
+* The tests mirror the package: ``tests/core/<entry>/`` exists only for a core package.
 * No import cycles between the project's modules, counting imports inside functions.
 * No ``_private`` name imported from another module, and no private API of a dependency.
 * No module over 400 lines.
@@ -26,6 +29,16 @@ PACKAGES = ("subsetsel_core", "subsetsel_app", "pages")
 MAX_LINES = 400
 #: Modules still over MAX_LINES (path → lines today). This list may only shrink.
 TOO_LONG: dict[str, int] = {}
+
+
+#: The core's top-level entries, lowest first: each may import only from itself and entries before
+#: it (``subsetsel_core/__init__.py``, the public API, sits above them all).
+CORE_LAYERS: tuple[str, ...] = (
+    "text", "errors", "_extras", "version", "synthetic", "ranks", "strategies", "settings", "io",
+    "benchmark", "representations", "loading", "selection", "evaluation", "outputs", "workspace",
+    "viz", "cli", "__main__",
+)
+MAX_TOP_LEVEL = 20
 
 
 def _sources() -> list[Path]:
@@ -89,6 +102,48 @@ def test_layers_point_one_way() -> None:
             if layer == "subsetsel_app" and top == "pages":
                 bad.append(f"{path.relative_to(ROOT)}:{line} imports {imported}")
     assert not bad, "\n".join(bad)
+
+
+def _core_entry(module: str) -> str | None:
+    """The top-level entry of a core module (``subsetsel_core.io.tables`` → ``io``), None outside."""
+    parts = module.split(".")
+    if parts[0] != "subsetsel_core":
+        return None
+    return parts[1] if len(parts) > 1 else ""
+
+
+def test_core_top_level_is_small_and_layered() -> None:
+    core = ROOT / "subsetsel_core"
+    entries = sorted(p.stem if p.is_file() else p.name for p in core.iterdir()
+                     if (p.is_file() and p.suffix == ".py") or (p.is_dir() and (p / "__init__.py").exists()))
+    assert len(entries) <= MAX_TOP_LEVEL, f"{len(entries)} top-level entries in subsetsel_core: {entries}"
+    assert set(entries) - {"__init__"} == set(CORE_LAYERS), (
+        "CORE_LAYERS must list every top-level entry of subsetsel_core exactly once: "
+        f"missing {sorted(set(entries) - {'__init__'} - set(CORE_LAYERS))}, "
+        f"gone {sorted(set(CORE_LAYERS) - set(entries))}")
+    rank = {name: i for i, name in enumerate(CORE_LAYERS)}
+    bad = []
+    for mod, path in MODULES.items():
+        here = _core_entry(mod)
+        if here is None or here == "":
+            continue
+        for imported, names, line in _imports(path):
+            for target in _project_targets(imported, names) or [imported]:
+                there = _core_entry(target)
+                if there in (None, "", here):
+                    continue
+                if rank[there] > rank[here]:
+                    bad.append(f"{path.relative_to(ROOT)}:{line} ({here}) imports {target} ({there}, a higher layer)")
+    assert not bad, "\n".join(bad)
+
+
+def test_tests_mirror_the_package() -> None:
+    tests = ROOT / "tests" / "core"
+    bad = [str(d.relative_to(ROOT)) for d in sorted(tests.rglob("*")) if d.is_dir() and d.name != "__pycache__"
+           and not (ROOT / "subsetsel_core" / d.relative_to(tests) / "__init__.py").exists()]
+    assert not bad, f"test folders with no core package of that name: {bad}"
+    loose = sorted(p.name for p in (ROOT / "tests").glob("test_*.py") if p.name != "test_structure.py")
+    assert not loose, f"tests outside a layer's folder: {loose}"
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -196,7 +251,8 @@ def test_comments_tell_no_history() -> None:
     assert not bad, "\n".join(bad)
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "tests").glob("*.py")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted((ROOT / "tests").rglob("*.py")),
+                         ids=lambda p: str(p.relative_to(ROOT / "tests")))
 def test_tests_do_not_import_benchmarks(path: Path) -> None:
     for imported, _, line in _imports(path):
-        assert not imported.startswith("benchmarks"), f"{path.name}:{line} imports {imported}"
+        assert not imported.startswith("benchmarks"), f"{path}:{line} imports {imported}"
