@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from subsetsel_app import session, state, widgets
 from subsetsel_app.active_data import NAMES_NOTE, NAMES_NOTE_SHORT
@@ -24,7 +27,7 @@ lo, hi = st.session_state[K.EV_KRANGE]
 st.session_state[K.EV_KRANGE] = (max(1, min(int(lo), n)), max(1, min(int(hi), n)))
 
 with st.form("ev_form", border=True):
-    c = st.columns([2, 2])
+    c: Sequence[DeltaGenerator] = st.columns([2, 2])
     c[0].multiselect("Strategies", strategies, key=K.EV_STRATEGIES, persist_state=state.PERSIST,
                      help="random is always run as the baseline.")
     c[1].multiselect("Representations", list(reps), key=K.EV_REPS, persist_state=state.PERSIST,

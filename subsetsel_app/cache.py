@@ -11,8 +11,9 @@ small results. No figure is built here unless it is cached itself.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -25,7 +26,7 @@ from subsetsel_core.evaluation.result import EvaluationConfig
 from subsetsel_core.evaluation.stability import Stability, full_stability
 from subsetsel_core.io.guess.table import TableGuess
 from subsetsel_core.io.roots import offering_root
-from subsetsel_core.io.score_format import ScoreFormat
+from subsetsel_core.io.score_format import MissingPolicy, ScoreFormat
 from subsetsel_core.loading.folder import Catalog, scan_benchmarks
 from subsetsel_core.representations.descriptors import JoinedTables, Representation
 from subsetsel_core.representations.recipe import RepresentationRecipe
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
     from subsetsel_core.evaluation.theory import Theory
 
 ROOT: Path = Path(__file__).resolve().parent.parent
-BY_TOKEN = {ActiveData: lambda data: data.token}
+BY_TOKEN: dict[str | type[Any], Callable[[Any], Any]] = {ActiveData: lambda data: data.token}
 Recipe = RepresentationRecipe | None
 Band = tuple[np.ndarray, np.ndarray, np.ndarray]
 
@@ -126,7 +127,7 @@ def upload_header(name: str, digest: str, _content: bytes) -> pd.DataFrame:
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def upload_guess(name: str, digest: str, options: tuple[tuple[str, object], ...], _head: pd.DataFrame) -> TableGuess:
+def upload_guess(name: str, digest: str, options: tuple[tuple[str, Any], ...], _head: pd.DataFrame) -> TableGuess:
     """:func:`subsetsel_app.upload.guess` of an uploaded table (cached by its digest and the options).
 
     Raises
@@ -151,7 +152,7 @@ def check_upload(
 
 @st.cache_resource(max_entries=8, show_spinner="Reading the results …")
 def check_results(
-    keys: tuple[tuple[str, str], ...], result_format: str, metric: str, missing: str, name: str,
+    keys: tuple[tuple[str, str], ...], result_format: str, metric: str, missing: MissingPolicy, name: str,
     _files: tuple[upload.UploadedTable, ...],
 ) -> result_upload.ResultCheck:
     """:func:`subsetsel_app.result_upload.check_results`, cached by file digests and options."""
@@ -284,7 +285,7 @@ def k_profile_chart(data: ActiveData, rec: Recipe, _rep: Representation | None, 
     prof = k_profile(data.benchmark, None if _rep is None else _rep.X, strategy, ks, seed=seed, include=include,
                      exclude=exclude)
     rand = random_profile_to(data, int(ks.max()), seed)
-    band = {m: tuple(a[ks - 1] for a in v) for m, v in rand.items()}
+    band = {m: (med[ks - 1], lo[ks - 1], hi[ks - 1]) for m, (med, lo, hi) in rand.items()}
     return profile_figures.k_profile_figure(ks, prof, band, metric, strategy=strategy)
 
 

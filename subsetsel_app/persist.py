@@ -24,7 +24,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping, MutableMapping
-from typing import Any
+from typing import Any, TypeGuard
 
 import streamlit as st
 
@@ -53,7 +53,7 @@ _LEVELS = ("error", "warning", "info")
 # --------------------------------------------------------------------------- what is kept
 
 
-def signature(ss: Mapping[str, Any]) -> str:
+def signature(ss: Mapping[Any, Any]) -> str:
     """A hash of what a kept session holds: changes when the benchmark, a saved setting or the evaluation does."""
     data = ss.get(K.DATA)
     run = ss.get(K.EV_RUN)
@@ -81,7 +81,7 @@ def session_bytes(snap: Mapping[str, Any], data: ActiveData) -> bytes:
     return save_workspace(ws)
 
 
-def _strings(value: Any, n: int) -> bool:
+def _strings(value: Any, n: int) -> TypeGuard[list[str]]:
     return isinstance(value, list) and len(value) == n and all(isinstance(v, str) and len(v) <= 10_000 for v in value)
 
 
@@ -122,7 +122,7 @@ def _ago(seconds: float) -> str:
     return "just now"
 
 
-def restore_into(ss: MutableMapping[str, Any], store: SessionStore, sid: str) -> tuple[str, str]:
+def restore_into(ss: MutableMapping[Any, Any], store: SessionStore, sid: str) -> tuple[str, str]:
     """Restore the kept session ``sid`` into ``ss``; returns the note to show (level, text).
 
     Nothing raises: an invalid, unknown, expired or damaged entry leaves ``ss`` as it was

@@ -12,14 +12,14 @@ import os
 import pickle
 import struct
 import sys
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 from subsetsel_core.representations.projection import compute, pca_2d
 
 __all__ = ["compute", "pca_2d", "read_frame", "serve_stdio", "write_frame"]
 
 
-def read_frame(stream: BinaryIO) -> Any:
+def read_frame(stream: IO[bytes]) -> Any:
     """Read one length-prefixed pickle frame (None at end of stream)."""
     head = stream.read(8)
     if len(head) < 8:
@@ -31,7 +31,7 @@ def read_frame(stream: BinaryIO) -> Any:
     return pickle.loads(body)
 
 
-def write_frame(stream: BinaryIO, obj: Any) -> None:
+def write_frame(stream: IO[bytes], obj: Any) -> None:
     """Write one length-prefixed pickle frame and flush."""
     body = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
     stream.write(struct.pack("<Q", len(body)) + body)

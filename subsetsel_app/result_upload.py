@@ -20,7 +20,7 @@ import pandas as pd
 from subsetsel_core.benchmark import load_scores
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.result_folders import FORMATS, ResultTable, read_results
-from subsetsel_core.io.score_format import ScoreFormat
+from subsetsel_core.io.score_format import MissingPolicy, ScoreFormat
 
 from .active_data import ActiveData
 from .upload import UploadCheck, UploadedTable, error_text
@@ -73,7 +73,7 @@ def check_results(
     result_format: str = "auto",
     *,
     metric: str = "",
-    missing: str = "error",
+    missing: MissingPolicy = "error",
     name: str = "",
 ) -> ResultCheck:
     """Read uploaded result files and build the benchmark.

@@ -64,7 +64,7 @@ def _default_tables(data: ActiveData) -> list[str]:
     return usable[:1] if usable else list(data.tables)[:1]
 
 
-def filled_in(data: ActiveData, ss: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def filled_in(data: ActiveData, ss: Mapping[Any, Any] | None = None) -> dict[str, Any]:
     """The values the pages fill in for ``data`` where a setting's default is "automatic"
     (None) or capped by the benchmark: a setting holding one of them was not chosen by the user."""
     ss = st.session_state if ss is None else ss

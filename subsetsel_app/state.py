@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 import streamlit as st
 
@@ -22,7 +22,7 @@ from subsetsel_core.strategies import STRATEGIES
 from .active_data import NONE
 
 #: ``persist_state`` of every keyed widget: values survive page switches.
-PERSIST = "session"
+PERSIST: Final = "session"
 MAP_METHODS: tuple[str, ...] = ("UMAP", "PCA", "t-SNE")
 #: Where an evaluation's trials run (see :mod:`subsetsel_app.views.compute`).
 COMPUTE_MODES: tuple[str, ...] = ("this server", "local processes", "Dask cluster")
@@ -353,7 +353,7 @@ def restored(key: str, value: Any) -> Any:
     return tuple(value) if isinstance(KEYS[key].default, tuple) and isinstance(value, list) else value
 
 
-def saved(ss: Mapping[str, Any]) -> dict[str, Any]:
+def saved(ss: Mapping[Any, Any]) -> dict[str, Any]:
     """The workspace settings of a session as plain JSON values (tuples as lists)."""
     return {k: _jsonable(ss[k]) for k in SAVED if k in ss}
 

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -118,7 +119,7 @@ def read_header(table: UploadedTable) -> pd.DataFrame:
     return read_table(table.content, label=table.name)
 
 
-def guess(head: pd.DataFrame, label: str, options: Sequence[tuple[str, object]] = ()) -> TableGuess:
+def guess(head: pd.DataFrame, label: str, options: Sequence[tuple[str, Any]] = ()) -> TableGuess:
     """The core's guess of an uploaded score table, with the options the page sets
     (:func:`~subsetsel_core.io.guess.table.guess_table`'s keyword arguments, as pairs).
 

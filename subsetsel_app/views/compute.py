@@ -84,7 +84,7 @@ def check_scheduler(address: str) -> tuple[bool, str]:
     except ImportError:
         return False, "the 'distributed' package is missing: pip install -r requirements.txt"
     try:
-        with Client(address.strip(), timeout=f"{DASK_TIMEOUT}s") as client:
+        with Client(address.strip(), timeout=f"{DASK_TIMEOUT}s") as client:  # type: ignore[no-untyped-call]  # distributed's Client.__init__ is unannotated
             info = client.scheduler_info()
     except (OSError, TimeoutError, ValueError) as exc:
         return False, (f"cannot reach a Dask scheduler at {address!r} ({type(exc).__name__}: {exc}). Check the "

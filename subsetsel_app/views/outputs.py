@@ -131,7 +131,7 @@ def cd_section(res: EvaluationResult, metric: str) -> None:
     st.markdown("#### Which strategies are told apart — critical-difference diagram")
     if st.session_state.get(CD_TEST) not in TESTS:
         st.session_state[CD_TEST] = TESTS[0]
-    test = st.segmented_control("Post-hoc test", list(TESTS), key=CD_TEST, format_func=_CD_LABELS.get,
+    test = st.segmented_control("Post-hoc test", list(TESTS), key=CD_TEST, format_func=lambda t: _CD_LABELS[t],
                                 help="Wilcoxon–Holm: pairwise Wilcoxon signed-rank tests on the per-trial AUCs, "
                                      "Holm-corrected (as aeon draws them). Nemenyi: Demšar's critical difference "
                                      "of mean ranks.") or TESTS[0]

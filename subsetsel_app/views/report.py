@@ -23,6 +23,7 @@ from subsetsel_core.evaluation.critical_difference import TESTS, CriticalDiffere
 from subsetsel_core.evaluation.permutation import PermutationTest
 from subsetsel_core.evaluation.result import BASELINE, Entry, EvaluationResult
 from subsetsel_core.evaluation.stability import Stability
+from subsetsel_core.evaluation.tables import auc_table
 from subsetsel_core.evaluation.verdict import NOT_TESTED, Verdict, favoured_entry, settings_label
 from subsetsel_core.ranks.metrics import METRICS
 from subsetsel_core.representations.descriptors import Representation
@@ -194,7 +195,7 @@ def build_report(c: Content, title: str) -> Report:
         r.sections.append(Section(
             "Area under the curve and significance against random",
             figure=c.figures["auc"],
-            table=evaluate.auc_table(res, c.metric, c.permutation),
+            table=auc_table(res, c.metric, c.permutation),
             note=("Verdict: " + (c.permutation.describe() if c.permutation is not None else NOT_TESTED) + ". p vs "
                   "random on these pools: one-sided Wilcoxon signed-rank test on paired per-trial AUCs, "
                   "Holm-corrected; conditional on the representation, no verdict."),

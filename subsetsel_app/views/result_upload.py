@@ -40,7 +40,7 @@ def draw(nonce: int) -> None:
                                       f"new files (it was '{was}' for the previous ones)."), icon=widgets.ICONS["info"])
     c = st.columns([1.3, 2, 1, 1.2])
     c[0].selectbox("Format", list(RESULT_FORMATS), key=K.UP_RES_FORMAT, persist_state=state.PERSIST,
-                   format_func=FORMAT_TITLES.get)
+                   format_func=lambda f: FORMAT_TITLES[f])
     c[1].text_input("Metric", key=K.UP_RES_METRIC, persist_state=state.PERSIST,
                     placeholder="main metric; or acc_norm; or arc_easy=acc_norm; gsm8k=exact_match,flexible-extract",
                     help="Empty: each format's main metric (lm-evaluation-harness: each task's first metric; MTEB: "

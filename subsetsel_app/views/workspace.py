@@ -146,7 +146,7 @@ def restore(ss: MutableMapping[str, Any], raw: bytes) -> ActiveData:
     return restore_workspace(ss, ws, hashlib.sha256(raw).hexdigest()[:20]).data
 
 
-def restore_workspace(ss: MutableMapping[str, Any], ws: Workspace, digest: str, *, label: str = "workspace file",
+def restore_workspace(ss: MutableMapping[Any, Any], ws: Workspace, digest: str, *, label: str = "workspace file",
                       adjust: Callable[[ActiveData], ActiveData] | None = None) -> Restored:
     """Load a read workspace into a session (see :func:`restore`); ``adjust`` may change the
     :class:`ActiveData` made of it before the session sees it.

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 def k_profile(
-    benchmark: Benchmark, X: np.ndarray | None, strategy: str, ks: Sequence[int], *, seed: int = 0,
+    benchmark: Benchmark, X: np.ndarray | None, strategy: str, ks: Sequence[int] | np.ndarray, *, seed: int = 0,
     include: Sequence[int] = (), exclude: Sequence[int] = (), metrics: Sequence[str] = tuple(METRICS),
 ) -> dict[str, np.ndarray]:
     """Agreement of the strategy's k-subset with the full ranking, for every k.
@@ -62,7 +62,7 @@ def k_profile(
 
 
 def random_profile(
-    benchmark: Benchmark, ks: Sequence[int], *, draws: int = 200, seed: int = 0,
+    benchmark: Benchmark, ks: Sequence[int] | np.ndarray, *, draws: int = 200, seed: int = 0,
     metrics: Sequence[str] = tuple(METRICS),
 ) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Median and 2.5 / 97.5 % percentiles of random subsets' agreement, for every k.
@@ -114,7 +114,7 @@ class BudgetProfile:
     values: dict[str, np.ndarray]
     k_used: np.ndarray
     spent: np.ndarray
-    random_band: dict[str, tuple[np.ndarray, ...]]
+    random_band: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]
     unit: str
 
 
@@ -124,7 +124,7 @@ def shares_for(share: float) -> tuple[float, ...]:
 
 
 def _random_band(table: RankTable, costs: np.ndarray, budgets: np.ndarray, seed: int,
-                 metrics: Sequence[str]) -> dict[str, tuple[np.ndarray, ...]]:
+                 metrics: Sequence[str]) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Random datasets, each taken while it fits: median and 95 % band of the agreement per budget."""
     sums = table.rows
     n, m = sums.shape
