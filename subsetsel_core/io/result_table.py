@@ -115,13 +115,14 @@ def _default(task: str, t: _Task, parsed: Parsed, label: str) -> str:
     )
 
 
-def direction(records: Sequence[Record], metric: str, parsed: Parsed, chosen: bool) -> tuple[bool | None, str]:
+def direction(records: Sequence[Record], metric: str, parsed: Parsed, chosen: bool, task: str = "TASK",
+              ) -> tuple[bool | None, str]:
     """A task's direction (None: set aside) and where it came from, or why it is set aside."""
     declared = {r.higher_is_better for r in records if r.higher_is_better is not None}
     kind = metric_direction(metric)
     if kind == "bias" and not chosen:
         return None, (f"'{metric}' is a bias score: neither higher nor lower is better (an unbiased model "
-                      f"sits in the middle). Choose the metric (TASK={metric}) to rank it as its files declare.")
+                      f"sits in the middle). Choose the metric ({task}={metric}) to rank it as its files declare.")
     if len(declared) > 1:
         return None, f"its files declare '{metric}' both higher- and lower-is-better"
     if declared:
@@ -184,7 +185,7 @@ def build(parsed: Parsed, choice: Mapping[str, str], label: str) -> Built:
     aside = list(parsed.set_aside)
     for task, t in tasks.items():
         chosen = task in choice or (ALL_TASKS in choice and task not in kept)
-        hib, where = direction(t.records[metrics[task]], metrics[task], parsed, chosen)
+        hib, where = direction(t.records[metrics[task]], metrics[task], parsed, chosen, task)
         if hib is None:
             aside.append((task, where))
             continue
