@@ -294,7 +294,8 @@ def read_results(
     fmt = detect_format(files, label) if result_format == "auto" else result_format
     if result_format == "auto" and skip_unreadable:
         files = tuple(f for f in files if FORMATS[fmt].looks_like(f.data) or mteb_results.is_model_meta(f))
-        aside = [(f.path, f"not a {FORMATS[fmt].title} result file") for f in collected.files if f not in files]
+        aside = [(f"{label}/{f.path}", f"not a result file of {FORMATS[fmt].title}") for f in collected.files
+                 if f not in files]
         collected = replace(collected, skipped=collected.skipped + tuple(aside))
     if not any(FORMATS[fmt].looks_like(x.data) for x in files):
         others = [k for k, f in FORMATS.items() if k != fmt and any(f.looks_like(x.data) for x in files)]
