@@ -35,18 +35,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
-from typing import Any, NamedTuple
+from typing import Any
 
 from subsetsel_core.errors import InputError
 from subsetsel_core.io import mteb_tasks
+from subsetsel_core.io.mteb_subsets import Pair, TaskFile, records_of
 from subsetsel_core.io.result_files import JsonFile
 from subsetsel_core.io.result_records import (
     Parsed,
-    Record,
     bad_field,
     names,
-    object_field,
-    score_of,
     text_field,
 )
 
@@ -62,18 +60,6 @@ LEGACY_NESTED = {"cos_sim": "cosine", "manhattan": "manhattan", "euclidean": "eu
                  "max": "max", "similarity": "similarity", "v_measures": "v_measures"}
 """Nested metric objects of files before mteb 1.11 and the prefix mteb gives their metrics."""
 _VERSION = re.compile(r"\d+")
-
-Pair = tuple[str, str]  # (split, hf_subset)
-
-
-class TaskFile(NamedTuple):
-    model: str
-    revision: str
-    task: str
-    path: str
-    entries: dict[Pair, tuple[Mapping[str, Any], str]]  # (split, subset) → (scores, key in the file)
-    version: tuple[int, ...]
-
 
 def looks_like(data: Any) -> bool:
     """Whether a JSON value is an MTEB task result (current or pre-1.11 layout)."""
@@ -230,8 +216,6 @@ def read(files: Sequence[JsonFile], label: str, skip_unreadable: bool = False) -
     -------
     Parsed
     """
-    from subsetsel_core.io.mteb_subsets import records_of
-
     metas = {_folder(f.parts[:-1]): f.data for f in files if is_model_meta(f)}
     warnings: list[str] = []
     aside: list[tuple[str, str]] = []

@@ -3,14 +3,25 @@ records they give (see :mod:`~subsetsel_core.io.mteb_results` for the rule)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
 
 from subsetsel_core.io import mteb_tasks
 from subsetsel_core.io.result_records import Record, names, score_of
 
-if TYPE_CHECKING:
-    from subsetsel_core.io.mteb_results import Pair, TaskFile
+Pair = tuple[str, str]
+"""A (split, hf_subset) of a task file."""
+
+
+class TaskFile(NamedTuple):
+    """One MTEB task file as read: its model, revision, task and subsets."""
+
+    model: str
+    revision: str
+    task: str
+    path: str
+    entries: dict[Pair, tuple[Mapping[str, Any], str]]  # (split, subset) → (scores, key in the file)
+    version: tuple[int, ...]
 
 MAIN = "main_score"
 _NOT_METRICS = frozenset({"hf_subset", "languages", "evaluation_time", "kg_co2_emissions"})

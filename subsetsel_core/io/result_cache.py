@@ -13,10 +13,10 @@ writing one falls back to parsing.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import math
 import os
-import sys
 import tempfile
 from dataclasses import fields
 from pathlib import Path
@@ -49,7 +49,7 @@ def _folder() -> Path | None:
 def _reader_digest() -> bytes:
     h = hashlib.sha256()
     for name in READER_MODULES:
-        path = getattr(sys.modules.get(name), "__file__", None)
+        path = getattr(importlib.import_module(name), "__file__", None)
         h.update(Path(path).read_bytes() if path else name.encode())
     return h.digest()
 

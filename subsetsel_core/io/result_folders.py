@@ -216,32 +216,6 @@ def detect_format(files: Sequence[JsonFile], label: str) -> str:
     )
 
 
-def detect_format(files: Sequence[JsonFile], label: str) -> str:
-    """The format of a folder's JSON files.
-
-    Raises
-    ------
-    InputError
-        No file is a result file of a known format, or files of several formats mix.
-    """
-    found = {name: sum(f.looks_like(x.data) for x in files) for name, f in FORMATS.items()}
-    kinds = [name for name, n in found.items() if n]
-    if len(kinds) == 1:
-        return kinds[0]
-    if kinds:
-        parts = ", ".join(f"{found[k]} {FORMATS[k].title}" for k in kinds)
-        raise InputError(f"{label}: holds result files of several formats ({parts}). Give one format's files, "
-                         "or name the format to read.", field="scores_file")
-    keys = [str(k) for k in files[0].data][:8] if isinstance(files[0].data, dict) else []
-    raise InputError(
-        f"{label}: none of its {len(files)} JSON file(s) is a result file of lm-evaluation-harness (a "
-        "'results' object), MTEB (a 'scores' object and 'task_name') or Every Eval Ever ('model_info' and "
-        f"'evaluation_results'); {files[0].path} has "
-        + (f"the keys {', '.join(keys)}." if keys else f"a JSON {type(files[0].data).__name__} at the top."),
-        field="scores_file",
-    )
-
-
 def read_results(
     source: ResultSource,
     result_format: str = "auto",
