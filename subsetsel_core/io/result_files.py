@@ -180,12 +180,22 @@ def _skipped(name: str) -> bool:
     return any(part.startswith(".") or part in _SKIPPED_DIRS for part in PurePosixPath(name).parts)
 
 
-def _walk(root: Path, label: str, notes: list[str]) -> Iterator[tuple[str, Path]]:
-    """``(relative path, path)`` of the JSON files under ``root``, links kept inside it."""
+def _walk(root: Path, label: str, notes: list[str], skipped: list[tuple[str, str]] | None = None,
+          ) -> Iterator[tuple[str, Path]]:
+    """``(relative path, path)`` of the JSON files under ``root``, links kept inside it; a
+    folder that cannot be listed is an error (or, with ``skipped``, listed there)."""
     real_root = root.resolve()
     entries = 0
     outside = 0
-    for folder, dirs, names in os.walk(root, followlinks=False):
+
+    def unlisted(exc: OSError) -> None:
+        where = f"{label}/{Path(exc.filename or '').relative_to(root).as_posix()}" if exc.filename else label
+        if skipped is None:
+            raise InputError(f"{where}: the folder cannot be read ({exc.strerror}). Check its permissions, or pass "
+                             "--skip-unreadable to skip it with a warning.", field="scores_file")
+        skipped.append((where, f"the folder cannot be read ({exc.strerror})"))
+
+    for folder, dirs, names in os.walk(root, followlinks=False, onerror=unlisted):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
         base = Path(folder)
         for d in dirs:
@@ -210,7 +220,7 @@ def _from_folder(root: Path, label: str, notes: list[str], skipped: list[tuple[s
                  ) -> list[tuple[str, str, bytes]]:
     budget = _Budget(label)
     out = []
-    for rel, path in _walk(root, label, notes):
+    for rel, path in _walk(root, label, notes, skipped):
         where = f"{label}/{rel}"
         try:
             size = path.stat().st_size

@@ -6,6 +6,7 @@ a silent drop. One table of cases, in the shapes a user or an attacker would sen
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -180,3 +181,22 @@ def test_cli_errors_and_warnings(tmp_path: Path, capsys: pytest.CaptureFixture[s
     err = capsys.readouterr().err
     assert "warning: skipped 2 file(s) that cannot be read: run/org__d/results.json (is not valid JSON" in err
     assert "run/org__c/results.json (not a result file of lm-evaluation-harness)" in err
+
+
+def test_a_folder_that_cannot_be_listed_is_an_error_or_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    _lm_folder(tmp_path / "run", _good_lm("0.1"))
+    locked = tmp_path / "run" / "org__c"
+    real = os.walk
+
+    def walk(top, onerror=None, **kw):  # type: ignore[no-untyped-def]  # as os.walk does on a folder it may not list
+        for folder, dirs, names in real(top, onerror=onerror, **kw):
+            if "org__c" in dirs:
+                dirs.remove("org__c")
+                onerror(PermissionError(13, "Permission denied", str(locked)))
+            yield folder, dirs, names
+
+    monkeypatch.setattr("subsetsel_core.io.result_files.os.walk", walk)
+    with pytest.raises(InputError, match=r"run/org__c: the folder cannot be read \(Permission denied\)"):
+        read_results(tmp_path / "run", label="run")
+    t = read_results(tmp_path / "run", label="run", skip_unreadable=True)
+    assert any("run/org__c (the folder cannot be read" in w for w in t.warnings)
