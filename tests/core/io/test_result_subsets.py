@@ -159,3 +159,37 @@ def test_the_second_read_comes_from_the_cache(tmp_path: Path, monkeypatch: pytes
     assert calls
     assert len(list((tmp_path / "cache").glob("*.results.json"))) == 2
     assert result_cache.load("0" * 64, type(first)) is None
+
+
+def test_mteb_files_before_1_11_without_main_score_take_it_from_the_other_files(tmp_path: Path,
+                                                                                 monkeypatch: pytest.MonkeyPatch):
+    """A file of mteb 1.2 (``mteb_dataset_name``, the split at the top, no ``main_score``)
+    next to current files of the same task: its main score is the metric the current files'
+    main_score is (ndcg_at_10 for SciFact), not its first metric."""
+    monkeypatch.setattr(mteb_tasks, "declared", lambda task: None)
+    old = {"dataset_revision": "0228b52c", "mteb_dataset_name": "SciFact", "mteb_version": "1.2.0",
+           "test": {"evaluation_time": 34.6, "map_at_1": 0.58, "ndcg_at_10": 0.75, "ndcg_at_1": 0.61}}
+    (tmp_path / "org__old" / "no_revision_available").mkdir(parents=True)
+    (tmp_path / "org__old" / "no_revision_available" / "SciFact.json").write_text(json.dumps(old))
+    for m, x in (("org__a", 0.70), ("org__b", 0.72)):
+        (tmp_path / m / "rev").mkdir(parents=True)
+        (tmp_path / m / "rev" / "SciFact.json").write_text(json.dumps({
+            "task_name": "SciFact", "mteb_version": "1.20.0", "scores": {"test": [
+                {"hf_subset": "default", "languages": ["eng-Latn"], "map_at_1": 0.5, "ndcg_at_10": x,
+                 "main_score": x}]}}))
+    t = read_results(tmp_path, label="mteb")
+    assert t.metrics["SciFact"] == "main_score"
+    assert _wide(t).loc["SciFact", "org/old"] == pytest.approx(0.75)
+    assert any("layout of mteb before 1.11" in n for n in t.notes)
+
+
+def test_table_rows_give_the_scores_as_read_with_splits_and_subsets(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(mteb_tasks, "declared", lambda task: None)
+    rows = read_results(MTEB, label="mteb").table_rows()
+    assert list(rows.columns) == ["model", "dataset", "fold", "score", "direction", "metric", "splits", "subsets"]
+    sts = rows[rows["dataset"] == "STS22"]
+    assert set(sts["subsets"]) == {"de"} and set(sts["splits"]) == {"test"}
+    old = read_results(OLD, label="pythia").table_rows()
+    lam = old[old["dataset"] == "lambada_openai"].set_index("model")["score"]
+    assert lam["EleutherAI/pythia-v1.1-70m"] == pytest.approx(142.4)  # as in the file, not negated
+    assert set(old.loc[old["dataset"] == "lambada_openai", "direction"]) == {"lower"}
