@@ -59,6 +59,8 @@ MODEL_ARG_KEYS: tuple[str, ...] = ("peft", "delta", "pretrained", "model", "path
 """Keys of ``model_args`` that name the model, in the harness's order of preference."""
 TASK_FIELDS = frozenset({"alias", "name", "sample_len", "sample_count", "samples"})
 """Keys of a task's results that are not metrics."""
+PROPORTIONS = frozenset({"acc", "acc_norm", "exact_match", "em", "f1", "acc_mutual_info", "mc1", "mc2"})
+"""Metrics the harness computes as a mean of 0/1 (or 0–1) items: a value outside 0–1 is damage."""
 SIGNATURE_KEYS = ("versions", "config", "configs", "n-shot", "higher_is_better", "group_subtasks")
 
 
@@ -165,6 +167,8 @@ def _file_records(file: JsonFile, model: str, label: str, groups: set[str]) -> l
             x, why = score_of(value)
             if x is None and not why:
                 continue  # text, null: not a metric
+            if x is not None and base in PROPORTIONS and not -1e-9 <= x <= 1 + 1e-9:
+                x, why = None, f"{x:g}, outside 0–1 (the harness reports {base} as a fraction)"
             hib = declared.get(base)
             if hib is not None and not isinstance(hib, bool):
                 raise bad_field(where, f"higher_is_better.{task}.{base}", hib, "true or false")

@@ -77,6 +77,8 @@ CASES: list[tuple[str, Callable[[Path], None], str]] = [
     ("Infinity", lambda r: _lm_folder(r, _good_lm("-Infinity")), r"'results.t1.acc' is -Infinity"),
     ("1e999", lambda r: _lm_folder(r, _good_lm("1e999")), r"'results.t1.acc' is 1e999 \(beyond the range"),
     ("1e300", lambda r: _lm_folder(r, _good_lm("1e300")), r"'results.t1.acc' is 1e\+300, beyond"),
+    ("an accuracy above 1", lambda r: _lm_folder(r, _good_lm("7.5")),
+     r"org__c/results.json: 'results.t1.acc' is 7.5, outside 0–1"),
     ("a task's metrics as a list", lambda r: _lm_folder(r, json.dumps(_lm("org/c", {"t1": [0.1]}))),
      r"org__c/results.json: 'results.t1' is a list, not an object of metrics"),
     ("model_args as a list", lambda r: _lm_folder(r, json.dumps({**_lm("c", {"t1": {"acc": 0.1}}),
@@ -114,7 +116,7 @@ def test_hostile_result_files_are_errors_naming_file_and_key(case: str, make: Ca
     assert "Traceback" not in str(e.value) and "ValueError" not in str(e.value)
 
 
-@pytest.mark.parametrize("case, make, message", CASES[5:11], ids=[c[0] for c in CASES[5:11]])
+@pytest.mark.parametrize("case, make, message", CASES[6:12], ids=[c[0] for c in CASES[6:12]])
 def test_skip_unreadable_skips_each_file_with_a_warning(case: str, make: Callable[[Path], None], message: str,
                                                         tmp_path: Path):
     make(tmp_path / "run")
