@@ -127,7 +127,7 @@ def records_of(kept: Sequence[TaskFile], label: str, warnings: list[str], aside:
             warnings.append(f"{task}: scored on {names([f'{s}/{u}' for s, u in order], 4)} for every model ({COMMON}"
                             f"{'; ' + why if why else ''}); set aside {names(list(dropped), 4)} (in the files of "
                             f"{len(some)} of the {len(tfs)} models).")
-        main_key = _main_key(tfs) or (meta.main_score if meta is not None else None)
+        main_key = (meta.main_score if meta is not None else None) or _main_key(tfs)
         for tf in tfs:
             have = [p for p in order if p in tf.entries]
             if len(have) < len(order):

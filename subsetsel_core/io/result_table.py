@@ -6,8 +6,9 @@ per task, one direction per task, and everything set aside said.
 * several records of one model, task and metric (from several files) — the one of the
   greatest rank is kept, the format's documented rule (the latest run), with a warning
   naming both files; equal ranks are an error naming both files;
-* the metric per task — as chosen, else the format's main metric where every model
-  reports it, else the task's first metric every model reports;
+* the metric per task — as chosen, else the format's main metric wherever it is reported
+  (a model without it has a gap, as mteb scores it NaN), else the task's first metric
+  every model reports;
 * a taken score that is not a finite number in range — an error naming file and key;
 * the direction per task and where it came from (:data:`DIRECTION_FROM`): declared by
   the files, defined by the format (MTEB main scores), read from the metric name, or
@@ -101,9 +102,9 @@ def resolve_metric(want: str, metrics: Sequence[str]) -> str | None:
 
 
 def _default(task: str, t: _Task, parsed: Parsed, label: str) -> str:
+    if parsed.main_metric in t.records:
+        return str(parsed.main_metric)  # the format's main metric; a model without it has a gap (as in mteb)
     common = [m for m, rs in t.records.items() if len(rs) == len(t.models)]
-    if parsed.main_metric in common:
-        return str(parsed.main_metric)
     if common:
         return common[0]
     by_metric = ", ".join(f"{m}: {names({r.model for r in rs}, 3)}" for m, rs in list(t.records.items())[:4])
