@@ -1,9 +1,11 @@
 """Result files' JSON, parsed strictly: numbers that are not scores become :class:`NotANumber`.
 
-``json.loads`` accepts ``NaN`` and ``Infinity``, turns ``1e999`` into an infinity and stops
-with a ``ValueError`` on an integer of more than 4,300 digits; :func:`parse_json` turns
-each of them into a :class:`~subsetsel_core.io.result_records.NotANumber` that the readers
-refuse as a score with the file and key named (and ignore where the value is not used).
+``json.loads`` accepts ``NaN`` and ``Infinity`` and stops with a ``ValueError`` on an
+integer of more than 4,300 digits; :func:`parse_json` turns each of them into a
+:class:`~subsetsel_core.io.result_records.NotANumber` that the readers refuse as a score
+with the file and key named (and ignore where the value is not used). A float beyond the
+range (``1e999``) parses as an infinity, which
+:func:`~subsetsel_core.io.result_records.score_of` refuses the same way.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ def parse_json(raw: bytes, where: str) -> Any:
             field="scores_file",
         ) from None
     try:
-        return json.loads(text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant)
+        return json.loads(text, parse_int=_parse_int, parse_constant=_parse_constant)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"{where}: is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}). The file "
@@ -51,13 +53,6 @@ def _parse_int(text: str) -> int | NotANumber:
     if len(text.lstrip("-")) > MAX_DIGITS:
         return NotANumber(f"a number of {len(text.lstrip('-'))} digits")
     return int(text)
-
-
-def _parse_float(text: str) -> float | NotANumber:
-    if len(text) > MAX_DIGITS:
-        return NotANumber(f"a number of {len(text)} characters")
-    x = float(text)
-    return x if x - x == 0 else NotANumber(f"{text[:20]} (beyond the range of a number)")
 
 
 def _parse_constant(text: str) -> NotANumber:

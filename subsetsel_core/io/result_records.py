@@ -154,13 +154,16 @@ def score_of(value: Any) -> tuple[float | None, str]:
     """A JSON value as a score: ``(x, "")``; ``(None, reason)`` for a number that is not
     a usable score; ``(None, "")`` for a value that is not a number at all (text, null,
     a boolean: not a metric)."""
+    if type(value) is float and -MAX_ABS_SCORE <= value <= MAX_ABS_SCORE:
+        return value, ""  # the common case, first
     if isinstance(value, NotANumber):
         return None, value.text
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None, ""
     x = number(value)
     if x is None:
-        return None, "a number too large to be a score"
+        return None, "an infinite number (beyond the range of a number)" if isinstance(value, float) else \
+            "a number too large to be a score"
     if abs(x) > MAX_ABS_SCORE:
         return None, f"{x:.3g}, beyond ±{MAX_ABS_SCORE:.0e} (not a score)"
     return x, ""

@@ -75,7 +75,7 @@ CASES: list[tuple[str, Callable[[Path], None], str]] = [
      r"org__c/results.json: 'results.t1.acc' is a number of 5000 digits, not a score"),
     ("NaN", lambda r: _lm_folder(r, _good_lm("NaN")), r"org__c/results.json: 'results.t1.acc' is NaN"),
     ("Infinity", lambda r: _lm_folder(r, _good_lm("-Infinity")), r"'results.t1.acc' is -Infinity"),
-    ("1e999", lambda r: _lm_folder(r, _good_lm("1e999")), r"'results.t1.acc' is 1e999 \(beyond the range"),
+    ("1e999", lambda r: _lm_folder(r, _good_lm("1e999")), r"'results.t1.acc' is an infinite number \(beyond the range"),
     ("1e300", lambda r: _lm_folder(r, _good_lm("1e300")), r"'results.t1.acc' is 1e\+300, beyond"),
     ("an accuracy above 1", lambda r: _lm_folder(r, _good_lm("7.5")),
      r"org__c/results.json: 'results.t1.acc' is 7.5, outside 0–1"),
