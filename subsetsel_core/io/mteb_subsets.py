@@ -116,17 +116,19 @@ def records_of(kept: Sequence[TaskFile], label: str, warnings: list[str], aside:
             aside.append((f"{task}: {len(dropped)} split/subset(s) {names(list(dropped), 6)}",
                           why or ("not declared for the task by mteb" if meta is not None else
                                   f"not in every model's file (scored on {COMMON})")))
+        fewest = sorted(tfs, key=lambda tf: (len(tf.entries), tf.model))[:3]
+        limited = "; ".join(f"{tf.model} has {names([f'{s}/{u}' for s, u in tf.entries], 3)}" for tf in fewest)
         if not order:
             aside.append((task, "no split and subset is in every model's file"))
             warnings.append(f"{task}: set aside — no split and subset is in every model's file "
-                            f"({len(tfs)} model(s)), so their scores would average different subsets.")
+                            f"({len(tfs)} model(s)), so their scores would average different subsets ({limited}).")
             readings[task]["set_aside_task"] = True
             continue
         if dropped and meta is None:
             some = {m for ms in dropped.values() for m in ms}
             warnings.append(f"{task}: scored on {names([f'{s}/{u}' for s, u in order], 4)} for every model ({COMMON}"
                             f"{'; ' + why if why else ''}); set aside {names(list(dropped), 4)} (in the files of "
-                            f"{len(some)} of the {len(tfs)} models).")
+                            f"{len(some)} of the {len(tfs)} models; {limited}).")
         main_key = (meta.main_score if meta is not None else None) or _main_key(tfs)
         for tf in tfs:
             have = [p for p in order if p in tf.entries]
