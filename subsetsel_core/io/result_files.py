@@ -21,6 +21,7 @@ import io
 import os
 import stat
 import zipfile
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -236,7 +237,8 @@ def _from_folder(root: Path, label: str, notes: list[str], skipped: list[tuple[s
     return out
 
 
-def _from_zip(raw: bytes, label: str, notes: list[str]) -> list[tuple[str, str, bytes]]:
+def _from_zip(raw: bytes, label: str, notes: list[str], skipped: list[tuple[str, str]] | None = None,
+              ) -> list[tuple[str, str, bytes]]:
     try:
         archive = zipfile.ZipFile(io.BytesIO(raw))
     except (zipfile.BadZipFile, OSError):
@@ -265,9 +267,13 @@ def _from_zip(raw: bytes, label: str, notes: list[str]) -> list[tuple[str, str, 
             try:
                 with archive.open(info) as fh:
                     data = fh.read(max_json_bytes() + 1)
-            except (zipfile.BadZipFile, RuntimeError, OSError, EOFError) as exc:
+            except (zipfile.BadZipFile, RuntimeError, OSError, EOFError, zlib.error) as exc:
+                if skipped is not None:
+                    skipped.append((where, f"cannot be read from the archive ({exc})"))
+                    continue
                 raise InputError(f"{where}: cannot be read from the archive ({exc}). Zip the folder again "
-                                 "without a password.", field="scores_file") from None
+                                 "without a password, or pass --skip-unreadable to skip it with a warning.",
+                                 field="scores_file") from None
             if len(data) > max_json_bytes():
                 raise _file_too_big(where, len(data))
             out.append((name, where, data))
@@ -311,13 +317,13 @@ def collect_raw(source: ResultSource, label: str, *, skip_unreadable: bool = Fal
                 raise InputError(f"{label}: {size / 2**20:.0f} MB is over the limit of "
                                  f"{max_bytes() / 2**20:.0f} MB. Give fewer result files, or raise the limit "
                                  "(environment variable SUBSETSEL_MAX_TABLE_MB).", field="scores_file")
-            items = _from_bytes(p.read_bytes(), p.name, label, notes)
+            items = _from_bytes(p.read_bytes(), p.name, label, notes, skipped if skip_unreadable else None)
     elif isinstance(source, bytes):
-        items = _from_bytes(source, label, label, notes)
+        items = _from_bytes(source, label, label, notes, skipped if skip_unreadable else None)
     else:
         items = []
         for name, raw in source:
-            items += _from_bytes(raw, name, name, notes)
+            items += _from_bytes(raw, name, name, notes, skipped if skip_unreadable else None)
         if len(items) > max_files():
             raise _too_many(label, "JSON files")
     if not items and not skipped:
@@ -363,9 +369,10 @@ def collect_json(source: ResultSource, label: str, *, skip_unreadable: bool = Fa
                        skip_unreadable=skip_unreadable)
 
 
-def _from_bytes(raw: bytes, name: str, where: str, notes: list[str]) -> list[tuple[str, str, bytes]]:
+def _from_bytes(raw: bytes, name: str, where: str, notes: list[str],
+                skipped: list[tuple[str, str]] | None = None) -> list[tuple[str, str, bytes]]:
     if raw[:4] == _ZIP_MAGIC:
-        return _from_zip(raw, where, notes)
+        return _from_zip(raw, where, notes, skipped)
     if len(raw) > max_json_bytes():
         raise _file_too_big(where, len(raw))
     if not raw.strip():

@@ -202,3 +202,23 @@ def test_a_folder_that_cannot_be_listed_is_an_error_or_skipped(tmp_path: Path, m
         read_results(tmp_path / "run", label="run")
     t = read_results(tmp_path / "run", label="run", skip_unreadable=True)
     assert any("run/org__c (the folder cannot be read" in w for w in t.warnings)
+
+
+def test_a_damaged_archive_entry_is_an_error_or_skipped():
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for m, x in (("a", 0.5), ("b", 0.6)):
+            z.writestr(f"run/org__{m}/results.json", json.dumps(_lm(f"org/{m}", {"t1": {"acc": x}, "t2": {"acc": x},
+                                                                                  "t3": {"acc": x}})))
+        z.writestr("run/org__c/results.json", json.dumps(_lm("org/c", {"t1": {"acc": 0.1}})) * 50)
+    raw = bytearray(buf.getvalue())
+    start = raw.index(b"run/org__c/results.json") + len("run/org__c/results.json")
+    raw[start + 5:start + 40] = b"\x00" * 35  # damage the deflated bytes of org__c's file
+    with pytest.raises(InputError, match=r"run.zip/run/org__c/results.json: cannot be read from the archive"):
+        read_results([("run.zip", bytes(raw))], label="run")
+    t = read_results([("run.zip", bytes(raw))], label="run", skip_unreadable=True)
+    assert set(t.frame["model"]) == {"org/a", "org/b"}
+    assert any("run.zip/run/org__c/results.json (cannot be read from the archive" in w for w in t.warnings)

@@ -193,3 +193,39 @@ def test_table_rows_give_the_scores_as_read_with_splits_and_subsets(monkeypatch:
     lam = old[old["dataset"] == "lambada_openai"].set_index("model")["score"]
     assert lam["EleutherAI/pythia-v1.1-70m"] == pytest.approx(142.4)  # as in the file, not negated
     assert set(old.loc[old["dataset"] == "lambada_openai", "direction"]) == {"lower"}
+
+
+def test_mteb_task_metadata_through_the_mteb_package(monkeypatch: pytest.MonkeyPatch):
+    """``declared`` asks the installed mteb (its public ``get_task``): here a stand-in module
+    with mteb's attributes, as ``AbsTask`` has them."""
+    import importlib.machinery
+    import sys
+    import types
+
+    class Task:
+        eval_splits = ["test"]
+        hf_subsets = list(STS22_SUBSETS)
+        metadata = types.SimpleNamespace(main_score="cosine_spearman")
+
+    def get_task(name: str) -> Task:
+        if name != "STS22":
+            raise KeyError(name)
+        return Task()
+
+    fake = types.ModuleType("mteb")
+    fake.__spec__ = importlib.machinery.ModuleSpec("mteb", None)
+    fake.get_task = get_task  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "mteb", fake)
+    mteb_tasks.mteb_version.cache_clear()
+    mteb_tasks.declared.cache_clear()
+    try:
+        assert mteb_tasks.mteb_version() == "unknown"
+        got = mteb_tasks.declared("STS22")
+        assert got == mteb_tasks.Declared(("test",), STS22_SUBSETS, "cosine_spearman")
+        assert mteb_tasks.declared("NoSuchTask") is None
+        t = read_results(MTEB, label="mteb")
+        assert t.readings["STS22"]["subsets_from"] == "mteb task metadata"
+        assert t.readings["SciFact"]["subsets_from"] == "the subsets every model has"
+    finally:
+        mteb_tasks.mteb_version.cache_clear()
+        mteb_tasks.declared.cache_clear()
