@@ -229,3 +229,17 @@ def test_mteb_task_metadata_through_the_mteb_package(monkeypatch: pytest.MonkeyP
     finally:
         mteb_tasks.mteb_version.cache_clear()
         mteb_tasks.declared.cache_clear()
+
+
+def test_a_metric_name_that_says_nothing_is_an_assumption_stated_as_one(tmp_path: Path):
+    for name, x in (("org/a", 2.0), ("org/b", 3.0), ("org/c", 1.0)):
+        folder = tmp_path / name.replace("/", "__")
+        folder.mkdir()
+        (folder / "r.json").write_text(json.dumps({
+            "results": {"t1": {"score": x}, "t2": {"acc": x / 4}, "t3": {"acc": x / 5}}, "versions": {},
+            "config": {"model_args": f"pretrained={name}"}}))
+    t = read_results(tmp_path, label="x")
+    assert t.direction_from["t1"] == "assumed" and t.task_higher("t1")
+    row = next(r for r in describe_results(t) if r.get("task") == "t1")
+    assert row["direction_words"].startswith("assumed")
+    assert any(w.startswith("assumed higher is better for 1 task(s)") and "t1" in w for w in t.warnings)
