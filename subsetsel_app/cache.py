@@ -153,10 +153,11 @@ def check_upload(
 @st.cache_resource(max_entries=8, show_spinner="Reading the results …")
 def check_results(
     keys: tuple[tuple[str, str], ...], result_format: str, metric: str, missing: MissingPolicy, name: str,
-    _files: tuple[upload.UploadedTable, ...],
+    _files: tuple[upload.UploadedTable, ...], skip_unreadable: bool = False,
 ) -> result_upload.ResultCheck:
     """:func:`subsetsel_app.result_upload.check_results`, cached by file digests and options."""
-    return result_upload.check_results(_files, result_format, metric=metric, missing=missing, name=name)
+    return result_upload.check_results(_files, result_format, metric=metric, missing=missing, name=name,
+                                       skip_unreadable=skip_unreadable)
 
 
 @st.cache_data(max_entries=16, show_spinner=False, hash_funcs=BY_TOKEN)

@@ -48,8 +48,11 @@ class ResultCheck:
     check : UploadCheck
         The benchmark (when usable), the blocking error and the report.
     metrics : DataFrame
-        One row per task: ``task``, ``metric`` (the one taken) and ``available`` (every
-        metric its files report); empty when the files could not be read.
+        One row per task: ``task``, ``metric`` (the one taken), ``direction``,
+        ``direction from``, ``splits / subsets`` and ``available`` (every metric its files
+        report); empty when the files could not be read.
+    set_aside : DataFrame
+        ``what, reason``: every file, revision, subset or task set aside.
     format : str
         The format read (a key of :data:`~subsetsel_core.io.result_folders.FORMATS`),
         empty when unknown.
@@ -58,13 +61,19 @@ class ResultCheck:
     check: UploadCheck
     metrics: pd.DataFrame = field(default_factory=pd.DataFrame)
     format: str = ""
+    set_aside: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def _metric_frame(table: ResultTable) -> pd.DataFrame:
+    """One row per task as :meth:`~subsetsel_core.io.result_folders.ResultTable.reading_rows`
+    describes it (the metric, the direction and where it came from, the splits and subsets)."""
+    rows = [r for r in table.reading_rows() if r["kind"] == "task"]
     return pd.DataFrame(
-        [{"task": t, "metric": m, "direction": "lower is better (negated)" if t in table.negated else
-          ("higher is better" if table.higher_is_better else "lower is better"),
-          "available": ", ".join(table.available[t])} for t, m in sorted(table.metrics.items())]
+        [{"task": r["task"], "metric": r["metric"],
+          "direction": ("lower is better" if r["direction"] == "lower" else "higher is better")
+          + (" (negated)" if r["negated"] else ""), "direction from": r["direction_words"],
+          "splits / subsets": " ".join(r["splits"]) + (f": {', '.join(r['subsets'])}" if r["subsets"] else ""),
+          "available": ", ".join(table.available[r["task"]])} for r in sorted(rows, key=lambda r: r["task"])]
     )
 
 
@@ -75,6 +84,7 @@ def check_results(
     metric: str = "",
     missing: MissingPolicy = "error",
     name: str = "",
+    skip_unreadable: bool = False,
 ) -> ResultCheck:
     """Read uploaded result files and build the benchmark.
 
@@ -91,6 +101,8 @@ def check_results(
         The missing-score policy.
     name : str
         Benchmark name (default: the first file's name).
+    skip_unreadable : bool
+        Skip files that cannot be read, with a warning listing each (default: an error).
 
     Returns
     -------
@@ -103,18 +115,19 @@ def check_results(
     title = name.strip() or files[0].stem
     try:
         table = read_results([(f.name, f.content) for f in files], result_format, metric=metric.strip() or None,
-                             label=label)
+                             label=label, skip_unreadable=skip_unreadable)
     except InputError as exc:
         return ResultCheck(UploadCheck(None, result_error_text(exc)))
     metrics = _metric_frame(table)
+    aside = pd.DataFrame(list(table.set_aside), columns=["what", "reason"])
     try:
         bench = load_scores(table.frame, table.score_format(ScoreFormat(missing=missing)),
                             name=title, label=label)
     except InputError as exc:
-        return ResultCheck(UploadCheck(None, result_error_text(exc), table.report()), metrics, table.format)
+        return ResultCheck(UploadCheck(None, result_error_text(exc), table.report()), metrics, table.format, aside)
     report = table.report() + bench.report
     key = json.dumps({"files": [f.digest for f in files], "format": result_format, "metric": metric,
-                      "missing": missing, "name": title}, sort_keys=True)
+                      "missing": missing, "name": title, "skip_unreadable": skip_unreadable}, sort_keys=True)
     data = ActiveData(
         token="upload:" + hashlib.sha256(key.encode()).hexdigest()[:20],
         title=bench.name,
@@ -129,4 +142,4 @@ def check_results(
         inputs={f.name: hashlib.sha256(f.content).hexdigest() for f in files},
         missing=missing,
     )
-    return ResultCheck(UploadCheck(data, None, report), metrics, table.format)
+    return ResultCheck(UploadCheck(data, None, report), metrics, table.format, aside)

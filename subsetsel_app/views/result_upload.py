@@ -50,12 +50,19 @@ def draw(nonce: int) -> None:
                    help="Tasks some models were not run on: stop and list them, keep them all (partial), or drop "
                         "models or tasks.")
     c[3].text_input("Benchmark name", key=K.UP_RES_NAME, persist_state=state.PERSIST, placeholder=uploaded[0].stem)
+    skip = st.checkbox("Skip files that cannot be read", value=False, key=f"up_res_skip_{nonce}",
+                       help="Off: a file that is not JSON, not a result file or has a field of the wrong type stops "
+                            "the reading with an error naming it. On: such files are skipped, each listed in a "
+                            "warning.")
     res = cache.check_results(tuple((t.name, t.digest) for t in uploaded), st.session_state[K.UP_RES_FORMAT],
                               st.session_state[K.UP_RES_METRIC], st.session_state[K.UP_RES_MISSING],
-                              st.session_state[K.UP_RES_NAME], uploaded)
+                              st.session_state[K.UP_RES_NAME], uploaded, bool(skip))
     if not res.metrics.empty:
         with st.expander(f"Metric per task ({len(res.metrics)} tasks)", expanded=res.check.error is not None):
             st.dataframe(res.metrics, hide_index=True, width="stretch")
+    if not res.set_aside.empty:
+        with st.expander(f"Set aside ({len(res.set_aside)})"):
+            st.dataframe(res.set_aside, hide_index=True, width="stretch")
     if res.check.error:
         st.error(widgets.md_escape(res.check.error), icon=widgets.ICONS["error"])
         st.caption("Fix the files or the options above; the active benchmark is unchanged.")

@@ -40,6 +40,7 @@ def add_data_args(p: argparse.ArgumentParser, scores_flag: str = "--scores") -> 
                         "MTEB (mteb) or Every Eval Ever (eee); auto: a folder, .zip or .json is read as results "
                         "of the format its files show. With results, --score-column chooses the metric: NAME, "
                         "or TASK=NAME;TASK2=NAME (default: each format's main metric)")
+    add_result_args(g)
     g.add_argument("--features", action="append", metavar="FILE",
                    help="descriptor table (repeat for several; each is a table named after its file)")
     add_score_args(g)
@@ -47,6 +48,25 @@ def add_data_args(p: argparse.ArgumentParser, scores_flag: str = "--scores") -> 
                    help="what to do with missing scores (default: a benchmark folder's manifest policy, else error)")
     g.add_argument("--alias", action="append", metavar="A=B", help="descriptor name A means dataset B of the scores")
     g.add_argument("--name", help="benchmark name shown in outputs")
+
+
+def add_result_args(g: Any) -> None:
+    """The options of reading a results folder (besides the format and the metric)."""
+    g.add_argument("--skip-unreadable", action="store_true",
+                   help="results folders: skip every file that cannot be read (not JSON, unreadable, not a result "
+                        "file, a field of the wrong type) with a warning listing each (default: stop with an error)")
+
+
+def read_result_folder(args: argparse.Namespace, path: str) -> Any:
+    """The :class:`~subsetsel_core.io.result_folders.ResultTable` of a results folder named on
+    the command line (its warnings are printed by :func:`warn` once the benchmark is loaded)."""
+    from subsetsel_core.io.result_folders import read_results
+
+    fmt = getattr(args, "scores_format", "auto")
+    metric = getattr(args, "score_column", None)
+    return read_results(readable(path), "auto" if fmt in ("auto", "table") else fmt, label=Path(path).name,
+                        metric=None if metric in (None, "score") else metric,
+                        skip_unreadable=bool(getattr(args, "skip_unreadable", False)))
 
 
 def add_representation_args(p: argparse.ArgumentParser) -> None:
@@ -126,6 +146,7 @@ def load(args: argparse.Namespace, tables: Sequence[str] | None = None) -> Data:
     tables : sequence of str, optional
         The tables needed (None: every table; empty: the default representation's).
     """
+    _PRINTED.clear()
     if args.benchmark:
         if args.scores or args.features:
             raise InputError("give either a benchmark folder or score/descriptor files, not both.",
@@ -159,11 +180,13 @@ def _load_files(args: argparse.Namespace, tables: Sequence[str] | None) -> Data:
     if is_table(args):
         bench, dates = read_scores(args)
     else:
-        bench = load_scores(
-            readable(args.scores), label=Path(args.scores).name, missing=args.missing or "error", name=args.name,
-            higher_is_better=not args.lower_is_better, result_format=args.scores_format,
-            result_metric=None if args.score_column in (None, "score") else args.score_column,
-        )
+        from subsetsel_core.io.score_format import ScoreFormat
+
+        table = read_result_folder(args, args.scores)
+        bench = load_scores(table.frame, table.score_format(ScoreFormat(missing=args.missing or "error")),
+                            name=args.name or Path(args.scores).name, label=Path(args.scores).name)
+        bench = replace(bench, report=table.report() + bench.report)
+        warn(bench.report)  # what changed the benchmark, printed whichever command runs
     files = list(args.features or [])
     stems = _stems(files)
     alias = aliases(args.alias)
@@ -241,11 +264,15 @@ def representations(args: argparse.Namespace, data: Data, seed: int) -> list[tup
     return [(r, build(r, data, seed)) for r in recipes(args, data)]
 
 
+_PRINTED: set[str] = set()  # warnings printed since the data was loaded (each once)
+
+
 def warn(*reports: Any) -> None:
-    """Print the warnings of validation reports on stderr."""
+    """Print the warnings of validation reports on stderr (each once per command)."""
     for r in reports:
         for f in r.findings:
-            if f.level == "warning":
+            if f.level == "warning" and f.message not in _PRINTED:
+                _PRINTED.add(f.message)
                 say(f"warning: {f.message}", err=True)
 
 

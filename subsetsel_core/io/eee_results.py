@@ -2,10 +2,11 @@
 
 Read as the schema of evaleval/every_eval_ever defines them (followed at schema version
 0.3.0, commit ``9bce4136``: ``every_eval_ever/schemas/eval.schema.json``; records of
-schema 0.2 read the same): a record has ``model_info`` (``id`` in Hugging Face form,
-``name``) and ``evaluation_results``, a list of results each with ``evaluation_name``,
-``metric_config`` (``lower_is_better``, required; ``metric_id``, ``metric_name``,
-``evaluation_description``) and ``score_details.score``. The datastore keeps them as
+schema 0.2 read the same, e.g. ``tests/data/98ea850e-….json``): a record has
+``model_info`` (``id`` in Hugging Face form, ``name``) and ``evaluation_results``, a list
+of results each with ``evaluation_name``, ``metric_config`` (``lower_is_better``,
+required; ``metric_id``, ``metric_name``, ``evaluation_description``, ``min_score``,
+``max_score``) and ``score_details.score``. The datastore keeps them as
 ``data/<benchmark>/<developer>/<model>/<uuid>.json``; a file may also hold a list of
 records.
 
@@ -14,19 +15,38 @@ records.
 * The metric of a result is its ``metric_id``, else ``metric_name``, else
   ``evaluation_description``, else ``"score"``; the default metric of a dataset is the
   first one its records list. The direction is the record's ``lower_is_better``.
+* Derived aggregates are set aside, as the table readers do: an evaluation named as a
+  mean, average, win rate, overall or total (the HELM adapter names its leaderboard
+  means ``Mean win rate``, ``Mean score``), or "All Subjects"/"All categories".
+* A score outside the record's own ``min_score``–``max_score`` is an error naming the
+  file and result.
 * The same model and evaluation in several records: the most recently retrieved one
-  (``retrieved_timestamp``) is kept.
+  (``retrieved_timestamp``) is kept, with a warning; equal or missing timestamps are an
+  error naming both files.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from subsetsel_core.errors import InputError
 from subsetsel_core.io.result_files import JsonFile
-from subsetsel_core.io.result_records import Parsed, Record, mapping, names, number
+from subsetsel_core.io.result_records import (
+    Parsed,
+    Record,
+    bad_field,
+    names,
+    number,
+    object_field,
+    score_of,
+    text_field,
+)
 
 TITLE = "Every Eval Ever"
+_AGGREGATE = re.compile(r"^(mean|average|avg|overall|total|aggregate)\b|\bwin[ -]?rate\b|\ball (subjects|categories|"
+                        r"tasks|scenarios)\b|\b(average|mean)$", re.IGNORECASE)
 
 
 def _is_record(data: Any) -> bool:
@@ -40,81 +60,135 @@ def looks_like(data: Any) -> bool:
     return _is_record(data)
 
 
-def _metric(config: Mapping[str, Any]) -> str:
+def is_aggregate(name: str) -> bool:
+    """Whether an evaluation is named as a derived aggregate (a mean, a win rate, all subjects)."""
+    return bool(_AGGREGATE.search(name.strip()))
+
+
+def _metric(config: Mapping[str, Any], where: str, at: str) -> str:
     for key in ("metric_id", "metric_name", "evaluation_description"):
-        value = config.get(key)
-        if isinstance(value, str) and value.strip():
-            return value.strip()
+        value = text_field(config, key, where, f"{at}.metric_config.{key}")
+        if value:
+            return value
     return "score"
 
 
-def _model(record: Mapping[str, Any], file: JsonFile) -> str:
-    info = mapping(record.get("model_info"))
+def _model(record: Mapping[str, Any], file: JsonFile, where: str, at: str) -> str:
+    info = object_field(record, "model_info", where, f"{at}model_info")
     for key in ("id", "name"):
-        value = info.get(key)
-        if isinstance(value, str) and value.strip():
-            return value.strip()
+        value = text_field(info, key, where, f"{at}model_info.{key}")
+        if value:
+            return value
     return file.parts[-2] if len(file.parts) >= 2 else file.parts[-1].removesuffix(".json")
 
 
-def read(files: Sequence[JsonFile], label: str) -> Parsed:
+def _bounds(config: Mapping[str, Any]) -> tuple[float | None, float | None]:
+    return number(config.get("min_score")), number(config.get("max_score"))
+
+
+def _results(record: Mapping[str, Any], file: JsonFile, label: str, i: int | None, derived: set[str],
+             ) -> tuple[list[Record], int]:
+    where = f"{label}/{file.path}"
+    at = f"[{i}]." if i is not None else ""
+    model = _model(record, file, where, at)
+    stamp = record.get("retrieved_timestamp")
+    when = number(_as_float(stamp))
+    rank = (when,) if when is not None else ()
+    seen: dict[tuple[str, str], int] = {}
+    out: list[Record] = []
+    unscored = 0
+    for j, result in enumerate(record["evaluation_results"]):
+        key = f"{at}evaluation_results[{j}]"
+        if not isinstance(result, Mapping):
+            raise bad_field(where, key, result, "an object")
+        dataset = text_field(result, "evaluation_name", where, f"{key}.evaluation_name")
+        details = object_field(result, "score_details", where, f"{key}.score_details")
+        config = object_field(result, "metric_config", where, f"{key}.metric_config")
+        x, why = score_of(details.get("score"))
+        if dataset is None or (x is None and not why):
+            unscored += 1
+            continue
+        if is_aggregate(dataset):
+            derived.add(dataset)
+            continue
+        lo, hi = _bounds(config)
+        if x is not None and ((lo is not None and x < lo) or (hi is not None and x > hi)):
+            why = f"{x:g}, outside the record's own range {lo:g}–{hi:g}" if lo is not None and hi is not None \
+                else f"{x:g}, outside the record's own range"
+        metric = _metric(config, where, key)
+        n = seen[(dataset, metric)] = seen.get((dataset, metric), 0) + 1
+        if n > 1:
+            metric = f"{metric} ({n})"
+        lower = config.get("lower_is_better")
+        if lower is not None and not isinstance(lower, bool):
+            raise bad_field(where, f"{key}.metric_config.lower_is_better", lower, "true or false")
+        out.append(Record(model, dataset, metric, x if x is not None else float("nan"),
+                          (not lower) if isinstance(lower, bool) else None, file.path, rank, why,
+                          f"{key}.score_details.score"))
+    return out, unscored
+
+
+def read(files: Sequence[JsonFile], label: str, skip_unreadable: bool = False) -> Parsed:
     """The scores of Every Eval Ever records.
 
     Parameters
     ----------
     files : sequence of JsonFile
-        JSON files, each one record or a list of records; others are set aside.
+        JSON files, each one record or a list of records.
     label : str
         The source's name in messages.
+    skip_unreadable : bool
+        Skip (with a warning) a file that is not a record or has a field of the wrong
+        type, instead of stopping with an error.
 
     Returns
     -------
     Parsed
     """
     records: list[Record] = []
-    other: list[str] = []
+    aside: list[tuple[str, str]] = []
     unscored = 0
     versions: set[str] = set()
-    n_records = 0
+    derived: set[str] = set()
+    n_records = n_files = 0
     for file in files:
-        if not looks_like(file.data):
-            other.append(file.path)
+        where = f"{label}/{file.path}"
+        try:
+            if not looks_like(file.data):
+                raise InputError(f"{where}: is not an Every Eval Ever record (no 'model_info' with "
+                                 "'evaluation_results'). Remove it from the folder, or pass --skip-unreadable to "
+                                 "skip it with a warning.", field="scores_file")
+            many = isinstance(file.data, list)
+            got: list[Record] = []
+            for i, record in enumerate(file.data if many else [file.data]):
+                rs, n = _results(record, file, label, i if many else None, derived)
+                got += rs
+                unscored += n
+                version = record.get("schema_version")
+                versions.add(version if isinstance(version, str) else "?")
+                n_records += 1
+        except InputError as exc:
+            if not skip_unreadable:
+                raise
+            aside.append((file.path, str(exc).removeprefix(f"{where}: ")))
             continue
-        for i, record in enumerate(file.data if isinstance(file.data, list) else [file.data]):
-            n_records += 1
-            versions.add(str(record.get("schema_version", "?")))
-            model = _model(record, file)
-            when = number(_as_float(record.get("retrieved_timestamp")))
-            rank = (when if when is not None else float("-inf"), file.path, i)
-            seen: dict[tuple[str, str], int] = {}
-            for result in record["evaluation_results"]:
-                if not isinstance(result, Mapping):
-                    unscored += 1
-                    continue
-                details = mapping(result.get("score_details"))
-                config = mapping(result.get("metric_config"))
-                score = number(details.get("score"))
-                dataset = result.get("evaluation_name")
-                if score is None or not isinstance(dataset, str) or not dataset.strip():
-                    unscored += 1
-                    continue
-                metric = _metric(config)
-                n = seen[(dataset, metric)] = seen.get((dataset, metric), 0) + 1
-                if n > 1:
-                    metric = f"{metric} ({n})"
-                lower = config.get("lower_is_better")
-                records.append(Record(model, dataset.strip(), metric, score,
-                                      (not lower) if isinstance(lower, bool) else None, file.path, rank))
+        n_files += 1
+        records += got
     notes = [f"{n_records} record(s) of schema version {', '.join(sorted(versions))}."] if n_records else []
+    warnings: list[str] = []
+    if aside:
+        warnings.append(f"skipped {len(aside)} unreadable file(s): " + "; ".join(f"{p} ({why})" for p, why in aside))
+    if derived:
+        warnings.append(f"set aside {len(derived)} derived evaluation(s) — aggregates of the others, not tasks: "
+                        f"{names(derived)}.")
+        aside += [(d, "a derived aggregate (named as a mean, average, win rate or all subjects)")
+                  for d in sorted(derived)]
     if unscored:
         notes.append(f"set aside {unscored} evaluation result(s) without a numeric score_details.score or an "
                      "evaluation_name.")
-    if other:
-        notes.append(f"set aside {len(other)} JSON file(s) that are not Every Eval Ever records: "
-                     f"{names(other, 3)}.")
     return Parsed(tuple(records), tuple(notes), None,
-                  "each evaluation's first metric as its records list it", len(files) - len(other), TITLE,
-                  "the most recently retrieved record (retrieved_timestamp)")
+                  "each evaluation's first metric as its records list it", n_files, TITLE,
+                  "the most recently retrieved record (retrieved_timestamp)", tuple(warnings), tuple(aside))
 
 
 def _as_float(value: Any) -> Any:

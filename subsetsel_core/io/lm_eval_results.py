@@ -2,17 +2,32 @@
 
 Read as EleutherAI/lm-evaluation-harness writes them (followed at v0.4.12, commit
 ``4e7e0d47``: ``lm_eval/result_schema.py``, ``lm_eval/evaluator_utils.py``,
-``lm_eval/loggers/evaluation_tracker.py``): a top-level ``results`` maps each task to
-its metrics, keyed ``"metric,filter"`` (``"acc,none"``, ``"acc_norm,none"``,
-``"exact_match,strict-match"``; files of harness 0.3 write bare ``"acc"``), next to
-``"metric_stderr,filter"`` errors and the ``alias``, ``name``, ``sample_len`` fields;
-``higher_is_better`` maps task → metric → direction; ``group_subtasks`` maps each group
-to its subtasks. The harness writes ``OUTPUT/<model_name_sanitized>/results_<date>.json``.
+``lm_eval/loggers/evaluation_tracker.py``; and v0.3.0, ``lm_eval/evaluator.py``
+``simple_evaluate``, ``main.py``): a top-level ``results`` maps each task to its metrics,
+keyed ``"metric,filter"`` (``"acc,none"``, ``"acc_norm,none"``,
+``"exact_match,strict-match"``), next to ``"metric_stderr,filter"`` errors and the
+``alias``, ``name``, ``sample_len`` fields; ``higher_is_better`` maps task → metric →
+direction; ``group_subtasks`` maps each group to its subtasks; ``date`` is the run's
+start time. The harness writes ``OUTPUT/<model_name_sanitized>/results_<date>.json``.
+Files of harness 0.3 and before (the published Pythia evaluations) hold only
+``results`` with bare metric keys (``"ppl"``, ``"acc"``, ``"pct_stereotype"``),
+``versions`` and ``config`` (``model_args`` ``"pretrained=…,revision=step143000"``): no
+directions and no date. Their directions come from the metric names
+(:func:`~subsetsel_core.io.result_records.metric_direction`: ``ppl``, ``perplexity``,
+``word_perplexity``, ``byte_perplexity``, ``bits_per_byte`` lower-is-better, as the
+harness declares them in its task code), and bias scores (crows_pairs
+``likelihood_difference``, ``pct_stereotype``) are set aside unless their metric is
+chosen.
 
 * The model is the file's ``model_name``, else the model of ``config.model_args``
   (keys ``peft``, ``delta``, ``pretrained``, ``model``, ``path``, ``engine``, in the
   harness's own order), else ``config.model`` when it names a model rather than a
-  backend such as ``hf``, else the folder the file is in, else the file name.
+  backend such as ``hf``, else the folder the file is in, else the file name. When files
+  of one model name different ``revision=`` checkpoints in ``model_args``, each is its
+  own model, ``name@revision``.
+* The same model and task in several files: the run with the latest ``date`` is kept
+  (a warning says so); files without a date, or with the same date, are an error naming
+  both.
 * The harness marks no metric as primary. The default is each task's first metric as
   the file lists it, which is the task's own ``metric_list`` order with its first filter
   (``acc`` before ``acc_norm``; ``strict-match`` before ``flexible-extract``).
@@ -25,14 +40,27 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from subsetsel_core.errors import InputError
 from subsetsel_core.io.result_files import JsonFile
-from subsetsel_core.io.result_records import Parsed, Record, mapping, names, number
+from subsetsel_core.io.result_records import (
+    Parsed,
+    Record,
+    bad_field,
+    mapping,
+    names,
+    number,
+    object_field,
+    score_of,
+    text_field,
+)
 
 TITLE = "lm-evaluation-harness"
 MODEL_ARG_KEYS: tuple[str, ...] = ("peft", "delta", "pretrained", "model", "path", "engine")
 """Keys of ``model_args`` that name the model, in the harness's order of preference."""
 TASK_FIELDS = frozenset({"alias", "name", "sample_len", "sample_count", "samples"})
 """Keys of a task's results that are not metrics."""
+PROPORTIONS = frozenset({"acc", "acc_norm", "exact_match", "em", "f1", "acc_mutual_info", "mc1", "mc2"})
+"""Metrics the harness computes as a mean of 0/1 (or 0–1) items: a value outside 0–1 is damage."""
 SIGNATURE_KEYS = ("versions", "config", "configs", "n-shot", "higher_is_better", "group_subtasks")
 
 
@@ -42,39 +70,52 @@ def looks_like(data: Any) -> bool:
             and any(k in data for k in SIGNATURE_KEYS))
 
 
-def _from_model_args(args: Any) -> str | None:
-    pairs: dict[str, Any] = {}
+def _model_args(args: Any, where: str) -> dict[str, Any]:
+    if args is None:
+        return {}
     if isinstance(args, Mapping):
-        pairs = {str(k): v for k, v in args.items()}
-    elif isinstance(args, str):
-        for item in args.split(","):
-            key, sep, value = item.partition("=")
-            if sep:
-                pairs.setdefault(key.strip(), value.strip())
-    else:
-        return None
+        return {str(k): v for k, v in args.items()}
+    if not isinstance(args, str):
+        raise bad_field(where, "config.model_args", args, "text or an object")
+    pairs: dict[str, Any] = {}
+    for item in args.split(","):
+        key, sep, value = item.partition("=")
+        if sep:
+            pairs.setdefault(key.strip(), value.strip())
+    return pairs
+
+
+def model_name(data: Mapping[str, Any], file: JsonFile, where: str = "") -> tuple[str, bool, str]:
+    """The model of a results file, whether the file itself names it, and the checkpoint
+    ``revision`` its ``model_args`` name (empty when none).
+
+    Raises
+    ------
+    InputError
+        ``model_name``, ``config``, ``config.model_args`` or the model's name in them is
+        of the wrong JSON type.
+    """
+    where = where or file.path
+    config = object_field(data, "config", where)
+    pairs = _model_args(config.get("model_args"), where)
+    revision = pairs.get("revision")
+    revision = revision.strip() if isinstance(revision, str) else ""
+    name = text_field(data, "model_name", where)
+    if name:
+        return name, True, revision
     for key in MODEL_ARG_KEYS:
         found = pairs.get(key)
-        if found not in (None, ""):
-            return str(found)
-    return None
-
-
-def model_name(data: Mapping[str, Any], file: JsonFile) -> tuple[str, bool]:
-    """The model of a results file, and whether the file itself names it."""
-    name = data.get("model_name")
-    if isinstance(name, str) and name.strip():
-        return name.strip(), True
-    config = mapping(data.get("config"))
-    from_args = _from_model_args(config.get("model_args"))
-    if from_args:
-        return from_args, True
-    model = config.get("model")
-    if isinstance(model, str) and "/" in model:
-        return model, True
+        if found is None or found == "":
+            continue
+        if not isinstance(found, str):
+            raise bad_field(where, f"config.model_args.{key}", found, "text")
+        return found, True, revision
+    model = text_field(config, "model", where, "config.model")
+    if model and "/" in model:
+        return model, True, revision
     if len(file.parts) >= 2:
-        return file.parts[-2].replace("__", "/"), False
-    return file.parts[-1].removesuffix(".json").removesuffix(".JSON"), False
+        return file.parts[-2].replace("__", "/"), False, revision
+    return file.parts[-1].removesuffix(".json").removesuffix(".JSON"), False, revision
 
 
 def _groups(data: Mapping[str, Any], results: Mapping[str, Any]) -> set[str]:
@@ -99,15 +140,55 @@ def metric_base(key: str) -> str:
     return key.split(",", 1)[0]
 
 
-def read(files: Sequence[JsonFile], label: str) -> Parsed:
+def _file_records(file: JsonFile, model: str, label: str, groups: set[str]) -> list[Record]:
+    """The records of one results file, read strictly."""
+    where = f"{label}/{file.path}"
+    data = file.data
+    results = data["results"]
+    skip = _groups(data, results)
+    groups |= skip
+    directions = object_field(data, "higher_is_better", where)
+    date = data.get("date")
+    when = number(date) if date is not None else None
+    if date is not None and when is None:
+        raise bad_field(where, "date", date, "a number (the run's start time)")
+    rank = (when,) if when is not None else ()
+    out: list[Record] = []
+    for task, metrics in results.items():
+        if task in skip:
+            continue
+        if not isinstance(metrics, Mapping):
+            raise bad_field(where, f"results.{task}", metrics, "an object of metrics")
+        declared = object_field(directions, task, where, f"higher_is_better.{task}")
+        for key, value in metrics.items():
+            base = metric_base(str(key))
+            if key in TASK_FIELDS or "_stderr" in base:
+                continue
+            x, why = score_of(value)
+            if x is None and not why:
+                continue  # text, null: not a metric
+            if x is not None and base in PROPORTIONS and not -1e-9 <= x <= 1 + 1e-9:
+                x, why = None, f"{x:g}, outside 0–1 (the harness reports {base} as a fraction)"
+            hib = declared.get(base)
+            if hib is not None and not isinstance(hib, bool):
+                raise bad_field(where, f"higher_is_better.{task}.{base}", hib, "true or false")
+            out.append(Record(model, str(task), str(key), x if x is not None else float("nan"), hib,
+                              file.path, rank, why, f"results.{task}.{key}"))
+    return out
+
+
+def read(files: Sequence[JsonFile], label: str, skip_unreadable: bool = False) -> Parsed:
     """The scores of lm-evaluation-harness result files.
 
     Parameters
     ----------
     files : sequence of JsonFile
-        The folder's JSON files; those that are not results files are set aside.
+        The folder's JSON files; a file that is not a results file is an error (or, with
+        ``skip_unreadable``, skipped with a warning).
     label : str
         The folder's name in messages.
+    skip_unreadable : bool
+        Skip a file that is not a results file or has a field of the wrong type.
 
     Returns
     -------
@@ -116,50 +197,51 @@ def read(files: Sequence[JsonFile], label: str) -> Parsed:
     """
     records: list[Record] = []
     notes: list[str] = []
-    other: list[str] = []
+    aside: list[tuple[str, str]] = []
     empty: list[str] = []
     unnamed: list[str] = []
     groups: set[str] = set()
-    n_files = 0
+    runs: list[tuple[JsonFile, str, str]] = []
     for file in files:
-        data = file.data
-        if not looks_like(data):
-            other.append(file.path)
+        where = f"{label}/{file.path}"
+        try:
+            if not looks_like(file.data):
+                raise InputError(f"{where}: is not an lm-evaluation-harness results file (no 'results' object "
+                                 "with 'versions' or 'config'). Remove it from the folder, or pass "
+                                 "--skip-unreadable to skip it with a warning.", field="scores_file")
+            model, named, revision = model_name(file.data, file, where)
+            got = _file_records(file, model, label, groups)
+        except InputError as exc:
+            if not skip_unreadable:
+                raise
+            aside.append((file.path, str(exc).removeprefix(f"{where}: ")))
             continue
-        n_files += 1
-        model, named = model_name(data, file)
         if not named:
             unnamed.append(file.path)
-        results: Mapping[str, Any] = data["results"]
-        skip = _groups(data, results)
-        groups |= skip
-        directions = mapping(data.get("higher_is_better"))
-        date = number(data.get("date"))
-        rank = (date if date is not None else float("-inf"), file.path)
-        before = len(records)
-        for task, metrics in results.items():
-            if task in skip or not isinstance(metrics, Mapping):
-                continue
-            declared = mapping(directions.get(task))
-            for key, value in metrics.items():
-                x = number(value)
-                if key in TASK_FIELDS or x is None or "_stderr" in metric_base(str(key)):
-                    continue
-                hib = declared.get(metric_base(str(key)))
-                records.append(Record(model, str(task), str(key), x,
-                                      hib if isinstance(hib, bool) else None, file.path, rank))
-        if len(records) == before:
+        if not got:
             empty.append(file.path)
+        runs.append((file, model, revision))
+        records += got
+    revisions: dict[str, set[str]] = {}
+    for _, model, revision in runs:
+        revisions.setdefault(model, set()).add(revision)
+    split = {m for m, r in revisions.items() if len(r) > 1}
+    if split:
+        rename = {f.path: f"{m}@{r}" if r else m for f, m, r in runs if m in split}
+        records = [r._replace(model=rename.get(r.source, r.model)) for r in records]
+        notes.append(f"{len(split)} model(s) were run at several checkpoints (model_args revision=); each "
+                     f"checkpoint is a model, name@revision: {names(split, 3)}.")
+    warnings = []
+    if aside:
+        warnings.append(f"skipped {len(aside)} unreadable file(s): " + "; ".join(f"{p} ({why})" for p, why in aside))
     if groups:
         notes.append(f"set aside {len(groups)} group score(s) that aggregate their subtasks: {names(groups)}.")
+        aside += [(g, "a group score: the mean of its subtasks, which are in the file") for g in sorted(groups)]
     if unnamed:
         notes.append(f"{len(unnamed)} file(s) name no model (no model_name or config.model_args); their model "
                      f"is the folder or file name: {names(unnamed, 3)}.")
     if empty:
-        notes.append(f"{len(empty)} file(s) hold no numeric task result: {names(empty, 3)}.")
-    if other:
-        notes.append(f"set aside {len(other)} JSON file(s) that are not lm-evaluation-harness results: "
-                     f"{names(other, 3)}.")
+        warnings.append(f"{len(empty)} file(s) hold no numeric task result: {names(empty, 3)}.")
     return Parsed(tuple(records), tuple(notes), None,
                   "each task's first metric as the harness lists it (its metric_list order, first filter)",
-                  n_files, TITLE, "the latest run (by the file's date)")
+                  len(runs), TITLE, "the latest run (by the file's date)", tuple(warnings), tuple(aside))

@@ -2,7 +2,12 @@
 
 :func:`collect_json` gathers every ``.json`` file of a results folder (at any depth), a
 zip archive of one, a single JSON file, or uploaded ``(name, bytes)`` pairs, and parses
-each one. The reading is bounded: a size cap on each file
+each one (:func:`collect_raw` then :func:`parse_files`; the raw bytes are what the
+result cache hashes). Every file that cannot be read — not UTF-8, not JSON, unreadable —
+is an error naming it, or, with ``skip_unreadable``, a file skipped and listed. Numbers
+are parsed strictly: ``NaN``, ``Infinity``, ``1e999`` and integers of more than
+:data:`~subsetsel_core.io.result_json.MAX_DIGITS` digits become :class:`~subsetsel_core.io.result_records.NotANumber`
+values that the readers refuse as scores, naming the file and key. The reading is bounded: a size cap on each file
 (``SUBSETSEL_MAX_JSON_MB``, default 32 MB), on their total (the table limit
 ``SUBSETSEL_MAX_TABLE_MB``) and on their number (``SUBSETSEL_MAX_RESULT_FILES``,
 default 20 000). Symbolic links that lead out of the folder are never followed; hidden
@@ -13,16 +18,17 @@ skipped.
 from __future__ import annotations
 
 import io
-import json
 import os
 import stat
 import zipfile
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeAlias
 
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.result_json import parse_json
 from subsetsel_core.io.tables import max_bytes
 
 ResultSource: TypeAlias = str | Path | bytes | Sequence[tuple[str, bytes]]
@@ -69,10 +75,32 @@ class Collected:
         The parsed JSON files, sorted by path.
     notes : tuple of str
         What was skipped (links out of the folder, other files), in words.
+    skipped : tuple of (str, str)
+        Files that could not be read and were skipped (``skip_unreadable``), with why.
     """
 
     files: tuple[JsonFile, ...]
     notes: tuple[str, ...] = ()
+    skipped: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class RawFiles:
+    """The bytes of a results source's JSON files, before parsing.
+
+    Attributes
+    ----------
+    items : tuple of (str, str, bytes)
+        ``(path in the folder, path for messages, bytes)``, sorted by path.
+    notes : tuple of str
+        What was skipped (links out of the folder, archive entries), in words.
+    skipped : tuple of (str, str)
+        Files that could not be read (``skip_unreadable``), with why.
+    """
+
+    items: tuple[tuple[str, str, bytes], ...]
+    notes: tuple[str, ...] = ()
+    skipped: tuple[tuple[str, str], ...] = ()
 
 
 def _env_number(name: str, default: float) -> float:
@@ -149,45 +177,26 @@ class _Budget:
             )
 
 
-def parse_json(raw: bytes, where: str) -> Any:
-    """The JSON value of a file's bytes.
-
-    Raises
-    ------
-    InputError
-        The bytes are not UTF-8 JSON; the message names the file, line and column.
-    """
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError(
-            f"{where}: is not UTF-8 text, so not a JSON result file. Re-export it as UTF-8 JSON or "
-            "remove it from the folder.",
-            field="scores_file",
-        ) from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"{where}: is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}). The file "
-            "may be cut short or hand-edited; write it again or remove it from the folder.",
-            field="scores_file",
-        ) from None
-    except RecursionError:
-        raise InputError(f"{where}: nests too deeply to be a result file. Remove it from the folder.",
-                         field="scores_file") from None
-
-
 def _skipped(name: str) -> bool:
     return any(part.startswith(".") or part in _SKIPPED_DIRS for part in PurePosixPath(name).parts)
 
 
-def _walk(root: Path, label: str, notes: list[str]) -> Iterator[tuple[str, Path]]:
-    """``(relative path, path)`` of the JSON files under ``root``, links kept inside it."""
+def _walk(root: Path, label: str, notes: list[str], skipped: list[tuple[str, str]] | None = None,
+          ) -> Iterator[tuple[str, Path]]:
+    """``(relative path, path)`` of the JSON files under ``root``, links kept inside it; a
+    folder that cannot be listed is an error (or, with ``skipped``, listed there)."""
     real_root = root.resolve()
     entries = 0
     outside = 0
-    for folder, dirs, names in os.walk(root, followlinks=False):
+
+    def unlisted(exc: OSError) -> None:
+        where = f"{label}/{Path(exc.filename or '').relative_to(root).as_posix()}" if exc.filename else label
+        if skipped is None:
+            raise InputError(f"{where}: the folder cannot be read ({exc.strerror}). Check its permissions, or pass "
+                             "--skip-unreadable to skip it with a warning.", field="scores_file")
+        skipped.append((where, f"the folder cannot be read ({exc.strerror})"))
+
+    for folder, dirs, names in os.walk(root, followlinks=False, onerror=unlisted):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
         base = Path(folder)
         for d in dirs:
@@ -208,23 +217,28 @@ def _walk(root: Path, label: str, notes: list[str]) -> Iterator[tuple[str, Path]
         notes.append(f"{label}: skipped {outside} symbolic link(s) that lead out of the folder.")
 
 
-def _from_folder(root: Path, label: str, notes: list[str]) -> list[JsonFile]:
+def _from_folder(root: Path, label: str, notes: list[str], skipped: list[tuple[str, str]] | None = None,
+                 ) -> list[tuple[str, str, bytes]]:
     budget = _Budget(label)
     out = []
-    for rel, path in _walk(root, label, notes):
+    for rel, path in _walk(root, label, notes, skipped):
         where = f"{label}/{rel}"
         try:
             size = path.stat().st_size
             budget.take(where, size)
             raw = path.read_bytes()
         except OSError as exc:
-            raise InputError(f"{where}: cannot be read ({exc.strerror}). Check its permissions.",
-                             field="scores_file") from None
-        out.append(JsonFile(rel, parse_json(raw, where)))
+            if skipped is not None:
+                skipped.append((where, f"cannot be read ({exc.strerror})"))
+                continue
+            raise InputError(f"{where}: cannot be read ({exc.strerror}). Check its permissions, or pass "
+                             "--skip-unreadable to skip it with a warning.", field="scores_file") from None
+        out.append((rel, where, raw))
     return out
 
 
-def _from_zip(raw: bytes, label: str, notes: list[str]) -> list[JsonFile]:
+def _from_zip(raw: bytes, label: str, notes: list[str], skipped: list[tuple[str, str]] | None = None,
+              ) -> list[tuple[str, str, bytes]]:
     try:
         archive = zipfile.ZipFile(io.BytesIO(raw))
     except (zipfile.BadZipFile, OSError):
@@ -253,20 +267,24 @@ def _from_zip(raw: bytes, label: str, notes: list[str]) -> list[JsonFile]:
             try:
                 with archive.open(info) as fh:
                     data = fh.read(max_json_bytes() + 1)
-            except (zipfile.BadZipFile, RuntimeError, OSError, EOFError) as exc:
+            except (zipfile.BadZipFile, RuntimeError, OSError, EOFError, zlib.error) as exc:
+                if skipped is not None:
+                    skipped.append((where, f"cannot be read from the archive ({exc})"))
+                    continue
                 raise InputError(f"{where}: cannot be read from the archive ({exc}). Zip the folder again "
-                                 "without a password.", field="scores_file") from None
+                                 "without a password, or pass --skip-unreadable to skip it with a warning.",
+                                 field="scores_file") from None
             if len(data) > max_json_bytes():
                 raise _file_too_big(where, len(data))
-            out.append(JsonFile(name, parse_json(data, where)))
+            out.append((name, where, data))
     if links:
         notes.append(f"{label}: skipped {links} archive entr{'y' if links == 1 else 'ies'} that are links or "
                      "lead out of the archive.")
     return out
 
 
-def collect_json(source: ResultSource, label: str) -> Collected:
-    """Read and parse the JSON files of a results source.
+def collect_raw(source: ResultSource, label: str, *, skip_unreadable: bool = False) -> RawFiles:
+    """The bytes of a results source's JSON files (nothing parsed yet).
 
     Parameters
     ----------
@@ -275,54 +293,88 @@ def collect_json(source: ResultSource, label: str) -> Collected:
         files as ``(name, bytes)`` pairs (each a JSON file or a zip archive).
     label : str
         Name of the source in messages.
-
-    Returns
-    -------
-    Collected
+    skip_unreadable : bool
+        Skip a file that cannot be read (listed in :attr:`RawFiles.skipped`) instead of
+        stopping with an error.
 
     Raises
     ------
     InputError
-        The path does not exist, a file is not JSON, a cap is exceeded, or there is no
-        JSON file at all.
+        The path does not exist, a file cannot be read, a cap is exceeded, or there is
+        no JSON file at all.
     """
     notes: list[str] = []
+    skipped: list[tuple[str, str]] = []
     if isinstance(source, str | Path):
         p = Path(source)
         if not p.exists():
             raise InputError(f"{label}: not found ({p}). Check the path.", field="scores_file")
         if p.is_dir():
-            files = _from_folder(p, label, notes)
+            items = _from_folder(p, label, notes, skipped if skip_unreadable else None)
         else:
             size = p.stat().st_size
             if size > max_bytes():
                 raise InputError(f"{label}: {size / 2**20:.0f} MB is over the limit of "
                                  f"{max_bytes() / 2**20:.0f} MB. Give fewer result files, or raise the limit "
                                  "(environment variable SUBSETSEL_MAX_TABLE_MB).", field="scores_file")
-            files = _from_bytes(p.read_bytes(), p.name, label, notes)
+            items = _from_bytes(p.read_bytes(), p.name, label, notes, skipped if skip_unreadable else None)
     elif isinstance(source, bytes):
-        files = _from_bytes(source, label, label, notes)
+        items = _from_bytes(source, label, label, notes, skipped if skip_unreadable else None)
     else:
-        files = []
+        items = []
         for name, raw in source:
-            files += _from_bytes(raw, name, name, notes)
-        if len(files) > max_files():
+            items += _from_bytes(raw, name, name, notes, skipped if skip_unreadable else None)
+        if len(items) > max_files():
             raise _too_many(label, "JSON files")
-    if not files:
+    if not items and not skipped:
         raise InputError(
             f"{label}: holds no JSON file. Give the folder the evaluation wrote its result files to "
             "(lm-evaluation-harness: results_*.json; MTEB: model/revision/Task.json; Every Eval Ever: "
             "one JSON record per model and evaluation).",
             field="scores_file",
         )
-    return Collected(tuple(sorted(files, key=lambda f: f.path)), tuple(notes))
+    return RawFiles(tuple(sorted(items, key=lambda f: f[0])), tuple(notes), tuple(skipped))
 
 
-def _from_bytes(raw: bytes, name: str, where: str, notes: list[str]) -> list[JsonFile]:
+def parse_files(raw: RawFiles, label: str, *, skip_unreadable: bool = False) -> Collected:
+    """Parse the files of :func:`collect_raw`.
+
+    Raises
+    ------
+    InputError
+        A file is empty, not UTF-8 or not JSON (unless ``skip_unreadable``: then it is
+        listed in :attr:`Collected.skipped`), or no file is left.
+    """
+    files: list[JsonFile] = []
+    skipped = list(raw.skipped)
+    for path, where, data in raw.items:
+        try:
+            if not data.strip():
+                raise InputError(f"{where}: the file is empty. Give a JSON result file.", field="scores_file")
+            files.append(JsonFile(path, parse_json(data, where)))
+        except InputError as exc:
+            if not skip_unreadable:
+                raise
+            skipped.append((where, str(exc).removeprefix(f"{where}: ").split(". ")[0]))
+    if not files:
+        listed = "; ".join(f"{w}: {why}" for w, why in skipped[:3])
+        raise InputError(f"{label}: no JSON file could be read ({listed}).", field="scores_file")
+    return Collected(tuple(files), raw.notes, tuple(skipped))
+
+
+def collect_json(source: ResultSource, label: str, *, skip_unreadable: bool = False) -> Collected:
+    """Read and parse the JSON files of a results source
+    (:func:`collect_raw`, then :func:`parse_files`)."""
+    return parse_files(collect_raw(source, label, skip_unreadable=skip_unreadable), label,
+                       skip_unreadable=skip_unreadable)
+
+
+def _from_bytes(raw: bytes, name: str, where: str, notes: list[str],
+                skipped: list[tuple[str, str]] | None = None) -> list[tuple[str, str, bytes]]:
     if raw[:4] == _ZIP_MAGIC:
-        return _from_zip(raw, where, notes)
+        return _from_zip(raw, where, notes, skipped)
     if len(raw) > max_json_bytes():
         raise _file_too_big(where, len(raw))
     if not raw.strip():
         raise InputError(f"{where}: the file is empty. Give a JSON result file.", field="scores_file")
-    return [JsonFile(PurePosixPath(name.replace("\\", "/")).name, parse_json(raw, where))]
+    return [(PurePosixPath(name.replace("\\", "/")).name, where, raw)]

@@ -4,31 +4,30 @@
 results, an MTEB results folder or Every Eval Ever records (:data:`FORMATS`; ``"auto"``
 tells them apart by their content), takes one metric per dataset — the format's main
 metric by default, or the one the caller chooses (:func:`parse_metric_choice`) — and
-returns a :class:`ResultTable`: the long table plus a note of the metric taken per
-dataset and whether higher is better. A dataset some models lack is a gap in the table
-(the missing-score policy of :func:`~subsetsel_core.benchmark.load_scores` decides), not
-an error.
+returns a :class:`ResultTable`: the long table plus, per dataset, the metric taken, the
+direction and where it came from, the splits/subsets used (MTEB) and everything set aside
+with its reason (:meth:`ResultTable.reading_rows`, what ``subsetsel inspect`` prints).
+Whatever changed the benchmark (a file, model, revision, subset or task set aside, a
+duplicate resolved, a direction assumed or flipped) is a ``warning`` of
+:meth:`ResultTable.report`, which the command line prints. A dataset some models lack is a
+gap in the table (the missing-score policy of :func:`~subsetsel_core.benchmark.load_scores`
+decides), not an error. Reading a source is cached by the hash of its files' bytes
+(:mod:`~subsetsel_core.io.result_cache`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 import pandas as pd
 
 from subsetsel_core.errors import InputError
-from subsetsel_core.io import eee_results, lm_eval_results, mteb_results
-from subsetsel_core.io.names import did_you_mean
-from subsetsel_core.io.result_files import JsonFile, ResultSource, collect_json
-from subsetsel_core.io.result_records import (
-    RESULT_FORMATS,
-    Parsed,
-    Record,
-    guess_higher_is_better,
-    names,
-)
+from subsetsel_core.io import eee_results, lm_eval_results, mteb_results, result_cache
+from subsetsel_core.io.result_files import JsonFile, ResultSource, collect_raw, parse_files
+from subsetsel_core.io.result_records import RESULT_FORMATS, Parsed, names
+from subsetsel_core.io.result_table import ALL_TASKS, build
 from subsetsel_core.io.score_format import ScoreFormat
 from subsetsel_core.io.validation import ReportBuilder, ValidationReport
 
@@ -38,7 +37,7 @@ class ResultFormat(NamedTuple):
 
     title: str
     looks_like: Callable[[Any], bool]
-    read: Callable[[Sequence[JsonFile], str], Parsed]
+    read: Callable[[Sequence[JsonFile], str, bool], Parsed]
 
 
 FORMATS: dict[str, ResultFormat] = {
@@ -48,8 +47,9 @@ FORMATS: dict[str, ResultFormat] = {
 }
 """The results formats, by the name the CLI and the dashboard use."""
 assert RESULT_FORMATS == ("auto", *FORMATS), "result_records.RESULT_FORMATS lists the formats of FORMATS"
-ALL_TASKS = "*"
-"""The key of :func:`parse_metric_choice` for a metric chosen for every dataset."""
+DIRECTION_WORDS = {"file": "declared by the files", "format": "defined by the format (MTEB main scores)",
+                   "metric name": "from the metric name", "chosen bias metric": "a bias metric chosen: as the "
+                   "harness declares it (lower is better)", "assumed": "assumed (the metric name does not say)"}
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,15 @@ class ResultTable:
         Datasets whose lower-is-better scores were negated so that higher is better on
         every dataset (when the datasets' directions differ).
     notes : tuple of str
-        What was read, chosen and set aside, in words.
+        What was read and chosen, in words (facts).
+    warnings : tuple of str
+        What changed the benchmark, in words (printed by the command line).
+    direction_from : dict of str to str
+        Dataset → where its direction came from (a key of :data:`DIRECTION_WORDS`).
+    readings : dict of str to dict
+        Dataset → ``splits``, ``subsets``, ``subsets_from`` (MTEB).
+    set_aside : tuple of (str, str)
+        Every file, subset, revision or dataset set aside, with its reason.
     """
 
     frame: pd.DataFrame
@@ -82,6 +90,10 @@ class ResultTable:
     higher_is_better: bool
     negated: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    direction_from: dict[str, str] = field(default_factory=dict)
+    readings: dict[str, dict[str, Any]] = field(default_factory=dict)
+    set_aside: tuple[tuple[str, str], ...] = ()
 
     def score_format(self, base: ScoreFormat | None = None) -> ScoreFormat:
         """How :func:`~subsetsel_core.benchmark.load_scores` reads :attr:`frame`: ``base``
@@ -89,15 +101,62 @@ class ResultTable:
         return replace(base or ScoreFormat(), layout="long", dataset_column="dataset", model_column="model",
                        score_column="score", fold_column=None, higher_is_better=self.higher_is_better)
 
+    def task_higher(self, task: str) -> bool:
+        """Whether higher is better on a dataset's own metric (before any negation)."""
+        return self.higher_is_better != (task in self.negated)
+
     def report(self) -> ValidationReport:
-        """The notes as ``info`` findings, and the format and metrics as facts."""
+        """The warnings as ``warning`` findings, the notes as ``info``, and the format and
+        metrics as facts."""
         rb = ReportBuilder()
         rb.fact("format", FORMATS[self.format].title)
         counts = pd.Series(list(self.metrics.values()), dtype=object).value_counts()
         rb.fact("metrics", ", ".join(f"{m} ({n} dataset{'s' if n > 1 else ''})" for m, n in counts.items()))
+        for w in self.warnings:
+            rb.add("warning", "results", w)
         for note in self.notes:
             rb.add("info", "results", note)
         return rb.build()
+
+    def reading_rows(self) -> list[dict[str, Any]]:
+        """Per dataset how it was read, then every part set aside, as plain dicts.
+
+        Each dataset: ``kind="task"``, ``task``, ``metric``, ``direction``
+        (``higher``/``lower``), ``direction_from``, ``negated``, ``splits``, ``subsets``,
+        ``subsets_from``, ``models``; each part set aside: ``kind="set_aside"``, ``what``,
+        ``reason``.
+        """
+        n = self.frame.groupby("dataset")["score"].count().to_dict() if len(self.frame) else {}
+        rows: list[dict[str, Any]] = []
+        for task, metric in self.metrics.items():
+            r = self.readings.get(task, {})
+            src = self.direction_from.get(task, "file")
+            rows.append({"kind": "task", "task": task, "metric": metric,
+                         "direction": "higher" if self.task_higher(task) else "lower", "direction_from": src,
+                         "direction_words": DIRECTION_WORDS.get(src, src), "negated": task in self.negated,
+                         "splits": list(r.get("splits", [])), "subsets": list(r.get("subsets", [])),
+                         "subsets_from": r.get("subsets_from", ""), "models": int(n.get(task, 0))})
+        rows += [{"kind": "set_aside", "what": what, "reason": why} for what, why in self.set_aside]
+        return rows
+
+    def table_rows(self) -> pd.DataFrame:
+        """The score table exactly as read: ``model, dataset, fold, score, direction,
+        splits, subsets`` (scores in the files' own orientation; gaps as empty cells)."""
+        f = self.frame
+        sign = f["dataset"].map(lambda t: -1.0 if t in self.negated else 1.0)
+        r = {t: self.readings.get(t, {}) for t in self.metrics}
+        return pd.DataFrame({
+            "model": f["model"], "dataset": f["dataset"], "fold": "0", "score": f["score"] * sign,
+            "direction": f["dataset"].map(lambda t: "higher" if self.task_higher(t) else "lower"),
+            "metric": f["dataset"].map(self.metrics),
+            "splits": f["dataset"].map(lambda t: " ".join(r[t].get("splits", []))),
+            "subsets": f["dataset"].map(lambda t: " ".join(r[t].get("subsets", []))),
+        })
+
+
+def describe_results(table: ResultTable) -> list[dict[str, Any]]:
+    """:meth:`ResultTable.reading_rows` (what ``subsetsel inspect`` prints for a results folder)."""
+    return table.reading_rows()
 
 
 def parse_metric_choice(spec: str | Mapping[str, str] | None) -> dict[str, str]:
@@ -163,13 +222,14 @@ def read_results(
     *,
     metric: str | Mapping[str, str] | None = None,
     label: str = "results",
+    skip_unreadable: bool = False,
 ) -> ResultTable:
     """Read a results folder, archive or JSON file into a long score table.
 
     Parameters
     ----------
     source : path, bytes or sequence of (str, bytes)
-        See :func:`~subsetsel_core.io.result_files.collect_json`.
+        See :func:`~subsetsel_core.io.result_files.collect_raw`.
     result_format : {"auto", "lm-eval", "mteb", "eee"}
         The format (``"auto"``: recognised from the files).
     metric : str or mapping, optional
@@ -177,6 +237,10 @@ def read_results(
         main metric for each dataset.
     label : str
         The source's name in messages.
+    skip_unreadable : bool
+        Skip every file that cannot be read (not JSON, unreadable, not a result file of
+        the format, a field of the wrong type) with a warning listing each, instead of
+        stopping at the first with an error.
 
     Returns
     -------
@@ -185,132 +249,70 @@ def read_results(
     Raises
     ------
     InputError
-        An unreadable or oversized file, no results, an unknown format or metric, or
-        a dataset the models report under different metrics with no choice made.
+        An unreadable, malformed or oversized file, no results, an unknown format or
+        metric, two results of one model and task that no rule tells apart, a score
+        that is not a finite number in range, or a dataset the models report under
+        different metrics with no choice made.
     """
     if result_format not in RESULT_FORMATS:
         raise InputError(f"unknown results format '{result_format}'; use one of {', '.join(RESULT_FORMATS)}.",
                          field="scores_file")
-    collected = collect_json(source, label)
+    choice = parse_metric_choice(metric)
+    raw = collect_raw(source, label, skip_unreadable=skip_unreadable)
+    key = result_cache.key(raw, [result_format, sorted(choice.items()), label, skip_unreadable])
+    cached = result_cache.load(key, ResultTable)
+    if cached is not None:
+        return cached
+    collected = parse_files(raw, label, skip_unreadable=skip_unreadable)
     files = collected.files
     fmt = detect_format(files, label) if result_format == "auto" else result_format
-    parsed = FORMATS[fmt].read(files, label)
-    if not parsed.records:
+    if result_format == "auto" and skip_unreadable:
+        files = tuple(f for f in files if FORMATS[fmt].looks_like(f.data) or mteb_results.is_model_meta(f))
+        aside = [(f"{label}/{f.path}", f"not a result file of {FORMATS[fmt].title}") for f in collected.files
+                 if f not in files]
+        collected = replace(collected, skipped=collected.skipped + tuple(aside))
+    if not any(FORMATS[fmt].looks_like(x.data) for x in files):
         others = [k for k, f in FORMATS.items() if k != fmt and any(f.looks_like(x.data) for x in files)]
         if others:
-            raise InputError(f"{label}: holds no {parsed.title} results; its JSON files are "
+            raise InputError(f"{label}: holds no {FORMATS[fmt].title} results; its JSON files are "
                              f"{FORMATS[others[0]].title} results. Name that format ({others[0]}), or auto.",
                              field="scores_file")
+    parsed = FORMATS[fmt].read(files, label, skip_unreadable)
+    if not parsed.records:
         raise InputError(f"{label}: holds no {parsed.title} scores ({parsed.n_files} result file(s) read; "
-                         + "; ".join(parsed.notes) + "). Give the folder the evaluation wrote its results to.",
-                         field="scores_file")
-    return _table(parsed, fmt, parse_metric_choice(metric), label, collected.notes)
+                         + "; ".join(parsed.warnings + parsed.notes) + "). Give the folder the evaluation wrote "
+                         "its results to.", field="scores_file")
+    table = _table(parsed, fmt, choice, label, collected.notes, collected.skipped)
+    result_cache.store(key, table)
+    return table
 
 
-class _Task(NamedTuple):
-    records: dict[str, list[Record]]  # metric → its records (one per model)
-    models: set[str]
-
-
-def _latest(records: Sequence[Record]) -> tuple[list[Record], int]:
-    """One record per (model, dataset, metric): the greatest rank; and how many pairs repeated."""
-    best: dict[tuple[str, str, str], Record] = {}
-    repeated: set[tuple[str, str]] = set()
-    for r in records:
-        key = (r.model, r.dataset, r.metric)
-        old = best.get(key)
-        if old is not None:
-            repeated.add((r.model, r.dataset))
-            if r.rank <= old.rank:
-                continue
-        best[key] = r
-    return list(best.values()), len(repeated)
-
-
-def _resolve(want: str, metrics: Sequence[str]) -> str | None:
-    """The key among ``metrics`` a chosen name means (``acc_norm`` → ``acc_norm,none``)."""
-    if want in metrics:
-        return want
-    same = [m for m in metrics if lm_eval_results.metric_base(m) == want]
-    none = [m for m in same if m.endswith(",none")]
-    found = none or same
-    return found[0] if found else None
-
-
-def _default(task: str, t: _Task, parsed: Parsed, label: str) -> str:
-    common = [m for m, rs in t.records.items() if len(rs) == len(t.models)]
-    if parsed.main_metric in common:
-        return str(parsed.main_metric)
-    if common:
-        return common[0]
-    by_metric = ", ".join(f"{m}: {names({r.model for r in rs}, 3)}" for m, rs in list(t.records.items())[:4])
-    raise InputError(
-        f"{label}: task '{task}' is reported under different metrics by different models ({by_metric}), so no "
-        f"one metric covers every model. Choose its metric (e.g. {task}={next(iter(t.records))}); models "
-        "without that metric then have a gap on this task.",
-        field="score_column",
-    )
-
-
-def _table(parsed: Parsed, fmt: str, choice: dict[str, str], label: str, notes0: Sequence[str]) -> ResultTable:
-    records, repeated = _latest(parsed.records)
-    tasks: dict[str, _Task] = {}
-    for r in records:
-        t = tasks.setdefault(r.dataset, _Task({}, set()))
-        t.records.setdefault(r.metric, []).append(r)
-        t.models.add(r.model)
-    unknown = [k for k in choice if k != ALL_TASKS and k not in tasks]
-    if unknown:
-        raise InputError(f"{label}: no task '{unknown[0]}'{did_you_mean(unknown[0], list(tasks))} to choose a "
-                         f"metric for. The tasks are {names(set(tasks), 8)}.",
-                         field="score_column")
-    metrics: dict[str, str] = {}
-    kept: list[str] = []
-    for task, t in tasks.items():
-        want = choice.get(task, choice.get(ALL_TASKS))
-        key = _resolve(want, list(t.records)) if want else None
-        if want and key is None and task in choice:
-            raise InputError(f"{label}: task '{task}' has no metric '{want}'; its metrics are "
-                             f"{', '.join(t.records)}.", field="score_column")
-        if key is None and want:
-            kept.append(task)
-        metrics[task] = key or _default(task, t, parsed, label)
-    notes = list(notes0) + [f"read {parsed.n_files} {parsed.title} result file(s): {len(tasks)} task(s), "
-                            f"{len({r.model for r in records})} model(s)."] + list(parsed.notes)
-    notes.append(f"metric per task: {parsed.rule}, unless chosen." if not choice else
-                 f"metric per task: as chosen, else {parsed.rule}.")
-    if kept:
-        notes.append(f"{len(kept)} task(s) do not report '{choice[ALL_TASKS]}' and keep their default metric: "
-                     f"{names(set(kept))}.")
-    if repeated:
-        notes.append(f"{repeated} (model, task) result(s) appear in several files; kept {parsed.kept}.")
-    lower = {task for task in tasks if not _higher(tasks[task].records[metrics[task]], metrics[task])}
-    rows: list[tuple[str, str, float]] = []
-    for task, t in tasks.items():
-        chosen = t.records[metrics[task]]
-        rows += [(r.dataset, r.model, r.value) for r in chosen]
-        rows += [(task, m, float("nan")) for m in sorted(t.models - {r.model for r in chosen})]  # gaps
-    frame = pd.DataFrame(rows, columns=["dataset", "model", "score"])
+def _table(parsed: Parsed, fmt: str, choice: dict[str, str], label: str, notes0: Sequence[str],
+           skipped: Sequence[tuple[str, str]]) -> ResultTable:
+    b = build(parsed, choice, label)
+    warnings = list(b.warnings)
+    if skipped:
+        warnings.insert(0, f"skipped {len(skipped)} file(s) that cannot be read: "
+                        + "; ".join(f"{w} ({why})" for w, why in skipped))
+    warnings = list(parsed.warnings) + warnings
+    notes = list(notes0) + list(b.notes)
+    frame = b.frame
+    lower = {t for t, h in b.higher.items() if not h}
+    higher = len(lower) < len(b.higher)
     negated: tuple[str, ...] = ()
-    higher = len(lower) < len(tasks)
     if lower and higher:
         negated = tuple(sorted(lower))
+        frame = frame.copy()
         frame.loc[frame["dataset"].isin(lower), "score"] *= -1.0
-        notes.append(f"{len(lower)} task(s) have a lower-is-better metric ({names(set(lower))}); their scores are "
-                     "negated so that higher is better on every task.")
-    gaps = sum(len(tasks[task].models) - len(tasks[task].records[metrics[task]]) for task in tasks)
-    all_models = {r.model for r in records}
-    gaps += sum(len(all_models - t.models) for t in tasks.values())
+        warnings.append(f"{len(lower)} task(s) have a lower-is-better metric ({names(set(lower))}); their scores "
+                        "are negated so that higher is better on every task.")
+    tasks = set(b.metrics)
+    models = set(frame["model"])
+    have = frame.dropna(subset=["score"]).groupby("dataset")["model"].nunique().to_dict()
+    gaps = sum(len(models) - int(have.get(t, 0)) for t in tasks)
     if gaps:
-        notes.append(f"{gaps} (model, task) score(s) are missing: some models were not run on every task "
-                     "(gaps, handled by the missing-score policy).")
-    available = {task: tuple(t.records) for task, t in tasks.items()}
-    return ResultTable(frame, fmt, metrics, available, higher, negated, tuple(notes))
-
-
-def _higher(records: Sequence[Record], metric: str) -> bool:
-    """The direction of a task's metric: as the files declare it (the majority), else by its name."""
-    declared = [r.higher_is_better for r in records if r.higher_is_better is not None]
-    if not declared:
-        return guess_higher_is_better(lm_eval_results.metric_base(metric))
-    return sum(declared) * 2 >= len(declared)
+        warnings.append(f"{gaps} (model, task) score(s) are missing: some models were not run on every task "
+                        "or lack its metric or subsets (gaps, handled by the missing-score policy).")
+    return ResultTable(frame, fmt, b.metrics, b.available, higher, negated, tuple(notes), tuple(warnings),
+                       b.direction_from, {t: v for t, v in parsed.readings.items() if t in tasks},
+                       tuple((str(a), str(r)) for a, r in list(b.set_aside) + list(skipped)))

@@ -70,3 +70,31 @@ def test_results_upload_through_the_benchmark_page():
     for page in ("select", "home"):
         H.goto(at, page)
         assert not H.errors(at), (page, H.errors(at))
+
+
+def test_check_results_skips_unreadable_files_when_asked_and_lists_what_was_set_aside():
+    files = [UploadedTable(p.name, p.read_bytes()) for p in sorted((FIXTURES / "eee_helm").rglob("*.json"))]
+    broken = UploadedTable("broken.json", b'{"model_info": ')
+    res = result_upload.check_results([*files, broken], "eee")
+    assert not res.check.ok and "broken.json: is not valid JSON" in (res.check.error or "")
+    res = result_upload.check_results([*files, broken], "eee", skip_unreadable=True)
+    assert res.check.ok
+    warnings = [f.message for f in res.check.report.findings if f.level == "warning"]
+    assert any("skipped 1 file(s) that cannot be read: broken.json" in w for w in warnings)
+    assert {"Mean win rate", "MMLU All Subjects"} <= set(res.set_aside["what"])
+    assert set(res.metrics.columns) >= {"direction", "direction from", "splits / subsets"}
+
+
+def test_the_skip_checkbox_on_the_benchmark_page():
+    at = H.goto(H.new_app(), "benchmark")
+    uploader = next(u for u in at.get("file_uploader") if "Results folder" in u.label)
+    files = [(p.name, p.read_bytes(), "application/json") for p in sorted((FIXTURES / "eee_helm").rglob("*.json"))]
+    uploader.set_value([*files, ("broken.json", b'{"model_info": ', "application/json")])
+    at.run()
+    assert not at.exception
+    assert any("is not valid JSON" in e.value for e in at.error), [e.value for e in at.error]
+    box = next(c for c in at.checkbox if c.label == "Skip files that cannot be read")
+    box.check()
+    at.run()
+    assert not H.errors(at), H.errors(at)
+    assert [b for b in at.button if b.key == "use_results_btn"]

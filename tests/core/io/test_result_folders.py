@@ -68,7 +68,7 @@ def test_lm_eval_folder_reads_models_tasks_metrics_and_directions():
     assert wide.loc["wikitext", "org/model-a"] == pytest.approx(-11.8)
     # model-d was not run on wikitext: a gap, not an error
     assert wide["org/model-d"].isna().sum() == 1
-    text = " ".join(t.notes)
+    text = " ".join(t.notes + t.warnings)
     assert "folder or file name" in text and "negated" in text and "missing" in text
 
 
@@ -101,13 +101,16 @@ def test_lm_eval_model_names_groups_duplicates_and_mixed_metrics(tmp_path: Path)
                        group_subtasks={"grp": ["t1", "t2"]})
     _write(tmp_path / "run" / "c.json", grouped)
     _write(tmp_path / "run" / "notes.json", {"comment": "not a result file"})
-    t = read_results(tmp_path / "run", "lm-eval", label="run")
+    with pytest.raises(InputError, match=r"run/notes.json: is not an lm-evaluation-harness results file.*"
+                                         "--skip-unreadable"):
+        read_results(tmp_path / "run", "lm-eval", label="run")
+    t = read_results(tmp_path / "run", "lm-eval", label="run", skip_unreadable=True)
     wide = _pivot(t)
     assert sorted(wide.columns) == ["org/adapter-b", "org/c", "org/named-a"]  # peft names the run
     assert sorted(wide.index) == ["t1", "t2"]  # the group 'grp' is set aside
     assert wide.loc["t1", "org/named-a"] == pytest.approx(0.9)  # the later run wins
-    text = " ".join(t.notes)
-    assert "group" in text and "grp" in text and "several files" in text and "not lm-evaluation-harness" in text
+    text = " ".join(t.notes + t.warnings)
+    assert "group" in text and "grp" in text and "several files" in text and "skipped 1 unreadable file(s): notes.json" in text
     # one model reports t3 as acc, the other as exact_match: no common metric
     _write(tmp_path / "mixed" / "a.json", _lm_file("org/a", {"t3": {"acc,none": 0.5}}))
     _write(tmp_path / "mixed" / "b.json", _lm_file("org/b", {"t3": {"exact_match,none": 0.2}}))
@@ -130,7 +133,7 @@ def test_mteb_folder_joins_revisions_and_averages_subsets():
     assert wide.loc["STS22", "org/embed-base"] == pytest.approx((0.684 + 0.561) / 2)  # mean over subsets
     # the known revision beats no_revision_available (whose scores are 0.9 ×)
     assert wide.loc["Banking77Classification", "org/embed-small"] == pytest.approx(0.801)
-    assert any("several revisions" in n for n in t.notes)
+    assert any("results for 2 revisions; used '1a2b3c4d" in n for n in t.warnings)
     t2 = read_results(MTEB, "mteb", metric="SciFact=map_at_10", label="mteb")
     assert _pivot(t2).loc["SciFact", "org/embed-base"] == pytest.approx(0.652)
 

@@ -1,0 +1,138 @@
+"""The splits and subsets each MTEB task is scored on — the same for every model — and the
+records they give (see :mod:`~subsetsel_core.io.mteb_results` for the rule)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+from subsetsel_core.io import mteb_tasks
+from subsetsel_core.io.result_records import Record, names, score_of
+
+Pair = tuple[str, str]
+"""A (split, hf_subset) of a task file."""
+
+
+class TaskFile(NamedTuple):
+    """One MTEB task file as read: its model, revision, task and subsets."""
+
+    model: str
+    revision: str
+    task: str
+    path: str
+    entries: dict[Pair, tuple[Mapping[str, Any], str]]  # (split, subset) → (scores, key in the file)
+    version: tuple[int, ...]
+
+MAIN = "main_score"
+_NOT_METRICS = frozenset({"hf_subset", "languages", "evaluation_time", "kg_co2_emissions"})
+COMMON = "the subsets every model has"
+DECLARED = "mteb task metadata"
+
+
+def _common(tfs: Sequence[TaskFile]) -> tuple[set[Pair], str]:
+    """The (split, subset) pairs every model's file has, with ``test`` alone when it is among
+    them and ``train`` only when it is the one split; and why splits were left out."""
+    common = set.intersection(*(set(tf.entries) for tf in tfs))
+    splits = {s for s, _ in common}
+    keep = {"test"} if "test" in splits else (splits - {"train"} if len(splits) > 1 else splits)
+    dropped = sorted(splits - keep)
+    why = (f"split(s) {', '.join(dropped)} left out: MTEB scores a task on its eval_splits (by default test)"
+           if dropped else "")
+    return {p for p in common if p[0] in keep}, why
+
+
+def _main_key(tfs: Sequence[TaskFile]) -> str | None:
+    """The metric a task's main_score is, read from files that give both (for files before
+    mteb 1.11 that give no main_score)."""
+    for tf in tfs:
+        for scores, _ in tf.entries.values():
+            main = scores.get(MAIN)
+            if isinstance(main, int | float) and not isinstance(main, bool):
+                for k, v in scores.items():
+                    if k not in _NOT_METRICS and k != MAIN and v == main:
+                        return str(k)
+    return None
+
+
+def _metric_values(tf: TaskFile, used: Sequence[Pair], main_key: str | None, label: str) -> list[Record]:
+    """A model's records for a task: each metric every used subset reports, the mean of them."""
+    rows = [tf.entries[p] for p in used]
+    first = rows[0][0]
+    keys = [str(k) for k in first if k not in _NOT_METRICS]
+    if MAIN not in keys and main_key and main_key in first:
+        keys.insert(0, MAIN)
+    out: list[Record] = []
+    for key in keys:
+        total, bad, where = 0.0, "", ""
+        for scores, at in rows:
+            raw = scores.get(key, scores.get(main_key) if key == MAIN and main_key else None)
+            x, why = score_of(raw)
+            if x is None and not why:
+                break  # not a metric of every subset
+            if why:
+                bad, where = why, f"{at}.{key}"
+                break
+            total += x or 0.0
+        else:
+            out.append(Record(tf.model, tf.task, key, total / len(rows), None, tf.path, key=f"{used[0][0]}.{key}"))
+            continue
+        if bad:
+            out.append(Record(tf.model, tf.task, key, float("nan"), None, tf.path, bad=bad, key=where))
+    return out
+
+
+def records_of(kept: Sequence[TaskFile], label: str, warnings: list[str], aside: list[tuple[str, str]],
+               ) -> tuple[list[Record], dict[str, dict[str, Any]]]:
+    """The records of the task files kept (one revision per model), each task scored on the
+    same splits and subsets for every model; what was dropped is added to ``warnings``
+    and ``aside``."""
+    by_task: dict[str, list[TaskFile]] = {}
+    for tf in kept:
+        by_task.setdefault(tf.task, []).append(tf)
+    records: list[Record] = []
+    readings: dict[str, dict[str, Any]] = {}
+    for task, tfs in by_task.items():
+        meta = mteb_tasks.declared(task)
+        if meta is not None:
+            used = {(s, u) for s in meta.splits for u in meta.subsets}
+            source, why = DECLARED, ""
+            lacking = {tf.model: sorted(f"{s}/{u}" for s, u in used - set(tf.entries)) for tf in tfs}
+            lacking = {m: v for m, v in lacking.items() if v}
+            if lacking:
+                warnings.append(f"{task}: {len(lacking)} model(s) lack subsets mteb declares for it and have a gap "
+                                f"on it: " + "; ".join(f"{m} ({names(v, 3)})" for m, v in sorted(lacking.items())[:5]))
+        else:
+            used, why = _common(tfs)
+            source = COMMON
+        order = sorted(used)
+        readings[task] = {"splits": sorted({s for s, _ in order}), "subsets": sorted({u for _, u in order}),
+                          "subsets_from": source}
+        dropped: dict[str, set[str]] = {}
+        for tf in tfs:
+            for s, u in sorted(set(tf.entries) - used):
+                dropped.setdefault(f"{s}/{u}", set()).add(tf.model)
+        if dropped:
+            readings[task]["set_aside"] = sorted(dropped)
+            aside.append((f"{task}: {len(dropped)} split/subset(s) {names(list(dropped), 6)}",
+                          why or ("not declared for the task by mteb" if meta is not None else
+                                  f"not in every model's file (scored on {COMMON})")))
+        fewest = sorted(tfs, key=lambda tf: (len(tf.entries), tf.model))[:3]
+        limited = "; ".join(f"{tf.model} has {names([f'{s}/{u}' for s, u in tf.entries], 3)}" for tf in fewest)
+        if not order:
+            aside.append((task, "no split and subset is in every model's file"))
+            warnings.append(f"{task}: set aside — no split and subset is in every model's file "
+                            f"({len(tfs)} model(s)), so their scores would average different subsets ({limited}).")
+            readings[task]["set_aside_task"] = True
+            continue
+        if dropped and meta is None:
+            some = {m for ms in dropped.values() for m in ms}
+            warnings.append(f"{task}: scored on {names([f'{s}/{u}' for s, u in order], 4)} for every model ({COMMON}"
+                            f"{'; ' + why if why else ''}); set aside {names(list(dropped), 4)} (in the files of "
+                            f"{len(some)} of the {len(tfs)} models; {limited}).")
+        main_key = (meta.main_score if meta is not None else None) or _main_key(tfs)
+        for tf in tfs:
+            have = [p for p in order if p in tf.entries]
+            if len(have) < len(order):
+                continue  # a gap (declared subsets the file lacks)
+            records += _metric_values(tf, have, main_key, label)
+    return records, readings

@@ -1,0 +1,59 @@
+"""Result files' JSON, parsed strictly: numbers that are not scores become :class:`NotANumber`.
+
+``json.loads`` accepts ``NaN`` and ``Infinity`` and stops with a ``ValueError`` on an
+integer of more than 4,300 digits; :func:`parse_json` turns each of them into a
+:class:`~subsetsel_core.io.result_records.NotANumber` that the readers refuse as a score
+with the file and key named (and ignore where the value is not used). A float beyond the
+range (``1e999``) parses as an infinity, which
+:func:`~subsetsel_core.io.result_records.score_of` refuses the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from subsetsel_core.errors import InputError
+from subsetsel_core.io.result_records import NotANumber
+
+MAX_DIGITS = 400
+"""Longest number a result file may hold, in characters (a float holds ~309 digits)."""
+
+
+def parse_json(raw: bytes, where: str) -> Any:
+    """The JSON value of a file's bytes.
+
+    Raises
+    ------
+    InputError
+        The bytes are not UTF-8 JSON; the message names the file, line and column.
+    """
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError(
+            f"{where}: is not UTF-8 text, so not a JSON result file. Re-export it as UTF-8 JSON or "
+            "remove it from the folder.",
+            field="scores_file",
+        ) from None
+    try:
+        return json.loads(text, parse_int=_parse_int, parse_constant=_parse_constant)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{where}: is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}). The file "
+            "may be cut short or hand-edited; write it again or remove it from the folder.",
+            field="scores_file",
+        ) from None
+    except RecursionError:
+        raise InputError(f"{where}: nests too deeply to be a result file. Remove it from the folder.",
+                         field="scores_file") from None
+
+
+def _parse_int(text: str) -> int | NotANumber:
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        return NotANumber(f"a number of {len(text.lstrip('-'))} digits")
+    return int(text)
+
+
+def _parse_constant(text: str) -> NotANumber:
+    return NotANumber(f"{text} (not a finite number)")
