@@ -33,6 +33,8 @@ class Rule:
     decimals: int | None = None
     signed: bool = False
     """Show a ``+`` on positive values (gains)."""
+    percent: bool = False
+    """A fraction shown as a percentage: ``0.123`` → ``"12.3%"`` (``decimals`` of the percentage)."""
 
 
 QUANTITIES: dict[str, Rule] = {
@@ -49,7 +51,13 @@ QUANTITIES: dict[str, Rule] = {
     "statistic": Rule(sig=4),           # test statistics: Friedman χ², the critical difference
     "correlation": Rule(decimals=3),    # correlations in [−1, 1]: Mantel r, CKA, the geometry's Spearman ρ
     "parameter": Rule(sig=3),           # fitted model parameters (the Gaussian process's length-scale, variances)
-    "share": Rule(decimals=3),          # a fraction of something
+    "share": Rule(decimals=3),          # a fraction of something, in a table column
+    "percent": Rule(decimals=1, percent=True),  # a fraction of something in a sentence: "12.3%"
+    "score": Rule(sig=4),               # a model's score on the benchmark's own metric (accuracy, error, …)
+    "descriptor": Rule(sig=4),          # a dataset's descriptor value (map hovers and legends, imputed medians)
+    "count": Rule(decimals=0),          # a count that arrives as a float (datasets in a plotly hover)
+    "seconds": Rule(sig=2),             # a duration or an estimate of one: "0.84 s", "12 s", "140 s"
+    "megabytes": Rule(sig=3),           # a file size in MB (2**20 bytes)
 }
 """Quantity → how it is rounded for people."""
 
@@ -90,14 +98,22 @@ def rounded(value: float, quantity: str) -> float:
     return round(v, digits)
 
 
-def text(value: float | None, quantity: str) -> str:
-    """``value`` as a person reads it (``"—"`` for a missing value; p-values by ``format_p``)."""
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+def text(value: float | None, quantity: str, *, grouped: bool = False) -> str:
+    """``value`` as a person reads it (``"—"`` for a missing value; p-values by ``format_p``).
+
+    ``grouped``: thousands separated (``"12,346"``) and scientific outside [0.001, 10⁶)
+    (``"2.500e+07"``), for a figure that stands alone, such as a dashboard's metric card.
+    """
+    if value is None or not math.isfinite(float(value)):
         return "—"
     if quantity == "p":
         return format_p(float(value))
     rule = QUANTITIES[quantity]
     v = float(value)
+    if grouped and not rule.percent:
+        return _grouped(v, rule)
+    if rule.percent:
+        return f"{v:{'+' if rule.signed else ''}.{rule.decimals or 0}%}"
     if rule.decimals is not None:
         out = f"{v:+.{rule.decimals}f}" if rule.signed else f"{v:.{rule.decimals}f}"
     else:
@@ -110,15 +126,33 @@ def text(value: float | None, quantity: str) -> str:
     return out
 
 
+def _grouped(v: float, rule: Rule) -> str:
+    sign = "+" if rule.signed else ""
+    if rule.decimals is not None:
+        return f"{v:{sign},.{rule.decimals}f}"
+    sig = rule.sig or 4
+    if v == 0 or 1e-3 <= abs(v) < 1e6:
+        return f"{v:{sign},.{sig}g}" if abs(v) < 10**sig else f"{v:{sign},.0f}"
+    return f"{v:{sign}.{sig - 1}e}"
+
+
 def printf(quantity: str) -> str:
-    """A printf-style format of the rule (for a dashboard table column)."""
+    """A printf-style format of the rule (for a dashboard table column).
+
+    A percentage has none (printf does not scale by 100): :class:`ValueError`; write it with :func:`text`.
+    """
     rule = QUANTITIES[quantity]
+    if rule.percent:
+        raise ValueError(f"{quantity!r} is a percentage: printf cannot scale by 100; use rounding.text")
     plus = "+" if rule.signed else ""
     return f"%{plus}.{rule.decimals}f" if rule.decimals is not None else f"%{plus}.{rule.sig}g"
 
 
 def d3(quantity: str) -> str:
     """The rule as a d3 format, for a plotly hover template: ``f"%{{x:{d3('mean_rank')}}}"`` is ``%{x:.3f}``."""
+    rule = QUANTITIES[quantity]
+    if rule.percent:
+        return f"{'+' if rule.signed else ''}.{rule.decimals or 0}%"
     return printf(quantity)[1:]
 
 
