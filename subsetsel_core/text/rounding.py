@@ -3,9 +3,10 @@
 Everywhere a person reads a number — the command line's tables, the dashboard's tables,
 the CSV files, the HTML report, LaTeX — it is rounded by the rule of its quantity
 (:data:`QUANTITIES`); only JSON keeps full precision. A rule is a number of significant
-digits (``sig``) or of decimals (``decimals``); p-values are written by
-:func:`format_p` (``"< 1e-4"``, ``"0.020"``) and
-kept in CSVs as numbers of two significant digits.
+digits (``sig``) or of decimals (``decimals``), perhaps signed, as a percentage or with
+trailing zeros trimmed; p-values are written by :func:`format_p` (``"< 1e-4"``, ``"0.020"``) and
+kept in CSVs as numbers of two significant digits. Numbers written for a machine (SVG
+coordinates, names that files key on) are not people's numbers and do not come here.
 
 :data:`COLUMNS` says which quantity each known column of the product's tables holds;
 :func:`round_frame` rounds those columns (numbers stay numbers), :func:`text` writes one
@@ -35,6 +36,8 @@ class Rule:
     """Show a ``+`` on positive values (gains)."""
     percent: bool = False
     """A fraction shown as a percentage: ``0.123`` → ``"12.3%"`` (``decimals`` of the percentage)."""
+    trim: bool = False
+    """Trailing zeros dropped (``5``, not ``5.000``): a value read alone, not in a column of them."""
 
 
 QUANTITIES: dict[str, Rule] = {
@@ -54,7 +57,7 @@ QUANTITIES: dict[str, Rule] = {
     "share": Rule(decimals=3),          # a fraction of something, in a table column
     "percent": Rule(decimals=1, percent=True),  # a fraction of something in a sentence: "12.3%"
     "score": Rule(sig=4),               # a model's score on the benchmark's own metric (accuracy, error, …)
-    "descriptor": Rule(sig=4),          # a dataset's descriptor value (map hovers and legends, imputed medians)
+    "descriptor": Rule(sig=4, trim=True),  # a dataset's descriptor value (map hovers and legends, imputed medians)
     "count": Rule(decimals=0),          # a count that arrives as a float (datasets in a plotly hover)
     "seconds": Rule(sig=2),             # a duration or an estimate of one: "0.84 s", "12 s", "140 s"
     "megabytes": Rule(sig=3),           # a file size in MB (2**20 bytes)
@@ -122,7 +125,8 @@ def text(value: float | None, quantity: str, *, grouped: bool = False) -> str:
         r = rounded(v, quantity)
         # %g turns 12350 into 1.235e+04: large values keep their integer part
         # '#': trailing zeros kept (7.410, not 7.41), so a column of numbers lines up
-        out = f"{r:{sign}.0f}" if abs(r) >= 10 ** sig else f"{r:{sign}#.{sig}g}".rstrip(".")
+        keep = "" if rule.trim else "#"
+        out = f"{r:{sign}.0f}" if abs(r) >= 10 ** sig else f"{r:{sign}{keep}.{sig}g}".rstrip(".")
     return out
 
 
