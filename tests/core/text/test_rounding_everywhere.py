@@ -180,8 +180,9 @@ def not_shown(x, name, n):
 
 
 def test_every_shown_number_goes_through_the_registry() -> None:
-    found = {path: len(f) for path, f in hand_formats().items()}
-    unexpected = {p: hand_formats()[p] for p, n in found.items() if n > TO_ROUTE.get(p, 0)}
+    formats = hand_formats()
+    found = {path: len(f) for path, f in formats.items()}
+    unexpected = {p: formats[p] for p, n in found.items() if n > TO_ROUTE.get(p, 0)}
     assert not unexpected, ("numbers formatted by hand; write them with subsetsel_core.text.rounding.text "
                             f"(a quantity of QUANTITIES), or a markup helper of NOT_FOR_PEOPLE: {unexpected}")
     fewer = {p: found.get(p, 0) for p, n in TO_ROUTE.items() if found.get(p, 0) < n}
@@ -308,6 +309,11 @@ def test_no_page_shows_a_raw_float() -> None:
         H.goto(at, page)
         assert not H.errors(at), (page, H.errors(at))
         shown[page] = visible_texts(at, as_read)
+    H.goto(at, "select")
+    at.radio(key="sel_mode").set_value("a total budget")  # costs, the budget's share, the budget profile
+    at.run()
+    assert not H.errors(at)
+    shown["select, under a budget"] = visible_texts(at, as_read)
     H.goto(at, "evaluate")
     at.number_input(key="ev_trials").set_value(4)
     at.multiselect(key="ev_strategies").set_value(["random", "fafi-cosine"])
