@@ -15,6 +15,7 @@ from subsetsel_core.errors import InputError
 from subsetsel_core.ranks.metrics import METRICS
 from subsetsel_core.selection import profiles
 from subsetsel_core.selection.costs import COST_ESTIMATE
+from subsetsel_core.text import rounding
 from subsetsel_core.viz import style
 
 widgets.header("Select", "Choose k datasets — or as many as a budget allows — with a strategy. The subset's ranking "
@@ -71,7 +72,7 @@ def select_panel(data: ActiveData) -> None:
                           format=fmt, key=K.SEL_BUDGET, persist_state=state.PERSIST,
                           help="The subset's datasets together may cost at most this much.")
         budget = float(st.session_state[K.SEL_BUDGET])
-        c[3].metric("Whole benchmark's cost", view.fmt_cost(cost.total), delta=f"budget = {budget / cost.total:.1%} "
+        c[3].metric("Whole benchmark's cost", view.fmt_cost(cost.total), delta=f"budget = {rounding.text(budget / cost.total, 'percent')} "
                     "of it", delta_color="off", delta_arrow="off", help=f"Sum of every dataset's cost ({cost.unit}).")
         st.caption(f"Costs: {widgets.md_escape(cost.how)}.")
     else:
@@ -115,7 +116,7 @@ def select_panel(data: ActiveData) -> None:
     k = sel.k
     if bs is not None:
         st.markdown(f"**{k} datasets** cost **{view.fmt_cost(bs.spent)}** {widgets.md_escape(bs.unit)} of the budget "
-                    f"of {view.fmt_cost(bs.budget)} — {bs.spent / bs.total:.1%} of the whole benchmark's cost.")
+                    f"of {view.fmt_cost(bs.budget)} — {rounding.text(bs.spent / bs.total, 'percent')} of the whole benchmark's cost.")
     view.metrics_row(data, sel.agreement, k, seed)
     cov = cache.subset_coverage(data, rec, rep, sel.datasets, seed)
 

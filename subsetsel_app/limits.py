@@ -26,6 +26,7 @@ import streamlit as st
 
 from subsetsel_core.errors import InputError
 from subsetsel_core.settings import server as server_settings
+from subsetsel_core.text import rounding
 
 from .state import K
 
@@ -99,7 +100,7 @@ def too_large(name: str, size: int) -> str | None:
     limit = max_upload_bytes()
     if size <= limit:
         return None
-    return (f"{name}: {size / 2**20:.3g} MB is over this server's upload limit of "
+    return (f"{name}: {rounding.text(size / 2**20, 'megabytes')} MB is over this server's upload limit of "
             f"{float(server_settings.get('max_upload_mb')):g} MB (setting max_upload_mb); it was not read. Upload a "
             "smaller file (drop unused columns, or compress it).")
 

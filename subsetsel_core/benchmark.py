@@ -27,6 +27,7 @@ from subsetsel_core.io.tables import TableSource, encoding_note, max_bytes, read
 from subsetsel_core.io.validation import ReportBuilder, ValidationReport
 from subsetsel_core.ranks.ranking import mean_ranks, rank_sums
 from subsetsel_core.ranks.table import RankTable, partial_rank_vectors
+from subsetsel_core.text import rounding
 
 MIN_DATASETS = 3
 MIN_MODELS = 2
@@ -293,7 +294,7 @@ def load_scores(
         rb.add(
             "info",
             "ties",
-            f"{tied.mean():.0%} of the (dataset, fold) columns have tied scores; tied models get "
+            f"{rounding.text(tied.mean(), 'percent')} of the (dataset, fold) columns have tied scores; tied models get "
             "the average of their ranks.",
         )
     if (flat[:, :, 0] == flat[:, :, -1]).all():

@@ -58,9 +58,9 @@ def geometry_table(data: ActiveData, seed: int = 0) -> pd.DataFrame:
 
 
 def _progress_bar(job: jobs.Job, what: str) -> None:
-    text = {"running": f"{what}: {job.phase or 'starting'} · {job.elapsed:.0f} s",
-            "done": f"{what}: done in {job.elapsed:.1f} s",
-            "stopped": f"{what}: stopped after {job.elapsed:.1f} s"}.get(job.status, f"{what}: failed")
+    text = {"running": f"{what}: {job.phase or 'starting'} · {rounding.text(job.elapsed, 'seconds')} s",
+            "done": f"{what}: done in {rounding.text(job.elapsed, 'seconds')} s",
+            "stopped": f"{what}: stopped after {rounding.text(job.elapsed, 'seconds')} s"}.get(job.status, f"{what}: failed")
     st.progress(1.0 if job.status == "done" else job.progress, text=text)
 
 
@@ -207,7 +207,7 @@ def _gen_result(job: jobs.Job) -> None:
     metric = st.session_state[K.EV_GEN_METRIC]
     c[1].caption(f"Judging models ({len(gen.judge_models)}) and held-out models ({len(gen.new_models)}, "
                  f"{widgets.md_escape(gen.how)}), each run through the same {gen.judged.config.trials} random pools. "
-                 f"Computed in {job.elapsed:.1f} s; kept for these settings.")
+                 f"Computed in {rounding.text(job.elapsed, 'seconds')} s; kept for these settings.")
     text, holds = gen.verdict(metric), gen.holds(metric)
     (st.success if holds else st.warning)(
         widgets.md_escape(text) + ("" if holds else " The subset is not shown to hold for unseen models: pick it "
@@ -286,7 +286,7 @@ def generalisation_section(data: ActiveData, run: jobs.Evaluation | None) -> Non
     if job is None:
         n_new = max(2, int(round(settings.fraction * data.benchmark.n_models)))
         st.caption(f"Holds out {n_new} of {data.benchmark.n_models} models "
-                   f"({'newest' if settings.newest else f'random, seed {settings.seed}'}); about {secs:.0f} s in the "
+                   f"({'newest' if settings.newest else f'random, seed {settings.seed}'}); about {rounding.text(secs, 'seconds')} s in the "
                    "background. Results are kept for these settings.")
         return
     st.fragment(_gen_panel, run_every=jobs.POLL_SECONDS if job.running else None)(key, job.running)
@@ -365,7 +365,7 @@ def _check_result(job: jobs.Job) -> None:
         st.caption("The verdict rests on the permutation test only. 'p vs random on these pools' is the Wilcoxon "
                    "test of the paired trials: it holds the descriptors fixed, so their trials share datasets and "
                    "it overstates the evidence.")
-    st.caption(f"Took {job.elapsed:.1f} s: {qc.result.trials_done} trials (α = {qc.result.config.alpha}, seed "
+    st.caption(f"Took {rounding.text(job.elapsed, 'seconds')} s: {qc.result.trials_done} trials (α = {qc.result.config.alpha}, seed "
                f"{qc.result.config.seed}, k = {int(qc.result.ks[0])}…{int(qc.result.ks[-1])}), {pt.describe()}. "
                "Kept for this representation, seed and number of trials.")
 
@@ -388,12 +388,12 @@ def representation_check_section(data: ActiveData, rec: RepresentationRecipe) ->
     job = jobs.get(key)
     c[1].button("Run the check", icon=":material/play_arrow:", key="rep_check_btn", width="stretch",
                 on_click=_start_check, args=(data, rec), disabled=job is not None and job.running,
-                help=f"At most about {secs:.0f} s in the background; the page stays usable.")
+                help=f"At most about {rounding.text(secs, 'seconds')} s in the background; the page stays usable.")
     c[2].caption(f"A Mantel test ({MANTEL_PERMUTATIONS} permutations) and CKA of '{widgets.md_escape(rec.label)}' "
                  f"against the rank profiles, a quick protocol run (T = {trials}, α = 0.8, k = 2 … "
                  f"{min(20, data.benchmark.n_datasets)}, seed {session.seed()}, all strategies) for the Spearman "
                  f"gain over random, then the permutation test (up to {CHECK_PERMUTATIONS} shuffles of the "
-                 f"descriptors) that decides whether it helps. At most about {secs:.0f} s in the background; "
+                 f"descriptors) that decides whether it helps. At most about {rounding.text(secs, 'seconds')} s in the background; "
                  "early stops shorten it.")
     if job is not None:
         st.fragment(_check_panel, run_every=jobs.POLL_SECONDS if job.running else None)(key, job.running)

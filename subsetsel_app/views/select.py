@@ -27,7 +27,7 @@ from subsetsel_core.selection.costs import BudgetSelection, Costs
 from subsetsel_core.selection.coverage import Coverage
 from subsetsel_core.selection.subsets import Selection
 from subsetsel_core.strategies import REGISTRY, STRATEGIES
-from subsetsel_core.text.rounding import QUANTITIES, printf, quantity_of, rounded, text
+from subsetsel_core.text.rounding import printf, quantity_of, rounded, text
 from subsetsel_core.viz import profiles as profile_figures
 
 #: Random subsets the k profile and the budget profile compare with.
@@ -81,10 +81,7 @@ def default_budget(c: Costs) -> float:
 def fmt_cost(v: float) -> str:
     """A cost for display: the significant digits of the rule for costs (:mod:`subsetsel_core.text.rounding`),
     thousands separated."""
-    sig = QUANTITIES["cost"].sig or 4
-    if v == 0 or 1e-3 <= abs(v) < 1e6:
-        return f"{v:,.{sig}g}" if abs(v) < 10**sig else f"{v:,.0f}"
-    return f"{v:.{sig - 1}e}"
+    return text(v, "cost", grouped=True)
 
 
 def budget_step(total: float) -> tuple[float, str]:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from subsetsel_core.cli import data as D
 from subsetsel_core.cli.args import readable
 from subsetsel_core.errors import InputError
+from subsetsel_core.text.rounding import text
 
 if TYPE_CHECKING:
     from subsetsel_core.outputs.export import SubsetRecipe
@@ -120,9 +121,9 @@ def _choose(args: argparse.Namespace, side: SubsetRecipe | None, data: D.Data, r
             raise InputError(f"no dataset fits a budget of {budget:g} ({bs.unit}); the cheapest costs "
                              f"{bs.cheapest:g}.", field="budget")
         agree = bs.selection.agreement
-        D.say(f"costs {bs.how}; spent {bs.spent / bs.total:.1%} of the total on {bs.selection.k} "
-              f"datasets; Spearman {agree['spearman']:.3f}, Kendall {agree['kendall']:.3f}, "
-              f"MAE {agree['mae']:.2f}", err=True)
+        D.say(f"costs {bs.how}; spent {text(bs.spent / bs.total, 'percent')} of the total on {bs.selection.k} "
+              f"datasets; Spearman {text(agree['spearman'], 'agreement')}, Kendall {text(agree['kendall'], 'agreement')}, "
+              f"MAE {text(agree['mae'], 'agreement')}", err=True)
         return bs.selection, bs
     if k is None:
         raise InputError("give the number of datasets (or a budget).", field="k")

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from subsetsel_core.benchmark import Benchmark
+from subsetsel_core.text.rounding import text
 
 
 @dataclass(frozen=True, eq=False)
@@ -52,7 +53,7 @@ class Gaps:
         return (f"{gm} of {len(m)} models are ranked on fewer than all {len(self.datasets)} datasets (fewest: "
                 f"{m['model'].iloc[0]} on {int(m['datasets'].iloc[0])}); {gd} of {len(d)} datasets lack some models "
                 f"(fewest: {d['dataset'].iloc[0]} with {int(d['models'].iloc[0])} of {len(self.models)}). "
-                f"{1 - float(self.ranked.mean()):.1%} of the (dataset, model) pairs are missing.")
+                f"{text(1 - float(self.ranked.mean()), 'percent')} of the (dataset, model) pairs are missing.")
 
 
 def gaps(benchmark: Benchmark) -> Gaps:

@@ -17,11 +17,13 @@ import pandas as pd
 
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.errors import Cancelled, InputError
+from subsetsel_core.evaluation.permutation import p_phrase
 from subsetsel_core.evaluation.protocol import iter_evaluate
 from subsetsel_core.evaluation.result import BASELINE, EvaluationConfig, EvaluationResult
 from subsetsel_core.io.names import describe_mismatch
 from subsetsel_core.ranks.metrics import METRICS
 from subsetsel_core.representations.descriptors import Representation
+from subsetsel_core.text.rounding import text
 
 
 @dataclass(frozen=True, eq=False)
@@ -83,9 +85,9 @@ class GeneralisationResult:
         gain, p = best["gain_new"], best["p_new"]
         return (f"Best on the {len(self.judge_models)} judging models: {best['key']}. On the "
                 f"{len(self.new_models)} held-out models ({self.how}) it "
-                + (f"still beats random (AUC {gain:+.2f}, p = {p:.3g})." if best["holds"] else
-                   f"does not beat random significantly (AUC {gain:+.2f}"
-                   + ("" if p is None or pd.isna(p) else f", p = {p:.3g}") + ")."))
+                + (f"still beats random (AUC {text(gain, 'gain')}, {p_phrase(p)})." if best["holds"] else
+                   f"does not beat random significantly (AUC {text(gain, 'gain')}"
+                   + ("" if p is None or pd.isna(p) else f", {p_phrase(p)}") + ")."))
 
 
 DATE_COLUMNS: tuple[str, ...] = ("release_date", "date", "released", "release")

@@ -13,6 +13,7 @@ from subsetsel_core.io.numeric_cells import parse_numbers, refusal
 from subsetsel_core.io.validation import ReportBuilder
 from subsetsel_core.representations.text import tfidf_svd
 from subsetsel_core.strategies.base import column_scale, standardize
+from subsetsel_core.text import rounding
 
 ColumnKind = Literal["numeric", "categorical", "text"]
 MAX_CATEGORIES = 50
@@ -108,7 +109,7 @@ def encode_tabular(
                     "warning",
                     "imputed",
                     f"{label}: column '{col}' has {n_nan} missing value(s); filled with the median "
-                    f"({med:.4g}).",
+                    f"({rounding.text(med, 'descriptor')}).",
                 )
                 v = v.fillna(med)
             x = v.to_numpy(dtype=float)
@@ -153,7 +154,7 @@ def encode_tabular(
         )
     if pca_variance is not None:
         X, names = _pca(X, pca_variance, seed)
-        rb.add("info", "pca", f"{label}: PCA kept {X.shape[1]} components ({pca_variance:.0%} of variance).")
+        rb.add("info", "pca", f"{label}: PCA kept {X.shape[1]} components ({rounding.text(pca_variance, 'percent')} of variance).")
     return X, names
 
 

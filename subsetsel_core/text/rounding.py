@@ -3,9 +3,10 @@
 Everywhere a person reads a number — the command line's tables, the dashboard's tables,
 the CSV files, the HTML report, LaTeX — it is rounded by the rule of its quantity
 (:data:`QUANTITIES`); only JSON keeps full precision. A rule is a number of significant
-digits (``sig``) or of decimals (``decimals``); p-values are written by
-:func:`format_p` (``"< 1e-4"``, ``"0.020"``) and
-kept in CSVs as numbers of two significant digits.
+digits (``sig``) or of decimals (``decimals``), perhaps signed, as a percentage or with
+trailing zeros trimmed; p-values are written by :func:`format_p` (``"< 1e-4"``, ``"0.020"``) and
+kept in CSVs as numbers of two significant digits. Numbers written for a machine (SVG
+coordinates, names that files key on) are not people's numbers and do not come here.
 
 :data:`COLUMNS` says which quantity each known column of the product's tables holds;
 :func:`round_frame` rounds those columns (numbers stay numbers), :func:`text` writes one
@@ -33,6 +34,10 @@ class Rule:
     decimals: int | None = None
     signed: bool = False
     """Show a ``+`` on positive values (gains)."""
+    percent: bool = False
+    """A fraction shown as a percentage: ``0.123`` → ``"12.3%"`` (``decimals`` of the percentage)."""
+    trim: bool = False
+    """Trailing zeros dropped (``5``, not ``5.000``): a value read alone, not in a column of them."""
 
 
 QUANTITIES: dict[str, Rule] = {
@@ -49,7 +54,13 @@ QUANTITIES: dict[str, Rule] = {
     "statistic": Rule(sig=4),           # test statistics: Friedman χ², the critical difference
     "correlation": Rule(decimals=3),    # correlations in [−1, 1]: Mantel r, CKA, the geometry's Spearman ρ
     "parameter": Rule(sig=3),           # fitted model parameters (the Gaussian process's length-scale, variances)
-    "share": Rule(decimals=3),          # a fraction of something
+    "share": Rule(decimals=3),          # a fraction of something, in a table column
+    "percent": Rule(decimals=1, percent=True),  # a fraction of something in a sentence: "12.3%"
+    "score": Rule(sig=4),               # a model's score on the benchmark's own metric (accuracy, error, …)
+    "descriptor": Rule(sig=4, trim=True),  # a dataset's descriptor value (map hovers and legends, imputed medians)
+    "count": Rule(decimals=0),          # a count that arrives as a float (datasets in a plotly hover)
+    "seconds": Rule(sig=2),             # a duration or an estimate of one: "0.84 s", "12 s", "140 s"
+    "megabytes": Rule(sig=3),           # a file size in MB (2**20 bytes)
 }
 """Quantity → how it is rounded for people."""
 
@@ -90,14 +101,22 @@ def rounded(value: float, quantity: str) -> float:
     return round(v, digits)
 
 
-def text(value: float | None, quantity: str) -> str:
-    """``value`` as a person reads it (``"—"`` for a missing value; p-values by ``format_p``)."""
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+def text(value: float | None, quantity: str, *, grouped: bool = False) -> str:
+    """``value`` as a person reads it (``"—"`` for a missing value; p-values by ``format_p``).
+
+    ``grouped``: thousands separated (``"12,346"``) and scientific outside [0.001, 10⁶)
+    (``"2.500e+07"``), for a figure that stands alone, such as a dashboard's metric card.
+    """
+    if value is None or not math.isfinite(float(value)):
         return "—"
     if quantity == "p":
         return format_p(float(value))
     rule = QUANTITIES[quantity]
     v = float(value)
+    if grouped and not rule.percent:
+        return _grouped(v, rule)
+    if rule.percent:
+        return f"{v:{'+' if rule.signed else ''}.{rule.decimals or 0}%}"
     if rule.decimals is not None:
         out = f"{v:+.{rule.decimals}f}" if rule.signed else f"{v:.{rule.decimals}f}"
     else:
@@ -106,19 +125,38 @@ def text(value: float | None, quantity: str) -> str:
         r = rounded(v, quantity)
         # %g turns 12350 into 1.235e+04: large values keep their integer part
         # '#': trailing zeros kept (7.410, not 7.41), so a column of numbers lines up
-        out = f"{r:{sign}.0f}" if abs(r) >= 10 ** sig else f"{r:{sign}#.{sig}g}".rstrip(".")
+        keep = "" if rule.trim else "#"
+        out = f"{r:{sign}.0f}" if abs(r) >= 10 ** sig else f"{r:{sign}{keep}.{sig}g}".rstrip(".")
     return out
 
 
+def _grouped(v: float, rule: Rule) -> str:
+    sign = "+" if rule.signed else ""
+    if rule.decimals is not None:
+        return f"{v:{sign},.{rule.decimals}f}"
+    sig = rule.sig or 4
+    if v == 0 or 1e-3 <= abs(v) < 1e6:
+        return f"{v:{sign},.{sig}g}" if abs(v) < 10**sig else f"{v:{sign},.0f}"
+    return f"{v:{sign}.{sig - 1}e}"
+
+
 def printf(quantity: str) -> str:
-    """A printf-style format of the rule (for a dashboard table column)."""
+    """A printf-style format of the rule (for a dashboard table column).
+
+    A percentage has none (printf does not scale by 100): :class:`ValueError`; write it with :func:`text`.
+    """
     rule = QUANTITIES[quantity]
+    if rule.percent:
+        raise ValueError(f"{quantity!r} is a percentage: printf cannot scale by 100; use rounding.text")
     plus = "+" if rule.signed else ""
     return f"%{plus}.{rule.decimals}f" if rule.decimals is not None else f"%{plus}.{rule.sig}g"
 
 
 def d3(quantity: str) -> str:
     """The rule as a d3 format, for a plotly hover template: ``f"%{{x:{d3('mean_rank')}}}"`` is ``%{x:.3f}``."""
+    rule = QUANTITIES[quantity]
+    if rule.percent:
+        return f"{'+' if rule.signed else ''}.{rule.decimals or 0}%"
     return printf(quantity)[1:]
 
 

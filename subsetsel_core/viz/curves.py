@@ -32,7 +32,8 @@ CEILING_NAME = "full benchmark's own stability (95 % of resamples)"
 CEILING_FILL = "rgba(49, 51, 63, 0.14)"
 #: Legend name of the trace :func:`mark_points` adds.
 MARKS_NAME = "advised k (95% band reaches the target)"
-_BAND_HOVER = "<br>95% band [%{customdata[0]:.3f}, %{customdata[1]:.3f}]<extra></extra>"
+_AGREE = d3("agreement")
+_BAND_HOVER = f"<br>95% band [%{{customdata[0]:{_AGREE}}}, %{{customdata[1]:{_AGREE}}}]<extra></extra>"
 
 
 def _curves(df: pd.DataFrame) -> list[tuple[str, str, str, pd.DataFrame]]:
@@ -106,7 +107,7 @@ def curves_figure(
                 line={"color": col, "width": 3 if strat != "random" else 2.5, "dash": dash},
                 marker={"size": 5},
                 customdata=np.c_[g["lo"], g["hi"]],
-                hovertemplate=f"<b>{name}</b><br>k = %{{x}}<br>mean %{{y:.3f}}" + _BAND_HOVER,
+                hovertemplate=f"<b>{name}</b><br>k = %{{x}}<br>mean %{{y:{_AGREE}}}" + _BAND_HOVER,
             )
         )
     fig.update_xaxes(title="k (datasets in the subset)", dtick=1 if df["k"].nunique() <= 25 else None)
@@ -156,7 +157,7 @@ def mark_points(
             marker={"symbol": "star", "size": 17, "color": [strategy_color(str(s)) for s in marks["strategy"]],
                     "line": {"color": "#31333f", "width": 1.2}},
             text=keys, customdata=np.c_[marks["lo"], marks["hi"]],
-            hovertemplate="<b>%{text}</b><br>advised k = %{x}<br>mean %{y:.3f}" + _BAND_HOVER,
+            hovertemplate=f"<b>%{{text}}</b><br>advised k = %{{x}}<br>mean %{{y:{_AGREE}}}" + _BAND_HOVER,
         )
     )
     labels = marks["label"] if "label" in marks.columns else pd.Series([""] * len(marks), index=marks.index)
@@ -213,7 +214,7 @@ def generalisation_figure(
                     x=g["k"], y=g["mean"], mode="lines", name=name, legendgroup=name, showlegend=col == 1,
                     line={"color": c, "width": 2.5 if strat != "random" else 2, "dash": dash},
                     customdata=np.c_[g["lo"], g["hi"]],
-                    hovertemplate=f"<b>{name}</b> ({panel})<br>k = %{{x}}<br>mean %{{y:.3f}}" + _BAND_HOVER,
+                    hovertemplate=f"<b>{name}</b> ({panel})<br>k = %{{x}}<br>mean %{{y:{_AGREE}}}" + _BAND_HOVER,
                 ),
                 row=1, col=col,
             )

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from subsetsel_core.text.rounding import text
 from subsetsel_core.viz.style import CATEGORY_COLORS, apply_layout, escape, rgba
 
 __all__ = [
@@ -92,7 +93,7 @@ def _hover(datasets: Sequence[str], hover: pd.DataFrame | None) -> tuple[np.ndar
             cells = []
             for v in hover[c].tolist():
                 if isinstance(v, float | np.floating):
-                    s = "—" if np.isnan(v) else f"{v:.4g}"
+                    s = text(float(v), "descriptor")
                 else:
                     s = str(v) if v is not None else "—"
                 cells.append(escape(s if len(s) <= _HOVER_TEXT else s[: _HOVER_TEXT - 1] + "…"))

@@ -7,12 +7,14 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
+from subsetsel_core.text.rounding import d3
 from subsetsel_core.viz.style import apply_layout, escape, metric_title, rgba, strategy_color
 
 __all__ = ["budget_profile_figure", "k_profile_figure"]
 
 Band = tuple[np.ndarray, np.ndarray, np.ndarray]
 _TOP_LEGEND = {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0}
+_AGREE, _COST = d3("agreement"), d3("cost")  # hover formats: agreement values, budgets and costs
 
 
 def _add_random_band(fig: go.Figure, x: np.ndarray, band: Band, name: str, hovertemplate: str) -> None:
@@ -65,14 +67,14 @@ def k_profile_figure(
     fig = go.Figure()
     if random_band is not None and metric in random_band:
         _add_random_band(fig, ks, random_band[metric], "random subsets (median, 95% band)",
-                         "random, k = %{x}: median %{y:.3f}<extra></extra>")
+                         f"random, k = %{{x}}: median %{{y:{_AGREE}}}<extra></extra>")
     y = np.asarray(chosen[metric], float)
     fig.add_trace(go.Scatter(x=ks, y=y, mode="lines+markers", name=escape(strategy),
                              line={"color": col, "width": 3}, marker={"size": 5},
-                             hovertemplate=f"{escape(strategy)}, k = %{{x}}: %{{y:.3f}}<extra></extra>"))
+                             hovertemplate=f"{escape(strategy)}, k = %{{x}}: %{{y:{_AGREE}}}<extra></extra>"))
     if current_k is not None and current_k in set(int(k) for k in ks):
         i = int(np.flatnonzero(np.asarray(ks) == current_k)[0])
-        fig.add_trace(_ring(current_k, y[i], f"k = {current_k}", col, f"k = {current_k}: %{{y:.3f}}<extra></extra>"))
+        fig.add_trace(_ring(current_k, y[i], f"k = {current_k}", col, f"k = {current_k}: %{{y:{_AGREE}}}<extra></extra>"))
     fig.update_xaxes(title="k")
     fig.update_yaxes(title=metric_title(metric))
     fig.update_layout(legend=_TOP_LEGEND)
@@ -117,19 +119,19 @@ def budget_profile_figure(
     fig = go.Figure()
     if random_band is not None and metric in random_band:
         _add_random_band(fig, budgets, random_band[metric], "random datasets that fit (median, 95% band)",
-                         "random, budget %{x:.4g}: median %{y:.3f}<extra></extra>")
+                         f"random, budget %{{x:{_COST}}}: median %{{y:{_AGREE}}}<extra></extra>")
     y = np.asarray(chosen[metric], float)
     extra = np.c_[np.zeros(budgets.size) if k_used is None else k_used,
                   budgets if spent is None else spent]
     fig.add_trace(go.Scatter(
         x=budgets, y=y, mode="lines+markers", name=escape(strategy), line={"color": col, "width": 3},
         marker={"size": 5}, customdata=extra,
-        hovertemplate=f"{escape(strategy)}, budget %{{x:.4g}}: %{{y:.3f}}<br>%{{customdata[0]:.0f}} datasets, "
-                      "cost %{customdata[1]:.4g}<extra></extra>",
+        hovertemplate=f"{escape(strategy)}, budget %{{x:{_COST}}}: %{{y:{_AGREE}}}<br>%{{customdata[0]:{d3('count')}}} datasets, "
+                      f"cost %{{customdata[1]:{_COST}}}<extra></extra>",
     ))
     if current is not None:
         fig.add_trace(_ring(current[0], current[1], "this subset", col,
-                            "this subset, budget %{x:.4g}: %{y:.3f}<extra></extra>"))
+                            f"this subset, budget %{{x:{_COST}}}: %{{y:{_AGREE}}}<extra></extra>"))
     fig.update_xaxes(title=f"budget — total cost of the subset{f' ({escape(unit)})' if unit else ''}",
                      rangemode="tozero")
     fig.update_yaxes(title=metric_title(metric))

@@ -40,7 +40,7 @@ def leaderboard_figure(board: pd.DataFrame, *, top: int = 15, title: str | None 
             text=[text(v, "mean_rank") for v in b["mean_rank"]],
             textposition="outside", cliponaxis=False,
             customdata=np.c_[b["mean_score"].to_numpy(), b["wins"].to_numpy()],
-            hovertemplate=f"%{{y}}<br>mean rank %{{x:{d3('mean_rank')}}}<br>mean score %{{customdata[0]:.4g}}"
+            hovertemplate=f"%{{y}}<br>mean rank %{{x:{d3('mean_rank')}}}<br>mean score %{{customdata[0]:{d3('score')}}}"
             "<br>wins %{customdata[1]}<extra></extra>",
             name="mean rank",
         )

@@ -54,10 +54,16 @@ def text(value: object, limit: int | None = None) -> str:
     return _SAFE.sub(lambda m: f"&#{ord(m.group(0))};", s)
 
 
-def _number(v: object) -> str:
+def _number(v: object, quantity: str = "descriptor") -> str:
+    """A value for people: a float by the rule of ``quantity``, anything else as it is."""
     if isinstance(v, float | np.floating):
-        return "—" if np.isnan(v) else f"{v:.4g}"
+        return rounding.text(float(v), quantity)
     return "—" if v is None else str(v)
+
+
+def _at(v: float, decimals: int = 1) -> str:
+    """A number for the markup, not for people: a coordinate, a width, a gradient offset."""
+    return f"{float(v):.{decimals}f}"
 
 
 def size_tiles_html(tiles: Sequence[tuple[str, str]], *, note: str | None = None) -> str:
@@ -106,7 +112,7 @@ def leaderboard_html(board: pd.DataFrame, *, top: int = 15) -> str:
     for i, (pos, model, rank, score, wins) in enumerate(zip(b["position"], b["model"], b["mean_rank"],
                                                             b["mean_score"], b["wins"], strict=True)):
         width = 100.0 * float(rank) / worst if worst > 0 else 0.0
-        tip = f"{model}: mean rank {rounding.text(rank, 'mean_rank')}, mean score {_number(score)}, wins {int(wins)}"
+        tip = f"{model}: mean rank {rounding.text(rank, 'mean_rank')}, mean score {_number(score, 'score')}, wins {int(wins)}"
         extra, shade, mark = "", "", ""
         if intervals and sizes is not None:
             lo, hi, group = float(b["rank_lo"].iloc[i]), float(b["rank_hi"].iloc[i]), int(b["tie_group"].iloc[i])
@@ -125,10 +131,10 @@ def leaderboard_html(board: pd.DataFrame, *, top: int = 15) -> str:
             f'<td style="padding:2px 6px;max-width:14rem;overflow:hidden;text-overflow:ellipsis;white-space:nowrap">'
             f'{text(model, 40)}</td>'
             f'<td style="padding:2px 6px;width:40%"><div style="display:flex;align-items:center;gap:6px">'
-            f'<div style="flex:1 1 auto"><div style="background:{_BAR};height:0.8rem;width:{width:.1f}%;'
+            f'<div style="flex:1 1 auto"><div style="background:{_BAR};height:0.8rem;width:{_at(width)}%;'
             f'border-radius:2px"></div></div><span style="min-width:2.6rem;text-align:right">'
             f'{rounding.text(rank, "mean_rank")}</span></div></td>'
-            f'{extra}<td style="padding:2px 6px;text-align:right">{text(_number(score))}</td>'
+            f'{extra}<td style="padding:2px 6px;text-align:right">{text(_number(score, "score"))}</td>'
             f'<td style="padding:2px 6px;text-align:right">{int(wins)}</td></tr>'
         )
     head = (f"<tr><th {th}>#</th><th {th}>model</th><th {th}>mean rank (1 = best)</th>"
@@ -239,7 +245,7 @@ def _svg_base(coords: np.ndarray, datasets: Sequence[str], hover: pd.DataFrame |
         sampled = sample_colorscale("Viridis", [float(v) for v in t])
         fills = [c if o else _MISSING for c, o in zip(sampled, ok, strict=True)]
         legend_w = 110
-        stops = "".join(f'<stop offset="{q:.2f}" stop-color="{c}"/>'
+        stops = "".join(f'<stop offset="{_at(q, 2)}" stop-color="{c}"/>'
                         for q, c in zip(np.linspace(0, 1, 9), sample_colorscale("Viridis", list(np.linspace(1, 0, 9))),
                                         strict=True))
         x0 = width - legend_w + 14
@@ -273,16 +279,16 @@ def _svg_base(coords: np.ndarray, datasets: Sequence[str], hover: pd.DataFrame |
     py = top + ph - 14 - frac[:, 1] * (ph - 28)
     tips = _hover(datasets, hover)
     points = "".join(
-        f'<circle class="ss-pt" cx="{px[i]:.1f}" cy="{py[i]:.1f}" r="5" fill="{fills[i]}" fill-opacity="0.85" '
+        f'<circle class="ss-pt" cx="{_at(px[i])}" cy="{_at(py[i])}" r="5" fill="{fills[i]}" fill-opacity="0.85" '
         f'stroke="#fff" stroke-width="0.8"><title>{tips[i]}</title></circle>'
         for i in np.flatnonzero(ok).tolist()
     )
     m = text(method)
     frame = (f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="#fff" stroke="#c9ced8"/>'
-             f'<text x="{left + pw / 2:.0f}" y="{height - 9}" font-size="12" fill="{_MUTED}" text-anchor="middle">'
+             f'<text x="{_at(left + pw / 2, 0)}" y="{height - 9}" font-size="12" fill="{_MUTED}" text-anchor="middle">'
              f"{m} 1</text>"
-             f'<text x="14" y="{top + ph / 2:.0f}" font-size="12" fill="{_MUTED}" text-anchor="middle" '
-             f'transform="rotate(-90 14 {top + ph / 2:.0f})">{m} 2</text>')
+             f'<text x="14" y="{_at(top + ph / 2, 0)}" font-size="12" fill="{_MUTED}" text-anchor="middle" '
+             f'transform="rotate(-90 14 {_at(top + ph / 2, 0)})">{m} 2</text>')
     return px, py, ok, tips, frame + points, "".join(legend)
 
 
@@ -299,13 +305,13 @@ def _selection_svg(px: np.ndarray, py: np.ndarray, ok: np.ndarray, datasets: Seq
         rep = np.asarray(list(representative), dtype=int)
         free = [i for i in np.flatnonzero(rep != np.arange(rep.size)).tolist() if ok[i] and ok[rep[i]]]
         if free:
-            d = "".join(f"M{px[i]:.1f} {py[i]:.1f}L{px[rep[i]]:.1f} {py[rep[i]]:.1f}" for i in free)
+            d = "".join(f"M{_at(px[i])} {_at(py[i])}L{_at(px[rep[i]])} {_at(py[rep[i]])}" for i in free)
             out.append(f'<path class="ss-cover" d="{d}" stroke="#5b6270" stroke-opacity="0.55" stroke-width="1" '
                        'fill="none"/>')
         for i in (int(b) for b in poorly):
             if ok[i]:
-                out.append(f'<circle class="ss-poor" data-dataset="{text(datasets[i])}" cx="{px[i]:.1f}" '
-                           f'cy="{py[i]:.1f}" r="8.5" fill="none" stroke="#e45756" stroke-width="2">'
+                out.append(f'<circle class="ss-poor" data-dataset="{text(datasets[i])}" cx="{_at(px[i])}" '
+                           f'cy="{_at(py[i])}" r="8.5" fill="none" stroke="#e45756" stroke-width="2">'
                            f'<title>{tips[i]}&#10;not covered well: nearest chosen is '
                            f'{text(datasets[rep[i]], _HOVER_TEXT)}</title></circle>')
     fill = text(color) if not re.fullmatch(r"#[0-9A-Fa-f]{3,8}", color) else color
@@ -314,7 +320,7 @@ def _selection_svg(px: np.ndarray, py: np.ndarray, ok: np.ndarray, datasets: Seq
             continue
         out.append(f'<g class="ss-sel" data-order="{order}" data-dataset="{text(datasets[i])}">'
                    f'<title>{tips[i]}&#10;selected #{order}</title>'
-                   f'<circle cx="{px[i]:.1f}" cy="{py[i]:.1f}" r="11" fill="{fill}" fill-opacity="0.95" stroke="#222" '
-                   f'stroke-width="1.5"/><text x="{px[i]:.1f}" y="{py[i]:.1f}" dy="0.35em" text-anchor="middle" '
+                   f'<circle cx="{_at(px[i])}" cy="{_at(py[i])}" r="11" fill="{fill}" fill-opacity="0.95" stroke="#222" '
+                   f'stroke-width="1.5"/><text x="{_at(px[i])}" y="{_at(py[i])}" dy="0.35em" text-anchor="middle" '
                    f'font-size="11" fill="#fff">{order}</text></g>')
     return "".join(out)
