@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from subsetsel_core.errors import InputError
+from subsetsel_core.text import rounding
 
 RESULT_FORMATS: tuple[str, ...] = ("auto", "lm-eval", "mteb", "eee")
 """The results formats by the names the CLI and the dashboard use (``"auto"``: recognised
@@ -165,7 +166,7 @@ def score_of(value: Any) -> tuple[float | None, str]:
         return None, "an infinite number (beyond the range of a number)" if isinstance(value, float) else \
             "a number too large to be a score"
     if abs(x) > MAX_ABS_SCORE:
-        return None, f"{x:.3g}, beyond ±{MAX_ABS_SCORE:.0e} (not a score)"
+        return None, f"{rounding.text(x, 'score')}, beyond ±{rounding.text(MAX_ABS_SCORE, 'score')} (not a score)"
     return x, ""
 
 
