@@ -115,9 +115,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise InputError(f"--out {args.out} is a file; give a folder (it is created when missing).")
     bar = Progress()
     bar.show("loading")
-    tables = [t for r in cfg.representations for t in r.split("+")]
+    chosen = [*cfg.representations, *([cfg.select_representation] if cfg.select_representation else [])]
+    tables = [t for r in chosen for t in r.split("+")]  # [select]'s tables are loaded too
     args = argparse.Namespace(**{**vars(args), "representation": list(cfg.representations) or None,
-                                 "missing": args.missing or cfg.missing or None})
+                                 "missing": args.missing or cfg.missing or None, "reading": cfg.reading})
     data = D.load(args, list(dict.fromkeys(tables)) if tables else None)
     D.warn(data.benchmark.report)
     pairs = _representations(args, cfg, data, list(cfg.representations), cfg.seed)
