@@ -96,3 +96,19 @@ def test_workspace_session_and_provenance_keep_the_reading() -> None:
     assert ws.provenance is not None and ws.provenance["settings"]["reading"] == READING.to_dict()
     back = workspace.active_from_workspace(ws, "x" * 20)
     assert back.reading == READING and back.missing == "drop-models"
+
+
+def test_a_damaged_reading_in_a_workspace_file_is_refused_with_its_key() -> None:
+    import pytest
+
+    from subsetsel_app.settings_check import check_app_description
+    from subsetsel_core.errors import InputError
+
+    check_app_description({"reading": READING.to_dict()}, ())
+    check_app_description({"reading": None}, ())  # a benchmark without one (a results folder)
+    for bad, needle in (({"layout": "diagonal"}, "unknown score-table layout"),
+                        ({"drop_columns": "Rank"}, "reading.drop_columns: must be a list of names"),
+                        ("models-as-rows", "must be a table of the reading's keys")):
+        with pytest.raises(InputError, match="_app.reading") as exc:
+            check_app_description({"reading": bad}, (), "mine.subsetsel")
+        assert needle in str(exc.value) and exc.value.field == "workspace"

@@ -92,6 +92,11 @@ def test_report_with_the_config_replays_the_same_leaderboard(tmp_path: Path) -> 
     assert _leaderboard_in_report(guessed, bench.models) != expected
     prov = read_provenance((guessed / "evaluation.json").read_bytes())
     assert prov is not None and prov["settings"]["reading"]["lower_is_better_datasets"] == []
+    # the config as run records the guessed reading, and replays that leaderboard in turn
+    as_run = read_run_config(guessed / "run.toml")
+    assert as_run.reading is not None and as_run.reading.to_dict() == prov["settings"]["reading"]
+    again = _report(tmp_path, "again", "--config", str(guessed / "run.toml"))
+    assert _leaderboard_in_report(again, bench.models) == _leaderboard_in_report(guessed, bench.models)
 
 
 def test_a_reading_option_next_to_the_configs_reading_is_refused(tmp_path: Path,
