@@ -171,6 +171,9 @@ def _typed(raw: Any, hint: Any, where: str) -> Any:
     optional = type(None) in args
     if optional and (raw is None or raw == ""):
         return None
+    text_like = hint is str or get_origin(hint) is Literal or (optional and set(args) <= {str, type(None)})
+    if not text_like:  # a field of another kind needs its own check here
+        raise TypeError(f"ScoreFormat.from_dict cannot read a field of type {hint}")
     if not isinstance(raw, str):
         raise InputError(f"{where}: must be text in quotes, got {raw!r:.80}.")
     return raw

@@ -316,3 +316,21 @@ def test_a_session_kept_before_evaluations_carried_their_benchmark_loads_without
     assert "The evaluation 'evaluation' (with its permutation test) does not fit the benchmark" in note, note
     assert back.session_state["data"].benchmark.n_models == 5 and back.session_state["sel_k"] == 4
     assert back.session_state["ev_run"] is None
+
+
+def test_an_uploaded_workspace_with_an_evaluation_of_another_benchmark_loads_without_it():
+    from subsetsel_core import EvaluationConfig, evaluate, load_scores
+    from subsetsel_core.synthetic import make_synthetic
+    from subsetsel_core.workspace.files import Workspace, save_workspace
+
+    big = load_scores(make_synthetic(n_datasets=24, n_models=40, n_folds=1, seed=1).scores, name="big")
+    small = load_scores(make_synthetic(n_datasets=8, n_models=5, n_folds=1, seed=2).scores, name="small")
+    old = evaluate(big, {}, EvaluationConfig(strategies=("random",), trials=3, k_min=2, k_max=15, seed=0))
+    raw = save_workspace(Workspace(small, settings={"sel_k": 4}, evaluations={"evaluation": old}))
+    at = H.new_app()
+    at.file_uploader(key="ws_upload_0").set_value(("mine.subsetsel", raw, "application/zip"))
+    at.run()
+    assert not H.errors(at), H.errors(at)
+    assert at.session_state["data"].benchmark.n_models == 5 and at.session_state["ev_run"] is None
+    assert "The evaluation 'evaluation' (with its permutation test) was run on another benchmark than the one this " \
+           "file holds; it is not loaded." in _infos(at), _infos(at)

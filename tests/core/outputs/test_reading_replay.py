@@ -8,6 +8,7 @@ Average set aside, one gap, and two tasks whose direction is the opposite of the
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import re
@@ -30,9 +31,14 @@ READING = ScoreFormat(layout="models-as-rows", model_column="Model", fold_column
 
 def test_the_reading_is_written_whole_and_read_back() -> None:
     d = READING.to_dict()
-    assert set(d) == {"layout", "dataset_column", "model_column", "score_column", "fold_column", "higher_is_better",
-                      "missing", "drop_columns", "lower_is_better_datasets", "higher_is_better_datasets"}
+    assert set(d) == {f.name for f in dataclasses.fields(ScoreFormat)} >= {
+        "layout", "dataset_column", "model_column", "score_column", "fold_column", "higher_is_better", "missing",
+        "drop_columns", "lower_is_better_datasets", "higher_is_better_datasets"}
     assert ScoreFormat.from_dict(json.loads(json.dumps(d))) == READING
+    wide = ScoreFormat(layout="wide", dataset_column="task", fold_column="seed", higher_is_better=False,
+                       missing="partial", higher_is_better_datasets=("acc",))
+    assert ScoreFormat.from_dict(json.loads(json.dumps(wide.to_dict()))) == wide
+    assert ScoreFormat.from_dict({}) == ScoreFormat()  # a key left out takes its default
     cfg = RunConfig(missing="drop-models", reading=READING)
     text = config_toml(cfg)
     assert "[reading]" in text and 'fold_column = ""' in text and 'lower_is_better_datasets = ["navigate", "snarks"]' \
