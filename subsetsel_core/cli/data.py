@@ -41,7 +41,8 @@ def add_data_args(p: argparse.ArgumentParser, scores_flag: str = "--scores") -> 
                         "of the format its files show. With results, --score-column chooses the metric: NAME, "
                         "or TASK=NAME;TASK2=NAME (default: each format's main metric)")
     g.add_argument("--features", action="append", metavar="FILE",
-                   help="descriptor table (repeat for several; each is a table named after its file)")
+                   help="descriptor table (repeat for several; each is a table named after its file, as the dashboard "
+                        "names an upload: features_tasks.csv is the table tasks)")
     add_score_args(g)
     g.add_argument("--missing", choices=MISSING_POLICIES, default=None,
                    help="what to do with missing scores (default: a benchmark folder's manifest policy, else error)")
@@ -111,9 +112,11 @@ class Data:
 
 
 def _stems(files: Sequence[str]) -> list[str]:
+    """The table name of each ``--features`` file, as the dashboard names an uploaded one
+    (``features_tasks.csv`` → ``tasks``), so that a run.toml it wrote names the same tables."""
     out: list[str] = []
     for f in files:
-        stem, i = Path(f).name.split(".")[0], 2
+        stem, i = Path(f).name.split(".")[0].removeprefix("features_") or "descriptors", 2
         key = stem
         while key in out:
             key, i = f"{stem}_{i}", i + 1

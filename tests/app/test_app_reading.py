@@ -9,6 +9,7 @@ workspace file, a kept session and every download's provenance keep the reading 
 
 from __future__ import annotations
 
+import json
 import shlex
 from pathlib import Path
 from typing import Any
@@ -30,8 +31,15 @@ READING = ScoreFormat(layout="models-as-rows", model_column="Model", fold_column
                       lower_is_better_datasets=("navigate", "snarks"))
 
 
-def _uploaded() -> Any:
-    check = upload.check_upload(upload.UploadedTable(BBH.name, BBH.read_bytes()), READING)
+TASKS = ("boolean_expressions", "causal_judgement", "date_understanding", "disambiguation_qa", "formal_fallacies",
+         "geometric_shapes", "hyperbaton", "logical_deduction", "navigate", "snarks")
+DESCRIPTORS = ("dataset,steps,choices\n" + "".join(f"{t},{i % 4 + 1},{(i * 7) % 5 + 2}\n" for i, t in enumerate(TASKS))
+               ).encode()
+
+
+def _uploaded(with_descriptors: bool = False) -> Any:
+    tables = [upload.UploadedTable("features_tasks.csv", DESCRIPTORS)] if with_descriptors else []
+    check = upload.check_upload(upload.UploadedTable(BBH.name, BBH.read_bytes()), READING, tables)
     assert check.ok, check.error
     assert check.data is not None and check.data.reading == READING
     return check.data
@@ -112,3 +120,22 @@ def test_a_damaged_reading_in_a_workspace_file_is_refused_with_its_key() -> None
         with pytest.raises(InputError, match="_app.reading") as exc:
             check_app_description({"reading": bad}, (), "mine.subsetsel")
         assert needle in str(exc.value) and exc.value.field == "workspace"
+
+
+def test_the_run_with_line_of_an_upload_with_descriptors_runs_as_written(tmp_path: Path) -> None:
+    data = _uploaded(with_descriptors=True)
+    assert set(data.tables) == {"tasks"}
+    text = _config_text(data)
+    assert 'representation = "tasks"' in text
+    run_with = next(line for line in text.splitlines() if line.startswith("# run with: "))
+    argv = shlex.split(run_with.removeprefix("# run with: "))
+    assert argv[:6] == ["subsetsel", "report", "--scores", BBH.name, "--features", "features_tasks.csv"]
+    (tmp_path / BBH.name).write_bytes(BBH.read_bytes())
+    (tmp_path / "features_tasks.csv").write_bytes(DESCRIPTORS)
+    (tmp_path / argv[argv.index("--config") + 1]).write_text(text, encoding="utf-8")
+    files = {BBH.name, "features_tasks.csv", argv[argv.index("--config") + 1], "DIR"}
+    args = [str(tmp_path / a) if a in files else a for a in argv[1:]]
+    assert main([*args, "--no-images"]) == 0  # the line as written, in the folder of the files
+    assert _order(tmp_path / "DIR", data.benchmark.models) == list(data.benchmark.leaderboard()["model"])
+    sidecar = json.loads((tmp_path / "DIR" / "subset.json").read_text(encoding="utf-8"))
+    assert sidecar["representation_recipe"]["tables"] == ["tasks"]
