@@ -140,7 +140,7 @@ class Restored:
     reset : list of (key, old value, default)
         The settings the load reset to their defaults because the file does not hold them
         and the user had changed them (:func:`subsetsel_app.state.reset_for_new_benchmark`).
-    dropped : list of str
+    dropped : tuple of str
         What the file held that was not loaded, and why (an evaluation of another benchmark).
     """
 

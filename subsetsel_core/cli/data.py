@@ -194,12 +194,13 @@ def _load_files(args: argparse.Namespace, tables: Sequence[str] | None) -> Data:
 
 
 #: The options that say how a score table is read, and their values when not given.
-_READING_OPTIONS: tuple[tuple[str, str, Any], ...] = (("--layout", "layout", "auto"), ("--model-column", "model_column", None),
-                    ("--score-column", "score_column", None), ("--fold-column", "fold_column", None),
-                    ("--drop-columns", "drop_columns", []), ("--lower-is-better", "lower_is_better", False),
-                    ("--higher-is-better", "higher_is_better", False),
-                    ("--lower-is-better-datasets", "lower_is_better_datasets", []),
-                    ("--higher-is-better-datasets", "higher_is_better_datasets", []))
+_READING_OPTIONS: tuple[tuple[str, str, Any], ...] = (
+    ("--layout", "layout", "auto"), ("--model-column", "model_column", None), ("--score-column", "score_column", None),
+    ("--fold-column", "fold_column", None), ("--drop-columns", "drop_columns", []),
+    ("--lower-is-better", "lower_is_better", False), ("--higher-is-better", "higher_is_better", False),
+    ("--lower-is-better-datasets", "lower_is_better_datasets", []),
+    ("--higher-is-better-datasets", "higher_is_better_datasets", []),
+)
 
 
 def _as_given(args: argparse.Namespace, reading: ScoreFormat) -> ScoreFormat:
