@@ -20,6 +20,7 @@ import pandas as pd
 
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.score_format import ScoreFormat
 from subsetsel_core.io.validation import ValidationReport
 from subsetsel_core.loading.folder import (
     SAMPLE_DATA_DIR,
@@ -92,6 +93,10 @@ class ActiveData:
     missing : str
         The missing-score policy the scores were read with (a manifest's, or the upload's
         choice; a workspace keeps a table that was already read: ``partial`` or ``error``).
+    reading : ScoreFormat or None
+        How the score table was read, whole (layout, columns, set-aside columns, the direction
+        of every dataset, the missing-score policy): the upload's mapping, a folder's manifest
+        format; a workspace keeps the one it was saved with. None for a results folder.
 
     A benchmark without any descriptor table (e.g. an upload of scores alone) gets the
     table ``names``: the datasets' names as weak text descriptors
@@ -114,6 +119,7 @@ class ActiveData:
     model_dates: Mapping[str, str] | None = field(default=None, repr=False)
     inputs: Mapping[str, str] | None = field(default=None, repr=False)
     missing: str = "error"
+    reading: ScoreFormat | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not self.tables:
@@ -210,6 +216,7 @@ def load_folder_data(folder: str | Path, *, source: str = "folder") -> ActiveDat
         citation=m.citation,
         manifest=m,
         missing=m.scores.missing,
+        reading=m.scores,
     )
 
 

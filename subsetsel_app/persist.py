@@ -7,7 +7,10 @@ kept in the server's :class:`~subsetsel_app.session_store.SessionStore` under a 
 id, and the address gets ``?s=<id>``. A new session whose address carries an id — a
 reload, a bookmark, a link someone shared — reads that file back exactly as an uploaded
 workspace is read (every field checked), and says "Restored your session from …". An
-unknown, expired or damaged entry gives a note and a fresh session, never an error.
+unknown, expired or damaged entry gives a note and a fresh session, never an error. The
+file holds the evaluation only when it was run on the session's benchmark, so a switch of
+benchmark never makes it unloadable (an entry kept before evaluations carried their
+benchmark's identity loads without an evaluation that does not fit, and says so).
 
 A restored session writes its first change under a new id (the address follows), so a
 shared link keeps showing what was shared. The file is written again only when the
@@ -160,7 +163,8 @@ def restore_into(ss: MutableMapping[Any, Any], store: SessionStore, sid: str) ->
         ss[K.EV_RUN] = live.key
     ss[K.PS_ID], ss[K.PS_MODE], ss[K.PS_SIG] = sid, "restored", None
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(got.saved))
-    return "info", f"Restored your session from {when} ({_ago(store.clock() - got.saved)})."
+    return "info", " ".join([f"Restored your session from {when} ({_ago(store.clock() - got.saved)}).",
+                             *loaded.dropped])
 
 
 def begin() -> None:

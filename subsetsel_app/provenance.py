@@ -53,7 +53,10 @@ def data_inputs(data: ActiveData) -> dict[str, str]:
 
 
 def _base(data: ActiveData, page: str) -> dict[str, Any]:
-    return {"page": page, "benchmark": data.name, "benchmark_title": data.title, "source": data.source}
+    out: dict[str, Any] = {"page": page, "benchmark": data.name, "benchmark_title": data.title, "source": data.source}
+    if data.reading is not None:  # how the score table was read, whole
+        out["reading"] = data.reading.to_dict()
+    return out
 
 
 def selection_provenance(data: ActiveData, sel: Selection, recipe: RepresentationRecipe | None, *,

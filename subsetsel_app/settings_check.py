@@ -17,6 +17,7 @@ from typing import Any
 
 from subsetsel_app.state import MAP_METHODS, K
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.score_format import ScoreFormat
 from subsetsel_core.ranks.metrics import METRICS
 from subsetsel_core.representations import BUILDERS
 from subsetsel_core.strategies import STRATEGIES
@@ -161,6 +162,11 @@ def check_app_description(app: Any, tables: tuple[str, ...], label: str = "works
         problem = _text(optional=True)(app.get(key), 0)
         if problem:
             raise bad(key, problem)
+    if app.get("reading") is not None:
+        try:
+            ScoreFormat.from_dict(app["reading"], label="reading")
+        except InputError as exc:
+            raise bad("reading", f"is not how a score table is read ({exc})") from None
     specs = app.get("specs") or {}
     if not isinstance(specs, dict):
         raise bad("specs", "must be an object")

@@ -368,5 +368,6 @@ def check_upload(
         model_dates=dates or None,
         inputs={t.name: hashlib.sha256(t.content).hexdigest() for t in [scores, *descriptors]},
         missing=fmt.missing,
+        reading=fmt,
     )
     return UploadCheck(data, None, data.report, suggested, kinds)

@@ -7,6 +7,8 @@ downstream sees one layout: ``scores[d, f, m]`` with datasets and models sorted 
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -100,6 +102,22 @@ class Benchmark:
     def n_folds(self) -> int:
         """Number of folds F."""
         return len(self.folds)
+
+    @cached_property
+    def digest(self) -> str:
+        """The benchmark's identity: SHA-256 (hex) of its scores, names, folds and directions.
+
+        Two benchmarks with one digest rank the same models on the same datasets alike; a
+        result stored with a benchmark (a workspace's evaluation and its permutation test)
+        carries the digest of the benchmark it was run on and is restored only with it. The
+        display name and the validation report are not part of it.
+        """
+        h = hashlib.sha256()
+        h.update(json.dumps([list(self.datasets), list(self.models), list(self.folds), bool(self.higher_is_better),
+                             list(self.flipped), bool(self.partial)], ensure_ascii=False).encode("utf-8"))
+        cube = np.where(np.isnan(self.scores), np.nan, self.scores)  # one bit pattern for a gap
+        h.update(np.ascontiguousarray(cube, dtype="<f8").tobytes())
+        return h.hexdigest()
 
     @cached_property
     def has_gaps(self) -> bool:

@@ -4,6 +4,7 @@ LaTeX, the run's config file) with their provenance, and the critical-difference
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,6 +23,7 @@ from subsetsel_core.evaluation.permutation import PermutationTest
 from subsetsel_core.evaluation.result import BASELINE, EvaluationResult
 from subsetsel_core.evaluation.stability import Stability
 from subsetsel_core.evaluation.summary import evaluation_json
+from subsetsel_core.io.score_format import ScoreFormat
 from subsetsel_core.outputs.latex import auc_latex
 from subsetsel_core.outputs.run_config import RunConfig, config_toml
 from subsetsel_core.ranks.metrics import METRICS
@@ -51,8 +53,10 @@ def settings_config(data: ActiveData) -> RunConfig:
     lo, hi = ss[K.EV_KRANGE]
     permute = bool(ss.get(K.EV_PERMUTE))
     rec, rep, _ = session.current_representation(data)
+    reading = replayed_reading(data)
     return RunConfig(
-        title=str(ss.get(K.RP_TITLE) or ""), seed=session.seed(), missing=data.missing,
+        title=str(ss.get(K.RP_TITLE) or ""), seed=session.seed(),
+        missing=reading.missing if reading is not None else data.missing,
         strategies=tuple(dict.fromkeys([BASELINE, *(ss.get(K.EV_STRATEGIES) or ())])),
         representations=tuple(dict.fromkeys(reps)), trials=int(ss[K.EV_TRIALS]), alpha=float(ss[K.EV_ALPHA]),
         beta=float(ss[K.EV_BETA]), k_min=int(lo), k_max=int(hi),
@@ -62,15 +66,28 @@ def settings_config(data: ActiveData) -> RunConfig:
         select_representation="+".join(rec.tables) if rec is not None and rep is not None else "",
         select_k=int(ss.get(K.SEL_K) or 10), metric=str(ss.get(K.EV_METRIC) or "spearman"),
         critical_difference=str(ss.get(CD_TEST) or TESTS[0]),
+        reading=reading,
     )
+
+
+def replayed_reading(data: ActiveData) -> ScoreFormat | None:
+    """How ``subsetsel report --scores FILE`` must read the score table to give this benchmark: the
+    upload's reading, whole (None for a benchmark folder, whose manifest says it, and a results folder)."""
+    return None if data.manifest is not None else data.reading
 
 
 def config_file(data: ActiveData) -> bytes:
     """The text of ``run.toml`` for the current settings (with where they came from)."""
     cfg = settings_config(data)
     custom = [r for r in (st.session_state.get(K.EV_REPS) or ()) if r not in data.tables]
-    note = {"made by": "the subsetsel dashboard", "benchmark": data.name,
-            "run with": f"subsetsel report --benchmark FOLDER --config {data.name}_run.toml --out DIR"}
+    if cfg.reading is not None:
+        files = list(data.inputs or {}) or ["FILE"]
+        command = shlex.join(["subsetsel", "report", "--scores", files[0],
+                              *(x for f in files[1:] for x in ("--features", f)),
+                              "--config", f"{data.name}_run.toml", "--out", "DIR"])
+    else:
+        command = f"subsetsel report --benchmark FOLDER --config {data.name}_run.toml --out DIR"
+    note = {"made by": "the subsetsel dashboard", "benchmark": data.name, "run with": command}
     if custom:
         note["note"] = ("representations configured on the Representation page are written as their tables "
                         "with the tables' default columns")

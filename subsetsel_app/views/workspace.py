@@ -6,6 +6,11 @@ benchmark, its descriptor tables, the session's settings (the keys of
 evaluation result with the permutation test after it. Loading it restores all of that into
 the session: the benchmark becomes the active one, the settings their widgets' values, and
 the evaluation result is shown on the Evaluate page as a finished run, with its verdict.
+
+A session's evaluation goes into its workspace only when it was run on the active benchmark
+(its run's token is the benchmark's): after a switch the file holds the new benchmark without
+the old run. The core stores each evaluation with its benchmark's digest and leaves out, with
+a note (:attr:`Restored.dropped`), one that belongs to another benchmark.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from subsetsel_app.state import K
 from subsetsel_core.errors import InputError
 from subsetsel_core.evaluation.permutation import PermutationTest
 from subsetsel_core.evaluation.result import EvaluationResult
+from subsetsel_core.io.score_format import ScoreFormat
 from subsetsel_core.loading.manifest import RepresentationSpec
 from subsetsel_core.representations.descriptors import load_descriptors
 from subsetsel_core.workspace.files import Workspace, load_workspace, save_workspace
@@ -37,10 +43,13 @@ APP = "_app"
 SUFFIX = ".subsetsel"
 
 
-def finished_result(ss: Mapping[str, Any]) -> EvaluationResult | None:
-    """The session's evaluation result if its run has ended (finished or stopped)."""
+def finished_result(ss: Mapping[str, Any], data: ActiveData | None = None) -> EvaluationResult | None:
+    """The session's evaluation result if its run has ended (finished or stopped); with ``data``,
+    only if the run was made on that benchmark."""
     job = jobs.get(ss[K.EV_RUN] if K.EV_RUN in ss else None)
     if job is None or job.running or job.result is None:
+        return None
+    if data is not None and getattr(job.request, "token", None) != data.token:
         return None
     return job.result
 
@@ -54,7 +63,7 @@ def finished_permutation(ss: Mapping[str, Any]) -> PermutationTest | None:
 
 def workspace_from_state(ss: Mapping[str, Any], data: ActiveData) -> Workspace:
     """The workspace of a session: ``data`` (the active benchmark), settings, the finished
-    result and the permutation test after it, and its provenance
+    result of a run on ``data`` and the permutation test after it, and its provenance
     (:func:`subsetsel_app.provenance.workspace_provenance`)."""
     settings: dict[str, Any] = state.saved(ss)
     settings[APP] = {
@@ -63,8 +72,9 @@ def workspace_from_state(ss: Mapping[str, Any], data: ActiveData) -> Workspace:
         "specs": {n: {"kind": s.kind, "title": s.title, "description": s.description,
                       "columns": None if s.columns is None else list(s.columns)}
                   for n, s in data.specs.items()},
+        "reading": None if data.reading is None else data.reading.to_dict(),
     }
-    res = finished_result(ss)
+    res = finished_result(ss, data)
     test = finished_permutation(ss) if res is not None else None
     seed = settings.get(K.SEED)
     prov = workspace_provenance(data, state.saved(ss), seed=seed if isinstance(seed, int) else None,
@@ -108,11 +118,14 @@ def active_from_workspace(ws: Workspace, digest: str) -> ActiveData:
             description=str(sp.get("description") or ""), columns=None if cols is None else tuple(map(str, cols)),
         )
     b = ws.benchmark
+    raw = app.get("reading")
+    reading = None if raw is None else ScoreFormat.from_dict(raw, label="workspace file: _app.reading")
     return ActiveData(
         token=f"workspace:{digest}", title=str(app.get("title") or b.name), source="workspace", benchmark=b,
         tables=tables, specs=specs, report=b.report, description=str(app.get("description") or ""),
         metric=str(app.get("metric") or ""), citation=str(app.get("citation") or ""),
-        missing="partial" if b.partial else "error",
+        missing=reading.missing if reading is not None else "partial" if b.partial else "error",
+        reading=reading,
     )
 
 
@@ -127,10 +140,13 @@ class Restored:
     reset : list of (key, old value, default)
         The settings the load reset to their defaults because the file does not hold them
         and the user had changed them (:func:`subsetsel_app.state.reset_for_new_benchmark`).
+    dropped : tuple of str
+        What the file held that was not loaded, and why (an evaluation of another benchmark).
     """
 
     data: ActiveData
     reset: list[tuple[str, Any, Any]]
+    dropped: tuple[str, ...] = ()
 
 
 def restore(ss: MutableMapping[str, Any], raw: bytes) -> ActiveData:
@@ -177,7 +193,7 @@ def restore_workspace(ss: MutableMapping[Any, Any], ws: Workspace, digest: str, 
         reps = tuple(dict.fromkeys(e.representation for e in res.entries if e.representation))
         ss[K.EV_RUN] = jobs.restore_evaluation(res, token=data.token, benchmark_name=data.benchmark.name,
                                                representations=reps, permutation=ws.permutation_tests.get(name)).key
-    return Restored(data, reset)
+    return Restored(data, reset, tuple(ws.dropped))
 
 
 def _uploader_key() -> str:
@@ -207,6 +223,8 @@ def _on_upload() -> None:
                            + (", with its evaluation result." if st.session_state.get(K.EV_RUN) else "."))
     if loaded.reset:
         state.flash("info", state.reset_notice(loaded.reset))
+    for note in loaded.dropped:
+        state.flash("info", note)
 
 
 def section() -> None:

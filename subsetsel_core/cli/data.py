@@ -20,7 +20,7 @@ from subsetsel_core.cli.args import names, readable, share
 from subsetsel_core.cli.scores import add_score_args, is_table, read_scores
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.result_records import RESULT_FORMATS
-from subsetsel_core.io.score_format import MISSING_POLICIES, MissingPolicy
+from subsetsel_core.io.score_format import MISSING_POLICIES, MissingPolicy, ScoreFormat
 from subsetsel_core.text.safe_text import printable, safe_message
 
 if TYPE_CHECKING:
@@ -42,7 +42,8 @@ def add_data_args(p: argparse.ArgumentParser, scores_flag: str = "--scores") -> 
                         "or TASK=NAME;TASK2=NAME (default: each format's main metric)")
     add_result_args(g)
     g.add_argument("--features", action="append", metavar="FILE",
-                   help="descriptor table (repeat for several; each is a table named after its file)")
+                   help="descriptor table (repeat for several; each is a table named after its file, as the dashboard "
+                        "names an upload: features_tasks.csv is the table tasks)")
     add_score_args(g)
     g.add_argument("--missing", choices=MISSING_POLICIES, default=None,
                    help="what to do with missing scores (default: a benchmark folder's manifest policy, else error)")
@@ -116,6 +117,9 @@ class Data:
         Display name (the manifest's title).
     model_dates : dict of str to str
         Model → release date (ISO) from the score table's release column (empty without one).
+    reading : ScoreFormat or None
+        How the score table was read (a folder's manifest format, the guess with the options,
+        or a config's ``[reading]``); None for a results folder.
     """
 
     benchmark: Benchmark
@@ -124,12 +128,15 @@ class Data:
     tables: tuple[str, ...]
     title: str
     model_dates: dict[str, str] = field(default_factory=dict)
+    reading: ScoreFormat | None = None
 
 
 def _stems(files: Sequence[str]) -> list[str]:
+    """The table name of each ``--features`` file, as the dashboard names an uploaded one
+    (``features_tasks.csv`` → ``tasks``), so that a run.toml it wrote names the same tables."""
     out: list[str] = []
     for f in files:
-        stem, i = Path(f).name.split(".")[0], 2
+        stem, i = Path(f).name.split(".")[0].removeprefix("features_") or "descriptors", 2
         key = stem
         while key in out:
             key, i = f"{stem}_{i}", i + 1
@@ -143,6 +150,10 @@ def load(args: argparse.Namespace, tables: Sequence[str] | None = None) -> Data:
     Parameters
     ----------
     args : Namespace
+        With ``reading`` (a :class:`ScoreFormat`, from a config's ``[reading]``): a score
+        table is read exactly so, not guessed (``--missing`` replaces its policy). The
+        reading used is noted as ``args._reading``, which the provenance records
+        (:func:`~subsetsel_core.outputs.provenance.from_arguments`).
     tables : sequence of str, optional
         The tables needed (None: every table; empty: the default representation's).
     """
@@ -152,9 +163,13 @@ def load(args: argparse.Namespace, tables: Sequence[str] | None = None) -> Data:
             raise InputError("give either a benchmark folder or score/descriptor files, not both.",
                              field="scores_file")
         data = _load_folder(args.benchmark, tables, getattr(args, "missing", None))
+        if getattr(args, "reading", None) is not None:
+            say("note: the config's [reading] is for --scores FILE; the benchmark folder's manifest says how its "
+                "score table is read.", err=True)
     else:
         data = _load_files(args, tables)
     asked = requested_tables(args) if hasattr(args, "representation") else []
+    args._reading = data.reading
     return _with_names(data, [*(tables or ()), *asked])
 
 
@@ -177,8 +192,13 @@ def _load_files(args: argparse.Namespace, tables: Sequence[str] | None) -> Data:
         raise InputError("no data: give a benchmark folder, or a score table (and descriptor tables).",
                          field="scores_file")
     dates: dict[str, str] = {}
-    if is_table(args):
-        bench, dates = read_scores(args)
+    reading: ScoreFormat | None = None
+    given: ScoreFormat | None = getattr(args, "reading", None)
+    if is_table(args) and given is not None:
+        reading = _as_given(args, given)
+        bench = load_scores(readable(args.scores), reading, label=Path(args.scores).name, name=args.name)
+    elif is_table(args):
+        bench, dates, reading = read_scores(args)
     else:
         from subsetsel_core.io.score_format import ScoreFormat
 
@@ -193,7 +213,34 @@ def _load_files(args: argparse.Namespace, tables: Sequence[str] | None) -> Data:
     descriptors = {s: load_descriptors(readable(f), dataset_column=args.dataset_column or "dataset", aliases=alias,
                                        labels=[Path(f).name])
                    for s, f in zip(stems, files, strict=True) if not tables or s in tables}
-    return Data(bench, descriptors, {}, tuple(stems), bench.name, dates)
+    return Data(bench, descriptors, {}, tuple(stems), bench.name, dates, reading)
+
+
+#: The options that say how a score table is read, and their values when not given.
+_READING_OPTIONS: tuple[tuple[str, str, Any], ...] = (
+    ("--layout", "layout", "auto"), ("--model-column", "model_column", None), ("--score-column", "score_column", None),
+    ("--fold-column", "fold_column", None), ("--drop-columns", "drop_columns", []),
+    ("--lower-is-better", "lower_is_better", False), ("--higher-is-better", "higher_is_better", False),
+    ("--lower-is-better-datasets", "lower_is_better_datasets", []),
+    ("--higher-is-better-datasets", "higher_is_better_datasets", []),
+)
+
+
+def _as_given(args: argparse.Namespace, reading: ScoreFormat) -> ScoreFormat:
+    """The config's reading, with ``--missing`` as its policy when given.
+
+    Raises
+    ------
+    InputError
+        An option that says how the table is read is given too (the config's reading is complete).
+    """
+    clash = [flag for flag, name, unset in _READING_OPTIONS if getattr(args, name, unset) not in (unset, None)]
+    if args.dataset_column not in (None, reading.dataset_column) and reading.layout != "models-as-rows":
+        clash.insert(0, "--dataset-column")
+    if clash:
+        raise InputError(f"the config's [reading] says how {Path(args.scores).name} is read, and {clash[0]} says it "
+                         f"too; leave out {clash[0]} or edit [reading].", field="config")
+    return replace(reading, missing=cast("MissingPolicy", args.missing)) if args.missing else reading
 
 
 def _load_folder(folder: str, tables: Sequence[str] | None, missing: str | None = None) -> Data:
@@ -215,7 +262,8 @@ def _load_folder(folder: str, tables: Sequence[str] | None, missing: str | None 
                          f"{', '.join(m.representation_names)}.", field="representation")
     lb = load_benchmark_folder(m, None if tables is None else tuple(tables))
     specs: dict[str, TableSpec] = {r.name: r for r in m.representations}
-    return Data(lb.benchmark, dict(lb.descriptors), specs, tuple(m.representation_names), m.title or m.name)
+    return Data(lb.benchmark, dict(lb.descriptors), specs, tuple(m.representation_names), m.title or m.name,
+                reading=m.scores)
 
 
 def requested_tables(args: argparse.Namespace) -> list[str]:

@@ -12,7 +12,7 @@ dashboard downloads its settings as that file), chooses the subset the evaluatio
 * ``subset.csv``, ``subset.json`` — the subset and its sidecar (``subsetsel select --recipe`` replays either);
 * ``figures/*.png``, ``figures/*.svg``, ``figures/figures.json`` — every figure (PNG and SVG
   need Chromium; without it a warning, and the rest is written);
-* ``run.toml`` — the config as run.
+* ``run.toml`` — the config as run (with ``[reading]``, how ``--scores`` was read).
 
 Every file records its provenance (:mod:`subsetsel_core.outputs.provenance`). A progress bar is
 drawn on standard error when it is a terminal.
@@ -21,6 +21,7 @@ drawn on standard error when it is a terminal.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -115,10 +116,13 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise InputError(f"--out {args.out} is a file; give a folder (it is created when missing).")
     bar = Progress()
     bar.show("loading")
-    tables = [t for r in cfg.representations for t in r.split("+")]
+    chosen = [*cfg.representations, *([cfg.select_representation] if cfg.select_representation else [])]
+    tables = [t for r in chosen for t in r.split("+")]  # [select]'s tables are loaded too
     args = argparse.Namespace(**{**vars(args), "representation": list(cfg.representations) or None,
-                                 "missing": args.missing or cfg.missing or None})
+                                 "missing": args.missing or cfg.missing or None, "reading": cfg.reading})
     data = D.load(args, list(dict.fromkeys(tables)) if tables else None)
+    if args.scores and data.reading is not None:  # the config as run says how the table was read
+        cfg = dataclasses.replace(cfg, reading=data.reading, missing=data.reading.missing)
     D.warn(data.benchmark.report)
     pairs = _representations(args, cfg, data, list(cfg.representations), cfg.seed)
     reps = [rep for _, rep in pairs]

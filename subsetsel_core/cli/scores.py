@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from subsetsel_core.benchmark import Benchmark
     from subsetsel_core.io.guess.table import TableGuess
+    from subsetsel_core.io.score_format import ScoreFormat
 
 
 #: The options that settle what a guess was unsure of, by topic.
@@ -99,10 +100,10 @@ def guess_scores(path: str, args: argparse.Namespace) -> tuple[str | bytes, pd.D
     return source, df, guess_table(df, label=label, **guess_options(args))
 
 
-def read_scores(args: argparse.Namespace) -> tuple[Benchmark, dict[str, str]]:
-    """The benchmark of ``--scores`` read as guessed, and the models' release dates (empty
-    without a release column). Says on stderr how the table was read when it is not a
-    plain long table, and what the guess was unsure of."""
+def read_scores(args: argparse.Namespace) -> tuple[Benchmark, dict[str, str], ScoreFormat]:
+    """The benchmark of ``--scores`` read as guessed, the models' release dates (empty
+    without a release column), and the reading it was read with. Says on stderr how the
+    table was read when it is not a plain long table, and what the guess was unsure of."""
     from subsetsel_core.benchmark import load_scores
     from subsetsel_core.io.guess.table import release_dates
 
@@ -112,8 +113,9 @@ def read_scores(args: argparse.Namespace) -> tuple[Benchmark, dict[str, str]]:
     for u in guess.unsure:
         topic = u.split(":", 1)[0]
         _say(f"warning: {u}" + (f" [{UNSURE_FLAGS[topic]}]" if topic in UNSURE_FLAGS else ""))
-    bench = load_scores(source, guess.to_format(args.missing or "error"), name=args.name, label=guess.label)
-    return bench, release_dates(df, guess)
+    fmt = guess.to_format(args.missing or "error")
+    bench = load_scores(source, fmt, name=args.name, label=guess.label)
+    return bench, release_dates(df, guess), fmt
 
 
 def _say(text: str) -> None:

@@ -331,7 +331,7 @@ def iter_evaluate(
         "benchmark": benchmark.name, "n_datasets": benchmark.n_datasets, "n_models": benchmark.n_models,
         "n_folds": benchmark.n_folds, "higher_is_better": benchmark.higher_is_better,
         "pool_datasets": ctx.n_pool, "pool_models": ctx.m_pool, "representations": list(ctx.X),
-        "baseline": BASELINE, "partial": ctx.table.partial,
+        "baseline": BASELINE, "partial": ctx.table.partial, "benchmark_sha256": benchmark.digest,
     }
     parts: list[Batch] = []
     covs: list[dict[str, np.ndarray]] = []

@@ -1,9 +1,17 @@
-"""How a score table is laid out: :class:`ScoreFormat`, shared by manifests, uploads and the CLI."""
+"""How a score table is laid out: :class:`ScoreFormat`, shared by manifests, uploads and the CLI.
+
+A ``ScoreFormat`` is the complete reading of a table (layout, the columns of each role, the
+columns set aside, the direction of every dataset, the missing-score policy):
+:meth:`ScoreFormat.to_dict` writes it whole as plain values (the ``[reading]`` of a run's
+config file, every output's provenance) and :meth:`ScoreFormat.from_dict` reads it back,
+checked, so that the same file is read the same way again.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 from subsetsel_core.errors import InputError
 
@@ -120,6 +128,55 @@ class ScoreFormat:
     def opposite_datasets(self) -> tuple[str, ...]:
         """The listed datasets whose direction differs from ``higher_is_better``."""
         return self.lower_is_better_datasets if self.higher_is_better else self.higher_is_better_datasets
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field as plain JSON values (tuples as lists; an unset optional column as None)."""
+        return {f.name: list(v) if isinstance(v := getattr(self, f.name), tuple) else v for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, label: str = "reading") -> ScoreFormat:
+        """The format :meth:`to_dict` wrote, every value checked; a missing key takes its default.
+
+        An optional column given as ``""`` is None (TOML has no null).
+
+        Raises
+        ------
+        InputError
+            Not an object, an unknown key, a value of the wrong type (naming ``label.key``);
+            or the error of :class:`ScoreFormat` itself (an unknown layout, …).
+        """
+        if not isinstance(data, Mapping):
+            raise InputError(f"{label}: must be a table of the reading's keys, got {type(data).__name__}.")
+        hints = get_type_hints(cls)
+        known = [f.name for f in fields(cls)]
+        values: dict[str, Any] = {}
+        for key, raw in data.items():
+            if key not in known:
+                raise InputError(f"{label}: unknown key '{key}'; the keys are {', '.join(known)}.")
+            values[key] = _typed(raw, hints[key], f"{label}.{key}")
+        return cls(**values)
+
+
+def _typed(raw: Any, hint: Any, where: str) -> Any:
+    """``raw`` as a value of the annotation ``hint`` (str, bool, a Literal, an optional str, a tuple of str)."""
+    args = get_args(hint)
+    if get_origin(hint) is tuple:
+        if not isinstance(raw, list | tuple) or not all(isinstance(v, str) for v in raw):
+            raise InputError(f"{where}: must be a list of names, e.g. [\"a\", \"b\"], got {raw!r:.80}.")
+        return tuple(raw)
+    if hint is bool:
+        if not isinstance(raw, bool):
+            raise InputError(f"{where}: must be true or false, got {raw!r:.80}.")
+        return raw
+    optional = type(None) in args
+    if optional and (raw is None or raw == ""):
+        return None
+    text_like = hint is str or get_origin(hint) is Literal or (optional and set(args) <= {str, type(None)})
+    if not text_like:  # a field of another kind needs its own check here
+        raise TypeError(f"ScoreFormat.from_dict cannot read a field of type {hint}")
+    if not isinstance(raw, str):
+        raise InputError(f"{where}: must be text in quotes, got {raw!r:.80}.")
+    return raw
 
 
 def check_roles(roles: dict[str, str], set_aside: tuple[str, ...] = (), label: str = "") -> None:

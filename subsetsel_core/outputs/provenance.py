@@ -262,7 +262,9 @@ def from_arguments(args: Any, seed: int | None = None) -> dict[str, Any]:
 
     ``args`` is the parsed command line; :func:`subsetsel_core.cli.main.main` keeps the command
     line as typed in ``args._argv``. A benchmark folder stands for its manifest and the
-    files it names.
+    files it names. The reading of the score table (``args._reading``, a
+    :class:`~subsetsel_core.io.score_format.ScoreFormat` noted by
+    :func:`subsetsel_core.cli.data.load`) is recorded whole as ``settings["reading"]``.
     """
     inputs: dict[str, str] = {}
     for name, is_folder in _INPUT_OPTIONS:
@@ -277,5 +279,9 @@ def from_arguments(args: Any, seed: int | None = None) -> dict[str, Any]:
         else:
             inputs.update(input_hashes(value if isinstance(value, list) else [value]))
     argv = getattr(args, "_argv", None)
+    settings = argument_settings(args)
+    reading = getattr(args, "_reading", None)
+    if reading is not None:
+        settings["reading"] = reading.to_dict()
     return provenance(seed=seed if seed is not None else getattr(args, "seed", None), inputs=inputs,
-                      command=list(argv) if argv is not None else [], settings=argument_settings(args))
+                      command=list(argv) if argv is not None else [], settings=settings)

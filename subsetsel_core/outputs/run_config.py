@@ -31,6 +31,15 @@ dashboard writes its current settings as this file (:func:`config_toml`), so tha
     images = true                   # PNG and SVG of every figure (needs Chromium)
     map = "UMAP"                    # the map of the subset: UMAP (needs umap-learn), t-SNE or PCA
 
+    [reading]                       # how --scores FILE is read (instead of guessing it): the
+    layout = "models-as-rows"       # whole ScoreFormat (ScoreFormat.to_dict), as the dashboard read
+    model_column = "Model"          # the upload; a key left out takes its default
+    fold_column = ""                # "": none
+    higher_is_better = true
+    missing = "drop-models"
+    drop_columns = ["Rank", "Average"]
+    lower_is_better_datasets = ["salient_translation"]
+
 Errors (:class:`~subsetsel_core.errors.InputError`) name the key: an unknown section or
 key, a value of the wrong type or out of range.
 """
@@ -45,11 +54,14 @@ from pathlib import Path
 from typing import Any
 
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.score_format import ScoreFormat
 
 __all__ = ["RunConfig", "config_toml", "read_run_config"]
 
 #: Largest config file read, in bytes.
 MAX_CONFIG_BYTES = 1 << 20
+#: The section holding how the score table is read (:class:`~subsetsel_core.io.score_format.ScoreFormat`).
+READING = "reading"
 
 
 @dataclass(frozen=True)
@@ -77,11 +89,13 @@ class RunConfig:
     images: bool = True
     map_method: str = "UMAP"
     extra: dict[str, Any] = field(default_factory=dict)
+    reading: ScoreFormat | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON (for the provenance)."""
         d = asdict(self)
         d.pop("extra")
+        d[READING] = None if self.reading is None else self.reading.to_dict()
         return d
 
 
@@ -158,6 +172,12 @@ def read_run_config(source: str | Path | bytes, label: str | None = None) -> Run
         raise InputError(f"{name}: not valid TOML ({exc}).", field="config") from None
     values: dict[str, Any] = {}
     for key, raw_value in doc.items():
+        if key == READING and isinstance(raw_value, dict):
+            try:
+                values[READING] = ScoreFormat.from_dict(raw_value, label=f"{name}: {READING}")
+            except InputError as exc:
+                raise InputError(str(exc), field="config") from None
+            continue
         if isinstance(raw_value, dict):
             if key not in _SPEC or not key:
                 raise InputError(f"{name}: unknown section [{key}]; the sections are "
@@ -181,6 +201,9 @@ def read_run_config(source: str | Path | bytes, label: str | None = None) -> Run
     if cfg.missing and cfg.missing not in MISSING_POLICIES:
         raise InputError(f"{name}: 'missing' must be one of {', '.join(MISSING_POLICIES)}, got {cfg.missing!r}.",
                          field="config")
+    if cfg.reading is not None and cfg.missing and cfg.missing != cfg.reading.missing:
+        raise InputError(f"{name}: 'missing' ({cfg.missing}) and 'reading.missing' ({cfg.reading.missing}) disagree; "
+                         "give one missing-score policy.", field="config")
     if cfg.map_method not in METHODS:
         raise InputError(f"{name}: 'report.map' must be one of {', '.join(METHODS)}, got {cfg.map_method!r}.",
                          field="config")
@@ -244,4 +267,7 @@ def config_toml(cfg: RunConfig, *, comments: Mapping[str, str] | None = None) ->
                     lines += ["", f"[{section}]"]
                 current = section
             lines.append(f"{k} = {_toml(value)}")
+    if cfg.reading is not None:
+        lines += ["", f"[{READING}]  # how the score table is read (subsetsel report --scores FILE); \"\": none"]
+        lines += [f"{k} = {_toml('' if v is None else v)}" for k, v in cfg.reading.to_dict().items()]
     return "\n".join(lines) + "\n"

@@ -10,6 +10,13 @@ array of that dtype and shape). On load the archive's directory is checked befor
 is decompressed (declared sizes under a limit, each part read with a cap at its declared
 size and checked against its CRC), and every field of ``workspace.json`` is checked for
 presence, type and range (:mod:`subsetsel_core.workspace.checks`) before it is used.
+
+Each evaluation is stored with the identity of the benchmark it was run on
+(:attr:`~subsetsel_core.benchmark.Benchmark.digest`, ``benchmark_sha256``; :func:`evaluated_on`). An evaluation of
+the file's own benchmark is checked against it, every field; one of another benchmark is
+left out with a note in :attr:`Workspace.dropped` (with its permutation test), never making
+the file unloadable. A file written before evaluations carried that identity (format 1):
+an evaluation that does not fit the file's benchmark is left out the same way.
 """
 
 from __future__ import annotations
@@ -42,7 +49,7 @@ from subsetsel_core.workspace.checks import Fields
 from subsetsel_core.workspace.permutation import permutation_meta, read_permutation
 
 FORMAT = "subsetsel-workspace"
-VERSION = 1
+VERSION = 2
 #: Largest ``workspace.json`` read, in bytes.
 MAX_JSON_BYTES = 32 * 2**20
 #: Most trials of an evaluation held in a workspace.
@@ -55,6 +62,8 @@ _BENCHMARK_KEYS = ("name", "higher_is_better", "datasets", "models", "folds")
 _BENCHMARK_OPTIONAL = ("partial", "flipped")
 _CONFIG_KEYS = ("strategies", "trials", "alpha", "beta", "k_min", "k_max", "seed", "metrics", "batch_size")
 _EVALUATION_KEYS = ("file", "config", "ks", "entries", "trials_done", "complete", "info")
+#: The key of an evaluation's benchmark identity (required from format 2 on).
+BENCHMARK_KEY = "benchmark_sha256"
 
 
 @dataclass
@@ -77,6 +86,9 @@ class Workspace:
         What made the file (:func:`subsetsel_core.outputs.provenance.provenance`). Without one,
         :func:`save_workspace` records the product's version alone; a file read back without
         one (written before workspaces held it) gives None.
+    dropped : list of str
+        What :func:`load_workspace` left out and why (an evaluation of another benchmark), as
+        sentences to show; empty when everything was loaded.
     """
 
     benchmark: Benchmark
@@ -86,12 +98,21 @@ class Workspace:
     recipes: dict[str, RepresentationRecipe] = field(default_factory=dict)
     permutation_tests: dict[str, PermutationTest] = field(default_factory=dict)
     provenance: dict[str, Any] | None = None
+    dropped: list[str] = field(default_factory=list)
 
 
 def _npy(arr: np.ndarray) -> bytes:
     buf = io.BytesIO()
     np.save(buf, np.ascontiguousarray(arr), allow_pickle=False)
     return buf.getvalue()
+
+
+def evaluated_on(res: EvaluationResult, default: Benchmark) -> str:
+    """The :attr:`~subsetsel_core.benchmark.Benchmark.digest` of the benchmark ``res`` was run on:
+    the one its ``info`` records (:func:`~subsetsel_core.evaluation.protocol.iter_evaluate`
+    records it), else ``default``'s."""
+    digest = res.info.get(BENCHMARK_KEY)
+    return digest if isinstance(digest, str) and digest else default.digest
 
 
 def save_workspace(ws: Workspace, target: str | Path | None = None) -> bytes:
@@ -118,6 +139,7 @@ def save_workspace(ws: Workspace, target: str | Path | None = None) -> bytes:
             meta["evaluations"][name] = {
                 "file": i, "config": res.config.to_dict(), "ks": [int(k) for k in res.ks], "entries": entries,
                 "trials_done": res.trials_done, "complete": res.complete, "info": res.info,
+                BENCHMARK_KEY: evaluated_on(res, b),
             }
             if name in ws.permutation_tests:
                 meta["evaluations"][name]["permutation"] = permutation_meta(ws.permutation_tests[name])
@@ -196,14 +218,42 @@ def _read(z: SafeZip, label: str) -> Workspace:
         if unknown:
             raise f.fail(f"recipes.{name}.tables", f"names '{unknown[0]}', which is not a descriptor table of the file")
     settings = f.mapping(meta.get("settings", {}), "settings")
-    evaluations, tests = {}, {}
+    evaluations, tests, dropped = {}, {}, []
     for n, ev in f.mapping(meta.get("evaluations", {}), "evaluations").items():
-        evaluations[str(n)] = res = _evaluation(z, f, f"evaluations.{n}", ev, bench)
-        if ev.get("permutation") is not None:
-            tests[str(n)] = read_permutation(f, f"evaluations.{n}.permutation", ev["permutation"], res)
+        name, where = str(n), f"evaluations.{n}"
+        if not isinstance(ev, dict):
+            raise f.fail(where, "must be an object")
+        if version >= 2 or BENCHMARK_KEY in ev:
+            digest = f.string(ev.get(BENCHMARK_KEY), f"{where}.{BENCHMARK_KEY}", nonempty=True, limit=128)
+            if digest != bench.digest:
+                dropped.append(f"{_shown_name(name)} was run on another benchmark than the one this file holds; it is "
+                               "not loaded.")
+                continue
+            evaluations[name], test = _evaluation_and_test(z, f, where, ev, bench)
+        else:  # format 1: no identity; an evaluation that does not fit the file's benchmark is not its own
+            try:
+                evaluations[name], test = _evaluation_and_test(z, f, where, ev, bench)
+            except InputError as exc:
+                dropped.append(f"{_shown_name(name)} does not fit the benchmark this file holds ({exc}); it was "
+                               "most likely run on another benchmark, and is not loaded.")
+                continue
+        if test is not None:
+            tests[name] = test
     prov = meta.get("provenance")
     return Workspace(bench, descriptors, dict(settings), evaluations, loaded, tests,
-                     None if prov is None else f.provenance(prov, "provenance", MAX_SEED))
+                     None if prov is None else f.provenance(prov, "provenance", MAX_SEED), dropped=dropped)
+
+
+def _shown_name(name: str) -> str:
+    short = name if len(name) <= 60 else name[:59] + "…"
+    return f"The evaluation '{short}' (with its permutation test)"
+
+
+def _evaluation_and_test(z: SafeZip, f: Fields, where: str, ev: dict[str, Any],
+                         bench: Benchmark) -> tuple[EvaluationResult, PermutationTest | None]:
+    res = _evaluation(z, f, where, ev, bench)
+    test = ev.get("permutation")
+    return res, None if test is None else read_permutation(f, f"{where}.permutation", test, res)
 
 
 def _benchmark(z: SafeZip, f: Fields, value: Any) -> Benchmark:
@@ -264,7 +314,7 @@ def _config(f: Fields, value: Any, where: str) -> EvaluationConfig:
 
 
 def _evaluation(z: SafeZip, f: Fields, where: str, value: Any, bench: Benchmark) -> EvaluationResult:
-    ev = f.obj(value, where, (*_EVALUATION_KEYS, "permutation"), _EVALUATION_KEYS)
+    ev = f.obj(value, where, (*_EVALUATION_KEYS, "permutation", BENCHMARK_KEY), _EVALUATION_KEYS)
     file = f.integer(ev["file"], f"{where}.file", 0, MAX_ENTRIES)
     cfg = _config(f, ev["config"], f"{where}.config")
     ks_raw = ev["ks"]

@@ -244,3 +244,93 @@ def test_a_session_over_the_cap_is_not_kept_and_the_page_says_so(store_on, monke
     warnings = [str(w.value) for w in at.warning]
     assert any("too large to keep across reloads" in w for w in warnings), warnings
     assert session_store.SessionStore.from_env().get(at.session_state["ps_id"]) is None
+
+
+def test_a_switch_after_an_evaluation_keeps_the_session_and_its_workspace_loadable(store_on):
+    # a larger benchmark is evaluated (k up to 20 of 24 datasets, 30 models), then a smaller one is used
+    at = _use(_upload(H.new_app(), H.tiny_long_csv(n_datasets=24, n_models=30), name="big_scores.csv"))
+    H.goto(at, "evaluate")
+    at.number_input(key="ev_trials").set_value(4)
+    at.number_input(key="ev_perm_trials").set_value(4)
+    at.multiselect(key="ev_strategies").set_value(["random", "fafi-cosine"])
+    at.button[0].click()  # the form's "Run evaluation"
+    at.run()
+    H.wait_for_run(at)
+    old = H.run_of(at)
+    assert old.status == "done" and max(old.result.ks) > 8  # sizes the smaller benchmark does not have
+    _use(_upload(at, H.tiny_long_csv(n_datasets=8, n_models=5, seed=3), name="small_scores.csv"))
+    assert at.session_state["data"].name == "small_scores"
+    H.goto(at, "select")
+    at.slider(key="sel_k").set_value(3)
+    at.run()
+    assert persist.flush()
+    sid = at.session_state["ps_id"]
+
+    back = _reload(sid)
+    assert not H.errors(back) and not [w for w in back.warning if "could not be restored" in str(w.value)]
+    assert any(t.startswith("Restored your session from ") for t in _infos(back)), _infos(back)
+    got = back.session_state["data"]
+    assert got.name == "small_scores" and got.benchmark.n_models == 5 and back.session_state["sel_k"] == 3
+    assert back.session_state["ev_run"] is None  # the old run belongs to the other benchmark
+    H.goto(back, "evaluate")
+    assert not H.errors(back)
+
+    # the workspace saved in that same session loads in a fresh one
+    from subsetsel_app.views import workspace
+
+    raw = workspace.workspace_bytes(at.session_state, at.session_state["data"])
+    fresh = H.new_app()
+    fresh.file_uploader(key="ws_upload_0").set_value(("small.subsetsel", raw, "application/zip"))
+    fresh.run()
+    assert not H.errors(fresh), H.errors(fresh)
+    assert fresh.session_state["data"].benchmark.n_models == 5 and fresh.session_state["ev_run"] is None
+
+
+def test_a_session_kept_before_evaluations_carried_their_benchmark_loads_without_the_old_one(store_on):
+    import io
+    import json
+    import zipfile
+
+    from subsetsel_core import EvaluationConfig, evaluate, load_scores
+    from subsetsel_core.synthetic import make_synthetic
+    from subsetsel_core.workspace.files import BENCHMARK_KEY, Workspace, save_workspace
+
+    big = load_scores(make_synthetic(n_datasets=24, n_models=40, n_folds=1, seed=1).scores, name="big")
+    small = load_scores(make_synthetic(n_datasets=8, n_models=5, n_folds=1, seed=2).scores, name="small")
+    old = evaluate(big, {}, EvaluationConfig(strategies=("random",), trials=3, k_min=2, k_max=15, seed=0))
+    src = zipfile.ZipFile(io.BytesIO(save_workspace(Workspace(small, settings={"sel_k": 4},
+                                                              evaluations={"evaluation": old}))))
+    meta = json.loads(src.read("workspace.json"))  # as the previous format kept it: no identity
+    meta["version"] = 1
+    meta["evaluations"]["evaluation"].pop(BENCHMARK_KEY)
+    meta["evaluations"]["evaluation"]["info"].pop(BENCHMARK_KEY)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for info in src.infolist():
+            z.writestr(info.filename, json.dumps(meta) if info.filename == "workspace.json" else src.read(info))
+    sid = session_store.new_id()
+    assert store_on.put(sid, buf.getvalue())
+    back = _reload(sid)
+    assert not H.errors(back)
+    note = next(t for t in _infos(back) if t.startswith("Restored your session from "))
+    assert "The evaluation 'evaluation' (with its permutation test) does not fit the benchmark" in note, note
+    assert back.session_state["data"].benchmark.n_models == 5 and back.session_state["sel_k"] == 4
+    assert back.session_state["ev_run"] is None
+
+
+def test_an_uploaded_workspace_with_an_evaluation_of_another_benchmark_loads_without_it():
+    from subsetsel_core import EvaluationConfig, evaluate, load_scores
+    from subsetsel_core.synthetic import make_synthetic
+    from subsetsel_core.workspace.files import Workspace, save_workspace
+
+    big = load_scores(make_synthetic(n_datasets=24, n_models=40, n_folds=1, seed=1).scores, name="big")
+    small = load_scores(make_synthetic(n_datasets=8, n_models=5, n_folds=1, seed=2).scores, name="small")
+    old = evaluate(big, {}, EvaluationConfig(strategies=("random",), trials=3, k_min=2, k_max=15, seed=0))
+    raw = save_workspace(Workspace(small, settings={"sel_k": 4}, evaluations={"evaluation": old}))
+    at = H.new_app()
+    at.file_uploader(key="ws_upload_0").set_value(("mine.subsetsel", raw, "application/zip"))
+    at.run()
+    assert not H.errors(at), H.errors(at)
+    assert at.session_state["data"].benchmark.n_models == 5 and at.session_state["ev_run"] is None
+    assert "The evaluation 'evaluation' (with its permutation test) was run on another benchmark than the one this " \
+           "file holds; it is not loaded." in _infos(at), _infos(at)

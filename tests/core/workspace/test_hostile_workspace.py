@@ -26,7 +26,7 @@ from subsetsel_core import EvaluationConfig, evaluate, load_descriptors, load_sc
 from subsetsel_core.errors import InputError
 from subsetsel_core.representations.descriptors import build_representation
 from subsetsel_core.synthetic import make_synthetic
-from subsetsel_core.workspace.files import Workspace, load_workspace, save_workspace
+from subsetsel_core.workspace.files import VERSION, Workspace, load_workspace, save_workspace
 
 
 @pytest.fixture(scope="module")
@@ -168,11 +168,11 @@ CASES = [
     Case("deep JSON", lambda d: rebuild(d, meta=lambda m: json.dumps(m).replace(
         '"settings": {', '"settings": {"deep": ' + "[" * 5000 + "]" * 5000 + ", ").encode()), "nested"),
     Case("huge integer", lambda d: rebuild(d, meta=lambda m: json.dumps(m).replace(
-        '"version": 1', '"version": 1' + "0" * 5000).encode()), "cannot be read"),
+        f'"version": {VERSION}', f'"version": {VERSION}' + "0" * 5000).encode()), "cannot be read"),
     Case("NaN in JSON", lambda d: rebuild(d, meta=lambda m: json.dumps(m).replace(
         '"alpha": 0.8', '"alpha": NaN').encode()), "not a JSON number"),
     Case("duplicate JSON key", lambda d: rebuild(d, meta=lambda m: json.dumps(m).replace(
-        '"version": 1', '"version": 1, "version": 1').encode()), "given twice"),
+        f'"version": {VERSION}', f'"version": {VERSION}, "version": {VERSION}').encode()), "given twice"),
 ]
 
 

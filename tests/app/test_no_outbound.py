@@ -1,0 +1,160 @@
+"""The dashboard's server opens no connection to another host: at start, on a page's run, ever.
+
+``streamlit run app.py`` is started as the README says (no address flags: the project's
+``.streamlit/config.toml`` decides) under a ``sitecustomize`` that refuses — and writes to a
+log — every name lookup of a non-local host and every ``connect`` of an IP socket to an
+address that is not loopback. The test then loads the page over loopback, opens the app's
+WebSocket as a browser does and runs the app's script to its end, and checks that the log
+is empty. A control run first shows that the guard does catch Streamlit's own look-up of the
+external IP, which the config's ``browser.serverAddress`` keeps from running at start.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+import urllib.request
+from pathlib import Path
+
+import apphelpers as H  # puts the repository root on sys.path
+import pytest
+
+GUARD = textwrap.dedent('''
+    """Refuse and log every outbound name lookup and connection (installed by a test)."""
+    import ipaddress
+    import os
+    import socket
+    import traceback
+
+    _LOG = os.environ["SUBSETSEL_OUTBOUND_LOG"]
+    _NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
+
+
+    def _local(host):
+        if host is None or host in ("", "0.0.0.0", "::"):
+            return True
+        host = host.decode() if isinstance(host, bytes) else str(host)
+        if host.lower() in _NAMES:
+            return True
+        try:
+            ip = ipaddress.ip_address(host.split("%", 1)[0])
+        except ValueError:
+            return False
+        return ip.is_loopback or ip.is_unspecified
+
+
+    def _refuse(what, target):
+        with open(_LOG, "a", encoding="utf-8") as f:
+            f.write(f"{what} {target!r}\\n" + "".join(traceback.format_stack(limit=14)) + "----\\n")
+        raise ConnectionRefusedError(f"outbound {what} to {target!r} refused by the test")
+
+
+    _getaddrinfo = socket.getaddrinfo
+
+
+    def getaddrinfo(host, *args, **kwargs):
+        if not _local(host):
+            _refuse("getaddrinfo", host)
+        return _getaddrinfo(host, *args, **kwargs)
+
+
+    socket.getaddrinfo = getaddrinfo
+
+    for _name in ("connect", "connect_ex"):
+        _orig = getattr(socket.socket, _name)
+
+        def _guarded(self, address, _orig=_orig, _name=_name):
+            if self.family in (socket.AF_INET, socket.AF_INET6) and not _local(address[0]):
+                _refuse(_name, address)
+            return _orig(self, address)
+
+        setattr(socket.socket, _name, _guarded)
+''')
+
+
+def _guard(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    folder = tmp_path / "guard"
+    folder.mkdir()
+    (folder / "sitecustomize.py").write_text(GUARD, encoding="utf-8")
+    log = tmp_path / "outbound.log"
+    log.write_text("", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STREAMLIT_")}
+    env.update({"PYTHONPATH": os.pathsep.join([str(folder), str(H.ROOT)]), "SUBSETSEL_OUTBOUND_LOG": str(log),
+                "SUBSETSEL_NO_STATE": "1"})
+    return env, log
+
+
+def test_the_guard_catches_streamlits_ip_lookups(tmp_path: Path) -> None:
+    env, log = _guard(tmp_path)
+    code = ("from streamlit import net_util\n"
+            "print(net_util.get_external_ip(), net_util.get_internal_ip())\n")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120,
+                         cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["None", "127.0.0.1"]  # both failed, as on an air-gapped machine
+    text = log.read_text(encoding="utf-8")
+    assert "getaddrinfo 'checkip.amazonaws.com'" in text and "connect ('8.8.8.8', 1)" in text, text
+
+
+def _run_the_app(url: str) -> list[str]:
+    """Open the app's WebSocket as the browser does (same origin), run its script; the messages' kinds."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+    from websockets.sync.client import connect
+
+    ws_url = url.replace("http://", "ws://") + "/_stcore/stream"
+    kinds: list[str] = []
+    with connect(ws_url, origin=url, open_timeout=30, max_size=2**26) as ws:  # type: ignore[arg-type]
+        back = BackMsg()
+        back.rerun_script.query_string = ""
+        back.rerun_script.page_script_hash = ""
+        ws.send(back.SerializeToString())
+        deadline = time.time() + 240
+        while time.time() < deadline:
+            msg = ForwardMsg()
+            msg.ParseFromString(ws.recv(timeout=max(1.0, deadline - time.time())))
+            kind = msg.WhichOneof("type") or ""
+            kinds.append(kind)
+            if kind == "script_finished":
+                break
+    return kinds
+
+
+def test_the_server_makes_no_outbound_connection(tmp_path: Path) -> None:
+    pytest.importorskip("websockets")
+    env, log = _guard(tmp_path)
+    port = H.free_port()
+    url = f"http://127.0.0.1:{port}"
+    out = tmp_path / "streamlit.log"
+    with out.open("w") as sink:
+        # the README's command: no --server.address, no --browser.* flag (the config file decides)
+        proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)],
+                                cwd=H.ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT)
+        try:
+            t0 = time.time()
+            while True:
+                assert proc.poll() is None, out.read_text()
+                try:
+                    urllib.request.urlopen(f"{url}/_stcore/health", timeout=2)
+                    break
+                except OSError:
+                    assert time.time() - t0 < 90, "streamlit did not start within 90 s"
+                    time.sleep(0.3)
+            time.sleep(2.0)  # the start banner is printed once the server is up
+            page = urllib.request.urlopen(f"{url}/", timeout=30).read().decode("utf-8", "replace")
+            assert "<div id=\"root\">" in page or "id=\"root\"" in page
+            kinds = _run_the_app(url)
+            assert "new_session" in kinds and "delta" in kinds and kinds[-1] == "script_finished", kinds[-5:]
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(5)
+    banner = out.read_text(encoding="utf-8", errors="replace")
+    assert "URL: http://localhost:" in banner and "External URL" not in banner, banner
+    assert log.read_text(encoding="utf-8") == "", log.read_text(encoding="utf-8")
