@@ -50,6 +50,8 @@ QUANTITIES: dict[str, Rule] = {
     "correlation": Rule(decimals=3),    # correlations in [−1, 1]: Mantel r, CKA, the geometry's Spearman ρ
     "parameter": Rule(sig=3),           # fitted model parameters (the Gaussian process's length-scale, variances)
     "share": Rule(decimals=3),          # a fraction of something
+    "percent": Rule(decimals=1),        # a share in per cent (model pairs inverted, predicted or observed)
+    "ratio": Rule(sig=2),               # how many times one quantity is another (ℓ / nearest-neighbour distance)
 }
 """Quantity → how it is rounded for people."""
 

@@ -84,13 +84,15 @@ def test_a_noise_representation_gives_noise_and_a_flat_bound():
     assert not th.informative and "little information" in th.sentence()
 
 
-def test_with_unequal_models_noise_only_shares_their_strength():
-    # models differ in overall strength: the zero-mean GP explains it with a flat kernel (ℓ ≫ every
-    # distance), σ² is then the spread of the strengths, and the bound is flat all the same
+def test_with_unequal_models_noise_descriptors_predict_no_gain():
+    # models differ in overall strength: the constant mean per model absorbs it (a zero-mean GP
+    # explained it with a flat kernel), so noise descriptors leave no dataset informing another
     b, _ = _synthetic()
     th = coverage_theory(b, _rep(b, np.random.default_rng(0).standard_normal((b.n_datasets, 64))), CFG)
-    assert th.fit.lengthscale > 2 * th.diameter and not th.informative and "nearly flat" in th.sentence()
+    assert th.fit.lengthscale < th.nn_distance and not th.informative
     assert np.ptp(th.predicted) < 0.005
+    out = th.to_json_dict()
+    assert out["predicts_gain"] is False and "predicts no gain" in out["predicts_gain_reason"]
 
 
 def test_covering_radius_is_the_brute_force_one_and_never_grows():
