@@ -36,7 +36,7 @@ from subsetsel_core.evaluation.gp import (
     squared_distances,
 )
 from subsetsel_core.evaluation.prediction import Prediction, predict
-from subsetsel_core.evaluation.prediction_text import prediction_json
+from subsetsel_core.evaluation.prediction_text import gain_verdict, prediction_json
 from subsetsel_core.evaluation.protocol import pool_table, prepare, trial_pool
 from subsetsel_core.evaluation.result import EvaluationConfig, EvaluationResult
 from subsetsel_core.evaluation.theory_inputs import (
@@ -47,6 +47,7 @@ from subsetsel_core.evaluation.theory_inputs import (
 )
 from subsetsel_core.representations.descriptors import Representation
 from subsetsel_core.strategies import REGISTRY, standardize
+from subsetsel_core.text.rounding import text
 
 FAFI = "fafi-euclidean"
 """The strategy the bound is written for."""
@@ -158,13 +159,13 @@ class Theory:
             return "the length-scale is far below the distance between neighbouring datasets" + tail
         near, far = np.exp(-np.array([self.nn_distance, self.diameter]) ** 2 / (2 * f.lengthscale ** 2))
         if near - far < FLAT_KERNEL:
-            return (f"the kernel is nearly flat — it correlates a dataset with its nearest neighbour ({near:.2f}) "
-                    f"hardly more than with the farthest one ({far:.2f}) — so it only shares each model's overall "
-                    "strength, whichever datasets are chosen")
+            return (f"the kernel is nearly flat — it correlates a dataset with its nearest neighbour "
+                    f"({text(near, 'correlation')}) hardly more than with the farthest one ({text(far, 'correlation')})"
+                    " — so it only shares each model's overall strength, whichever datasets are chosen")
         drop = float(self.predicted[0] - self.predicted[-1])
         if len(self.ks) > 1 and drop < FLAT_BOUND:
             return (f"the bound hardly falls from k = {int(self.ks[0])} to k = {int(self.ks[-1])} "
-                    f"({100 * self.predicted[0]:.1f} % → {100 * self.predicted[-1]:.1f} %), so covering more of the "
+                    f"({_pct(self.predicted[0])} → {_pct(self.predicted[-1])}), so covering more of the "
                     "descriptor space buys little in this model")
         return None
 
@@ -174,20 +175,25 @@ class Theory:
         return self.weakness() is None
 
     def sentence(self) -> str:
-        """What the model says, in one plain paragraph."""
+        """What the model says, in one plain paragraph: the prediction's verdict first, then the bound."""
         f, k0, k = self.fit, int(self.ks[0]), int(self.ks[-1])
         title = REGISTRY[self.strategy].title
-        text = (f"Descriptor distances correlate with performance over a length of ℓ = {f.lengthscale:.3g} (typical "
-                f"nearest-neighbour distance {self.nn_distance:.3g}; signal variance σ² = {f.signal_variance:.3g}, "
-                f"noise τ² = {f.noise_variance:.3g}). {title}'s subsets cover every dataset within "
-                f"h = {self.covering_radius[-1]:.3g} by k = {k}; the model predicts at most "
-                f"{100 * self.predicted[-1]:.1f} % of model pairs inverted at k = {k} "
-                f"({100 * self.predicted[0]:.1f} % at k = {k0}). Observed on the protocol's subsets: "
-                f"{100 * self.observed_mean[-1]:.1f} % at k = {k} ({100 * self.observed_mean[0]:.1f} % at k = {k0}).")
+        lead = ""
+        if self.prediction is not None:
+            reason = gain_verdict(self.prediction).reason
+            lead = reason[0].upper() + reason[1:] + " "
+        text_ = (lead + f"Descriptor distances correlate with performance over a length of ℓ = "
+                 f"{text(f.lengthscale, 'parameter')} (typical nearest-neighbour distance "
+                 f"{text(self.nn_distance, 'distance')}; signal variance σ² = {text(f.signal_variance, 'parameter')}, "
+                 f"noise τ² = {text(f.noise_variance, 'parameter')}). {title}'s subsets cover every dataset within "
+                 f"h = {text(self.covering_radius[-1], 'distance')} by k = {k}; the coverage bound allows at most "
+                 f"{_pct(self.predicted[-1])} of model pairs inverted at k = {k} ({_pct(self.predicted[0])} at "
+                 f"k = {k0}). Observed on the protocol's subsets: {_pct(self.observed_mean[-1])} at k = {k} "
+                 f"({_pct(self.observed_mean[0])} at k = {k0}).")
         why = self.weakness()
         if why is not None:
-            text += f" The geometry carries little information: {why}."
-        return text
+            text_ += f" The geometry carries little information: {why}."
+        return text_
 
     def to_frame(self) -> pd.DataFrame:
         """One row per k: k, covering_radius, variance_bound, predicted, observed, observed_lo, observed_hi."""
@@ -211,6 +217,10 @@ class Theory:
             "predicted_inverted_share_is": "an upper bound (coverage bound at the covering radius)",
             **(prediction_json(self.prediction) if self.prediction is not None else {}),
         }
+
+
+def _pct(x: float) -> str:
+    return text(100.0 * float(x), "percent") + " %"
 
 
 def _fl(a: np.ndarray) -> list[float]:

@@ -214,8 +214,11 @@ def test_cli_theory_prints_the_fit_and_a_line_per_k(capsys):
     assert main(["theory", "--benchmark", str(ROOT / "sample_data" / "synthetic"), "--representation", "broken",
                  "--strategy", "fafi-cosine", "--trials", "3", "--k-max", "5"]) == 0
     text = capsys.readouterr().out
-    assert "lengthscale ℓ" in text and "nearest-neighbour distance" in text and "fafi-cosine on broken" in text
-    assert sum(line.split()[:1] in (["2"], ["3"], ["4"], ["5"]) for line in text.splitlines()) == 4
+    assert "lengthscale ℓ" in text and "nearest-neighbour distance" in text and "broken (synthetic)" in text
+    assert "Coverage bound for fafi-cosine (an upper bound" in text and "GP prediction of the protocol's" in text
+    # one line per k in the prediction's table and one in the bound's
+    assert sum(line.split()[:1] in (["2"], ["3"], ["4"], ["5"]) for line in text.splitlines()) == 8
+    assert "predicts no gain over random" in text
 
 
 def test_cli_theory_bad_input_exits_2(capsys):
