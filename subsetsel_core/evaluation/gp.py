@@ -90,7 +90,13 @@ def covariance(D2: np.ndarray, fit: GPFit) -> np.ndarray:
 
 
 def _nll(theta: np.ndarray, D2: np.ndarray, Y: np.ndarray) -> tuple[float, np.ndarray]:
-    """Negative summed log marginal likelihood and its gradient in (log ℓ, log σ², log τ²)."""
+    """Negative summed log likelihood of the centred targets and its gradient in (log ℓ, log σ², log τ²).
+
+    The likelihood of a column centred over the n rows is that of its n − 1 contrasts, i.e. the
+    restricted likelihood of a GP with a constant mean (integrated out under a flat prior):
+    −½ yᵀΠy − ½ log|C| − ½ log(1ᵀC⁻¹1) − ½ (n − 1) log 2π with C = K + τ²I and
+    Π = C⁻¹ − C⁻¹11ᵀC⁻¹ / (1ᵀC⁻¹1); its gradient is ½ tr((m Π − ΠYYᵀΠ) ∂C).
+    """
     ell, s2, t2 = np.exp(theta)
     n, m = Y.shape
     E = np.exp(-D2 / (2.0 * ell * ell))
@@ -100,16 +106,21 @@ def _nll(theta: np.ndarray, D2: np.ndarray, Y: np.ndarray) -> tuple[float, np.nd
         c = cho_factor(K, lower=True, check_finite=False)
     except np.linalg.LinAlgError:
         return 1e300, np.zeros(3)
-    A = cho_solve(c, Y, check_finite=False)  # every model at once
-    low, info = lapack.dpotri(c[0], lower=1)  # K⁻¹ from the same factor (lower triangle)
+    low, info = lapack.dpotri(c[0], lower=1)  # C⁻¹ from the same factor (lower triangle)
     if info != 0:
         return 1e300, np.zeros(3)
     Kinv = np.tril(low) + np.tril(low, -1).T
+    u = Kinv.sum(axis=1)  # C⁻¹1
+    tot = float(u.sum())
+    if not tot > 0:
+        return 1e300, np.zeros(3)
+    Pi = Kinv - np.outer(u, u) / tot
+    A = Pi @ Y  # every model at once
     logdet = 2.0 * np.log(np.diag(c[0])).sum()
-    nll = 0.5 * float((Y * A).sum()) + 0.5 * m * logdet + 0.5 * n * m * np.log(2.0 * np.pi)
-    W = m * Kinv - A @ A.T  # d nll / dK = W / 2
+    nll = 0.5 * float((Y * A).sum()) + 0.5 * m * (logdet + np.log(tot)) + 0.5 * (n - 1) * m * np.log(2.0 * np.pi)
+    W = m * Pi - A @ A.T  # d nll / dC = W / 2
     WK = W * K
-    WK[np.diag_indices(n)] -= np.diag(W) * (t2 + _JITTER)  # W ∘ (σ²E): the signal part of K only
+    WK[np.diag_indices(n)] -= np.diag(W) * (t2 + _JITTER)  # W ∘ (σ²E): the signal part of C only
     grad = 0.5 * np.array([(WK * D2).sum() / (ell * ell), WK.sum(), t2 * np.trace(W)])
     return nll, grad
 
@@ -211,7 +222,8 @@ def length_grid(D2: np.ndarray) -> np.ndarray:
 
 def _grid_start(D2: np.ndarray, Y: np.ndarray, ells: np.ndarray) -> np.ndarray:
     """Log (ℓ, σ², τ²) of the best grid point: per ℓ one eigendecomposition of exp(−D²/(2ℓ²)), then
-    σ² profiled in closed form for every ratio τ²/σ² of :data:`_RATIOS`."""
+    σ² profiled in closed form (the restricted likelihood of :func:`_nll`) for every ratio τ²/σ² of
+    :data:`_RATIOS`."""
     n, m = Y.shape
     best = (np.inf, np.zeros(3))
     for ell in ells:
@@ -219,10 +231,14 @@ def _grid_start(D2: np.ndarray, Y: np.ndarray, ells: np.ndarray) -> np.ndarray:
             lam, U = np.linalg.eigh(np.exp(-D2 / (2.0 * ell * ell)))
         except np.linalg.LinAlgError:
             continue
-        q = ((U.T @ Y) ** 2).sum(axis=1)  # (n,)
-        lr = np.maximum(lam, 0.0)[None, :] + _RATIOS[:, None]  # (ratios, n)
-        s2 = (q[None, :] / lr).sum(axis=1) / (n * m)
-        nll = 0.5 * n * m * (1.0 + np.log(2.0 * np.pi * s2)) + 0.5 * m * np.log(lr).sum(axis=1)
+        B = U.T @ Y  # (n, m)
+        a = U.sum(axis=0)  # Uᵀ1
+        wgt = 1.0 / (np.maximum(lam, 0.0)[None, :] + _RATIOS[:, None])  # (ratios, n)
+        one = wgt @ (a * a)  # 1ᵀ(E + rI)⁻¹1
+        quad = wgt @ (B * B).sum(axis=1) - (((wgt * a) @ B) ** 2).sum(axis=1) / one
+        s2 = np.maximum(quad, 1e-300) / ((n - 1) * m)
+        nll = (0.5 * (n - 1) * m * (1.0 + np.log(2.0 * np.pi * s2)) - 0.5 * m * np.log(wgt).sum(axis=1)
+               + 0.5 * m * np.log(one))
         i = int(np.argmin(nll))
         if nll[i] < best[0]:
             best = (float(nll[i]), np.log([ell, s2[i], s2[i] * _RATIOS[i]]))
