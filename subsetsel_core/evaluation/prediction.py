@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy.special import ndtr
 
 from subsetsel_core.benchmark import Benchmark
@@ -105,6 +106,13 @@ class Prediction:
         """Mean observed share over trials, per k (None when not observed)."""
         obs = self.observed.get(strategy)
         return None if obs is None else obs.mean(axis=0)
+
+    def to_frame(self, strategy: str) -> pd.DataFrame:
+        """One row per k: ``k, predicted, predicted_lo, predicted_hi, observed`` (NaN when not observed)."""
+        lo, hi = self.band(strategy)
+        obs = self.observed_curve(strategy)
+        return pd.DataFrame({"k": self.ks, "predicted": self.curve(strategy), "predicted_lo": lo,
+                             "predicted_hi": hi, "observed": np.full(len(self.ks), np.nan) if obs is None else obs})
 
     def deterministic(self) -> tuple[str, ...]:
         """The predicted strategies that draw no random numbers (one subset per pool)."""
