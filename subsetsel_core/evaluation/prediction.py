@@ -3,7 +3,9 @@
 Under the fitted GP (:func:`~subsetsel_core.evaluation.gp.fit_gp`, centred per model) the
 subset mean of a model's standardized scores over S errs by e = wᵀy with w = 1_S/k − 1/n, and
 Var(e) = wᵀ(K + τ²I)w is the same for every model. The predicted inverted share at S is the
-mean over model pairs of Φ(−Δ_ab/√(2·Var(e))). The subsets are the protocol's: the same
+mean over model pairs of Φ(−Δ_ab/√(2·Var(e)·M/(M − 1))): the factor M/(M − 1)
+(:func:`pair_factor`) undoes what the per-dataset standardization over the M models does to the
+fitted variance (it leaves the models' errors correlated by −1/(M − 1)). The subsets are the protocol's: the same
 pools and strategy streams (:func:`~subsetsel_core.evaluation.protocol.prepare`,
 :func:`~subsetsel_core.evaluation.protocol.trial_pool`,
 :func:`~subsetsel_core.evaluation.protocol.trial_choices`), so each strategy's predicted
@@ -20,6 +22,7 @@ import hashlib
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -144,6 +147,17 @@ def _variances(C: np.ndarray, c1: np.ndarray, total: float, pool: np.ndarray, ch
     return out
 
 
+def pair_factor(n_models: int) -> float:
+    """M/(M − 1): Var(e_a − e_b) = 2·Var(e)·M/(M − 1) for scores standardized per dataset over M models.
+
+    The standardization subtracts each dataset's mean over the models, so the fitted variance
+    of one model's error is (M − 1)/M of the independent models' one while the difference of
+    two models' errors keeps the full 2·Var: without the factor the prediction falls short of
+    the observed share by about 1/M of it (docs/theory.md, calibration).
+    """
+    return float(n_models) / float(n_models - 1) if n_models > 1 else 1.0
+
+
 def inverted_share(gaps: np.ndarray, V: np.ndarray) -> np.ndarray:
     """Mean over model pairs of Φ(−Δ/√(2V)) for every variance in ``V`` (any shape); ½ for Δ = 0 or V = ∞,
     0 for Δ > 0 and V = 0.
@@ -184,7 +198,8 @@ def _key(Z: np.ndarray, Y: np.ndarray, cfg: EvaluationConfig, name: str, observe
 
 
 def predict(benchmark: Benchmark, representation: Representation, config: EvaluationConfig | None = None, *,
-            trials: int | None = None, observe: bool = True, fit: GPFit | None = None) -> Prediction:
+            trials: int | None = None, observe: bool = True, fit: GPFit | None = None,
+            estimator: Literal["ranks", "scores"] = "ranks") -> Prediction:
     """The predicted inverted share of every a-priori strategy of ``config`` (random always) per k.
 
     Parameters
@@ -199,6 +214,10 @@ def predict(benchmark: Benchmark, representation: Representation, config: Evalua
         Also measure the discordant share of the same subsets.
     fit : GPFit, optional
         This representation's fit, if already made.
+    estimator : {"ranks", "scores"}
+        What the observed share is measured on: the protocol's ranking (mean rank over the subset;
+        the default) or the subset mean of the standardized scores, the estimator the prediction
+        is written for (the calibration check's second reading).
 
     Raises
     ------
@@ -211,7 +230,7 @@ def predict(benchmark: Benchmark, representation: Representation, config: Evalua
         raise InputError("the GP prediction is stated for all the benchmark's models; compare it with an "
                          "evaluation without model pools (β = 1).", field="beta")
     if benchmark.n_models < 2:
-        raise InputError("the GP prediction compares pairs of models; this benchmark has one.", field="models")
+        raise InputError("the GP prediction compares pairs of models; this benchmark has one.")
     strategies = (BASELINE, *[s for s in config.strategies if s != BASELINE and s in STRATEGIES])
     for s in strategies:
         a_priori(s)
@@ -219,13 +238,13 @@ def predict(benchmark: Benchmark, representation: Representation, config: Evalua
                            k_min=config.k_min, k_max=config.k_max, seed=config.seed, metrics=config.metrics[:1])
     Z = geometry(benchmark, representation)
     Y = standardized_scores(benchmark)
-    key = _key(Z, Y, cfg, representation.name, observe)
+    key = _key(Z, Y, cfg, representation.name, observe) + estimator
     hit = _CACHE.get(key)
     if hit is not None and fit is None:
         _CACHE.move_to_end(key)
         return hit
     fit = fit or fit_representation(benchmark, representation)
-    out = _predict(benchmark, representation, cfg, Z, Y, fit, observe)
+    out = _predict(benchmark, representation, cfg, Z, Y, fit, observe, estimator == "scores")
     _CACHE[key] = out
     if len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
@@ -233,7 +252,7 @@ def predict(benchmark: Benchmark, representation: Representation, config: Evalua
 
 
 def _predict(benchmark: Benchmark, representation: Representation, cfg: EvaluationConfig, Z: np.ndarray,
-             Y: np.ndarray, fit: GPFit, observe: bool) -> Prediction:
+             Y: np.ndarray, fit: GPFit, observe: bool, on_scores: bool = False) -> Prediction:
     D2 = squared_distances(Z)
     C = covariance(D2, fit)
     c1 = C.sum(axis=1)
@@ -244,18 +263,19 @@ def _predict(benchmark: Benchmark, representation: Representation, cfg: Evaluati
     var = {s: np.empty((cfg.trials, len(ks))) for s in by_key.values()}
     obs = {s: np.empty((cfg.trials, len(ks))) for s in by_key.values()} if observe else {}
     table = ctx.table
-    ref = table.comparable(table.reference())
+    ref = Y.mean(axis=0) if on_scores else table.comparable(table.reference())
     for t in range(cfg.trials):
         pool, _ = trial_pool(ctx, t)
-        rows = table.rows[pool]
+        rows = Y[pool] if on_scores else table.rows[pool]
         for key, choice in trial_choices(ctx, t, pool).items():
             s = by_key[key]
             var[s][t] = _variances(C, c1, total, pool, choice, ks)
             if observe:
-                obs[s][t] = discordant_share(ref, table.comparable(choice.sums(rows, ks)))
+                sums = choice.sums(rows, ks)
+                obs[s][t] = discordant_share(ref, sums if on_scores else table.comparable(sums))
     gaps = pair_gaps(Y.mean(axis=0))
     names = list(var)
-    pred = inverted_share(gaps, np.stack([var[s] for s in names]))
+    pred = inverted_share(gaps, pair_factor(Y.shape[1]) * np.stack([var[s] for s in names]))
     return Prediction(representation.name, fit, nn_distance(D2), float(np.sqrt(D2.max())), ks, var,
                       {s: pred[i] for i, s in enumerate(names)}, obs)
 

@@ -114,13 +114,14 @@ def summary(pred: Prediction) -> str:
     """The verdict and, per strategy, how many datasets the prediction needs for :data:`TARGET`."""
     v = gain_verdict(pred)
     text_ = v.reason[0].upper() + v.reason[1:]
-    parts = []
-    for s in pred.strategies:
-        k = needed_k(pred, s)
-        parts.append(f"{REGISTRY[s].title} k = {k}" if k is not None else f"{REGISTRY[s].title} not by "
-                                                                          f"k = {int(pred.ks[-1])}")
-    return (text_ + f" Predicted to invert at most {_pct(TARGET)} of model pairs from: " + "; ".join(parts)
-            + f" (mean over {pred.trials} of the protocol's pools).")
+    need = {s: needed_k(pred, s) for s in pred.strategies}
+    tail = f" (mean over {pred.trials} of the protocol's pools)."
+    if all(k is None for k in need.values()):
+        return (text_ + f" No strategy is predicted to invert at most {_pct(TARGET)} of model pairs by "
+                f"k = {int(pred.ks[-1])}" + tail)
+    parts = [f"{REGISTRY[s].title} k = {k}" if k is not None else f"{REGISTRY[s].title} not by k = {int(pred.ks[-1])}"
+             for s, k in need.items()]
+    return text_ + f" Predicted to invert at most {_pct(TARGET)} of model pairs from: " + "; ".join(parts) + tail
 
 
 def _fl(a: np.ndarray) -> list[float]:

@@ -24,6 +24,7 @@ both the posterior and V use the fit.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -173,7 +174,8 @@ class Calibration:
 
 def calibrate(Z: np.ndarray, truth: GPFit, *, n_models: int = 20, strength_sd: float = 0.5, draws: int = 12,
               trials: int = 4, strategies: tuple[str, ...] = ("random", "fafi-euclidean", "d-optimal"),
-              ks: tuple[int, int] = (2, 15), centre: bool = True, seed: int = 0) -> Calibration:
+              ks: tuple[int, int] = (2, 15), centre: bool = True, estimator: Literal["ranks", "scores"] = "ranks",
+              seed: int = 0) -> Calibration:
     """Benchmarks drawn from a GP with known hyperparameters on a given geometry, predicted by the tool.
 
     Each draw: every model gets a strength μ_m ~ N(0, ``strength_sd``²) and a function f_m from
@@ -184,7 +186,9 @@ def calibrate(Z: np.ndarray, truth: GPFit, *, n_models: int = 20, strength_sd: f
     dataset d is μ_m + f_m(x_d) + N(0, τ²) (one fold, higher is better). The tool
     then does what it does on any benchmark: standardizes the scores per dataset, fits the GP
     and predicts every strategy's inverted share on the protocol's pools, next to the observed
-    share of discordant pairs of the same subsets (:func:`~subsetsel_core.evaluation.prediction.predict`).
+    share of discordant pairs of the same subsets (:func:`~subsetsel_core.evaluation.prediction.predict`),
+    measured on the protocol's mean ranks or, with ``estimator="scores"``, on the subset means of the
+    standardized scores (the estimator the prediction is written for).
     """
     from subsetsel_core.benchmark import Benchmark
     from subsetsel_core.evaluation.prediction import predict
@@ -196,18 +200,19 @@ def calibrate(Z: np.ndarray, truth: GPFit, *, n_models: int = 20, strength_sd: f
     models = tuple(f"m{j:03d}" for j in range(n_models))
     rep = representation_from_matrix(np.asarray(Z, dtype=float), datasets, name="geometry")
     D2 = squared_distances(standardize(np.asarray(Z, dtype=float)))
-    cfg = EvaluationConfig(strategies=strategies, trials=trials, k_min=ks[0], k_max=ks[1], seed=seed,
-                           metrics=("kendall",))
     rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(draws)]
     pred, obs, fits = [], [], []
     ks_out = np.arange(ks[0], ks[1] + 1)
-    for rng in rngs:
+    for r, rng in enumerate(rngs):
+        # every draw its own pools (the protocol's seed r), so the spread over draws covers them
+        cfg = EvaluationConfig(strategies=strategies, trials=trials, k_min=ks[0], k_max=ks[1], seed=seed + r,
+                               metrics=("kendall",))
         f, y = draw(D2, truth, n_models, rng)
         if centre:
             y = y - f.mean(axis=0, keepdims=True)
         y = y + strength_sd * rng.standard_normal(n_models)[None, :]
         b = Benchmark(y[:, None, :], datasets, models, ("0",), higher_is_better=True)
-        p = predict(b, rep, cfg)
+        p = predict(b, rep, cfg, estimator=estimator)
         fits.append(p.fit)
         ks_out = p.ks
         pred.append([p.curve(s) for s in strategies])
