@@ -122,10 +122,10 @@ def _result(job: jobs.Job) -> None:
                  f" computed in {job.elapsed:.1f} s, kept for these settings.")
     p = res.price(metric)
     (st.warning if p.ci_lo > 0 else st.info)(widgets.md_escape(res.sentence(metric)), icon=widgets.ICONS["info"])
-    c = st.columns(3)
-    c[0].metric("judging models (seen by score-aware selection)", res.judging_models)
-    c[1].metric("price of a-priori selection", text(p.mean, "gain"))
-    c[2].metric("95 % confidence interval of the mean",
+    tiles = st.columns(3)
+    tiles[0].metric("judging models (seen by score-aware selection)", res.judging_models)
+    tiles[1].metric("price of a-priori selection", text(p.mean, "gain"))
+    tiles[2].metric("95 % confidence interval of the mean",
                 f"[{text(p.ci_lo, 'gain')}, {text(p.ci_hi, 'gain')}]" if np.isfinite(p.ci_lo) else "—",
                 help=f"t-interval over the {len(p.per_split)} {p.over}; a single {p.over[:-1]}'s price spreads over "
                      f"[{text(p.lo, 'gain')}, {text(p.hi, 'gain')}] (2.5–97.5 %), which is not a confidence interval.")
