@@ -111,3 +111,26 @@ def test_the_report_has_a_theory_section():
     assert not H.errors(at)
     sections = " ".join(str(c.value) for c in at.caption if str(c.value).startswith("Sections"))
     assert "What the theory predicts (fafi-euclidean)" in sections
+
+
+def test_the_headroom_price_names_the_judging_models_and_its_confidence_interval():
+    import time
+
+    at = _run(H.new_app(), ["random", "fafi-euclidean"])
+    at.number_input(key="ev_hr_splits").set_value(3)
+    at.number_input(key="ev_hr_trials").set_value(4)
+    at.run()
+    at.button(key="ev_hr_btn").click()
+    at.run()
+    for _ in range(120):
+        if any(m.label == "95 % confidence interval of the mean" for m in at.metric):
+            break
+        time.sleep(0.5)
+        at.run()
+    assert not H.errors(at)
+    labels = {m.label: m.value for m in at.metric}
+    assert labels["judging models (seen by score-aware selection)"] == "20"  # TSC: 40 models, half held out
+    assert "95 % confidence interval of the mean" in labels
+    texts = _texts(at)
+    assert any("chose from the scores of 20 judging models" in t for t in texts)
+    assert any("overfit that small pool" in str(c.value) for c in at.caption)
