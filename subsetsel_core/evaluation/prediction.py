@@ -49,7 +49,7 @@ from subsetsel_core.evaluation.theory_inputs import (
 from subsetsel_core.representations.descriptors import Representation
 from subsetsel_core.strategies import REGISTRY, STRATEGIES, a_priori
 
-PREVIEW_TRIALS = 25
+PREVIEW_TRIALS = 12
 """Trials of a prediction made before any evaluation (the Representation page, ``subsetsel theory``'s
 default): enough for the mean curve; the band is over these trials."""
 _PAIR_BLOCK = 2**22  # elements of one block of Φ evaluations
