@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -238,12 +237,12 @@ def predict(benchmark: Benchmark, representation: Representation, config: Evalua
                            k_min=config.k_min, k_max=config.k_max, seed=config.seed, metrics=config.metrics[:1])
     Z = geometry(benchmark, representation)
     Y = standardized_scores(benchmark)
-    key = _key(Z, Y, cfg, representation.name, observe) + estimator
+    fit = fit or fit_representation(benchmark, representation)  # cached by its inputs
+    key = _key(Z, Y, cfg, representation.name, observe) + estimator + repr(fit)
     hit = _CACHE.get(key)
-    if hit is not None and fit is None:
+    if hit is not None:
         _CACHE.move_to_end(key)
         return hit
-    fit = fit or fit_representation(benchmark, representation)
     out = _predict(benchmark, representation, cfg, Z, Y, fit, observe, estimator == "scores")
     _CACHE[key] = out
     if len(_CACHE) > _CACHE_SIZE:
@@ -278,8 +277,3 @@ def _predict(benchmark: Benchmark, representation: Representation, cfg: Evaluati
     pred = inverted_share(gaps, pair_factor(Y.shape[1]) * np.stack([var[s] for s in names]))
     return Prediction(representation.name, fit, nn_distance(D2), float(np.sqrt(D2.max())), ks, var,
                       {s: pred[i] for i, s in enumerate(names)}, obs)
-
-
-def ordered(strategies: Sequence[str]) -> list[str]:
-    """``strategies`` in registry display order (random first)."""
-    return [s for s in STRATEGIES if s in set(strategies)]

@@ -175,7 +175,7 @@ class Calibration:
 def calibrate(Z: np.ndarray, truth: GPFit, *, n_models: int = 20, strength_sd: float = 0.5, draws: int = 12,
               trials: int = 4, strategies: tuple[str, ...] = ("random", "fafi-euclidean", "d-optimal"),
               ks: tuple[int, int] = (2, 15), centre: bool = True, estimator: Literal["ranks", "scores"] = "ranks",
-              seed: int = 0) -> Calibration:
+              known: bool = False, seed: int = 0) -> Calibration:
     """Benchmarks drawn from a GP with known hyperparameters on a given geometry, predicted by the tool.
 
     Each draw: every model gets a strength μ_m ~ N(0, ``strength_sd``²) and a function f_m from
@@ -188,7 +188,9 @@ def calibrate(Z: np.ndarray, truth: GPFit, *, n_models: int = 20, strength_sd: f
     and predicts every strategy's inverted share on the protocol's pools, next to the observed
     share of discordant pairs of the same subsets (:func:`~subsetsel_core.evaluation.prediction.predict`),
     measured on the protocol's mean ranks or, with ``estimator="scores"``, on the subset means of the
-    standardized scores (the estimator the prediction is written for).
+    standardized scores (the estimator the prediction is written for). With ``known`` the
+    prediction uses the true hyperparameters instead of the fit, σ² and τ² divided by each draw's
+    mean per-dataset variance over the models (the scale the standardization divides by).
     """
     from subsetsel_core.benchmark import Benchmark
     from subsetsel_core.evaluation.prediction import predict
@@ -212,7 +214,11 @@ def calibrate(Z: np.ndarray, truth: GPFit, *, n_models: int = 20, strength_sd: f
             y = y - f.mean(axis=0, keepdims=True)
         y = y + strength_sd * rng.standard_normal(n_models)[None, :]
         b = Benchmark(y[:, None, :], datasets, models, ("0",), higher_is_better=True)
-        p = predict(b, rep, cfg, estimator=estimator)
+        use = None
+        if known:
+            scale = float(y.var(axis=1).mean())
+            use = GPFit(truth.lengthscale, truth.signal_variance / scale, truth.noise_variance / scale, 0.0)
+        p = predict(b, rep, cfg, estimator=estimator, fit=use)
         fits.append(p.fit)
         ks_out = p.ks
         pred.append([p.curve(s) for s in strategies])

@@ -185,3 +185,14 @@ def test_the_sample_oracle_predicts_fewer_inversions_than_broken_at_k_10():
     assert oracle.curve("fafi-euclidean")[i] < broken.curve("fafi-euclidean")[i]
     obs = oracle.observed_curve("fafi-euclidean")
     assert obs is not None and np.corrcoef(oracle.curve("fafi-euclidean"), obs)[0, 1] >= 0.9
+
+
+def test_the_cache_keeps_predictions_with_other_hyperparameters_apart():
+    b, z = _synthetic()
+    rep = _rep(b, z, "latent")
+    cfg = EvaluationConfig(strategies=("random", "fafi-euclidean"), trials=3, k_max=6)
+    own = predict(b, rep, cfg)
+    other = predict(b, rep, cfg, fit=GPFit(own.fit.lengthscale, own.fit.signal_variance * 4, own.fit.noise_variance,
+                                           0.0))
+    assert predict(b, rep, cfg) is own and other is not own
+    assert np.all(other.curve("random") > own.curve("random"))  # more variance, more inversions
