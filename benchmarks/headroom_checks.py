@@ -91,7 +91,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=50)
     ap.add_argument("--splits", type=int, default=10)
+    ap.add_argument("--by-judges", action="store_true",
+                    help="instead: the price against the number of judging models on every sample (held-out half fixed)")
     args = ap.parse_args(argv)
+    if args.by_judges:
+        return by_judges(args.trials, args.splits)
     print(f"Spearman-AUC on held-out models (k = 2…20, maximum 18), {args.splits} random halves × T = {args.trials}, "
           "α = 0.8, seed 0\n")
     print("| benchmark | representation | held out | best a-priori | best score-aware | random | price [95 %] | "
@@ -114,6 +118,35 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         res = evaluate_headroom(bench, rep, cfg, splits=args.splits)
         print(row(title, name, res.to_json(METRIC), time.perf_counter() - t0), flush=True)
+    return 0
+
+
+def by_judges(trials: int, splits: int) -> int:
+    """One Markdown row per (sample, number of judging models): the price, its 95 % t-interval over splits, its
+    spread, and the best entries — the held-out half the same in every row of a sample."""
+    from subsetsel_core.evaluation.headroom import model_splits, price_by_judges
+    from subsetsel_core.loading.folder import load_benchmark_folder
+    from subsetsel_core.text.rounding import text
+
+    print(f"Price of a-priori selection (Spearman AUC, k = 2…20) against the number of judging models; {splits} random "
+          f"halves held out × T = {trials}, α = 0.8, seed 0, every a-priori strategy on the sample's default "
+          "representation\n")
+    print("| sample | models | held out | judging | price | 95 % CI of the mean | spread of split prices | best "
+          "score-aware | best a-priori | time |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for sample in ("tsc_bakeoff", "mmlu", "synthetic"):
+        lb = load_benchmark_folder(ROOT / "sample_data" / sample)
+        rep = lb.representation(lb.manifest.representations[0].name)
+        bench = lb.benchmark
+        held = len(model_splits(bench, splits=splits, fraction=0.5, seed=0)[0][0].held_out)
+        t0 = time.perf_counter()
+        cfg = EvaluationConfig(trials=trials, metrics=(METRIC,))
+        for judges, p in price_by_judges(bench, rep, cfg, splits=splits):
+            print(f"| {sample} | {bench.n_models} | {held} | {judges} | "
+                  f"{text(p.mean, 'gain')} | [{text(p.ci_lo, 'gain')}, {text(p.ci_hi, 'gain')}] | "
+                  f"[{text(p.lo, 'gain')}, {text(p.hi, 'gain')}] | {p.best_score_aware} | {p.best_a_priori} | "
+                  f"{time.perf_counter() - t0:.0f} s |", flush=True)
+            t0 = time.perf_counter()
     return 0
 
 

@@ -1,5 +1,16 @@
-"""Does FAFI's coverage bound V(h_k) hold on benchmarks drawn from its own GP model?
+"""Does the GP theory hold on benchmarks drawn from its own model? The prediction's calibration, then the bound.
 
+``--calibration`` (the default part): benchmarks drawn from a GP with known (ℓ, σ², τ²) on the
+samples' real descriptor geometry (TSC ucr_info, MMLU description, the synthetic oracle),
+every model with its own strength; the tool standardizes, fits and predicts every strategy's
+inverted share on the protocol's pools (:func:`subsetsel_core.evaluation.theory_check.calibrate`);
+printed per setting: the share of (strategy, k) cells whose mean observed share lies within the
+mean prediction ± 2 s.e., the mean observed − predicted gap per strategy, and the fit's median
+hyperparameters; ``--figure PATH`` writes a chart of predicted against observed. ``--samples``
+prints each sample representation's predicted and observed curves (default settings) and the
+timings of the fit and of the prediction. ``--bound``: the coverage bound's check below.
+
+The bound:
 For each setting of known hyperparameters (ℓ, σ², τ²) it draws ``--draws`` benchmarks
 (n datasets with latent points ~ N(0, I_q), standardized; M models from the zero-mean GP;
 FAFI on the latent points), estimates every model's scores from FAFI's first k datasets
@@ -11,13 +22,16 @@ output). See :mod:`subsetsel_core.evaluation.theory_check` for the definitions.
 
 Usage::
 
-    python benchmarks/theory_checks.py [--draws 200] [--n 100] [--models 30] [--latent-dim 3] [--seed 0]
+    python benchmarks/theory_checks.py [--calibration] [--samples] [--bound] [--draws 200] [--n 100] [--models 30]
+        [--latent-dim 3] [--seed 0] [--cal-draws 30] [--figure docs/theory_calibration.svg]
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -29,15 +43,154 @@ SETTINGS = ((1.0, 1.0, 0.1), (0.5, 1.0, 0.1), (2.0, 1.0, 0.1), (1.0, 1.0, 0.5), 
 HELD = ("max_variance", "pointwise", "point_share", "mean_score", "noisy_mean", "inverted")
 
 
+CAL_SAMPLES = (("tsc_bakeoff", "ucr_info"), ("mmlu", "description"), ("synthetic", "oracle"))
+"""The real geometries of the calibration."""
+CAL_SETTINGS = (("2 × nn", 2.0, "nn", 0.1), ("0.3 × median", 0.3, "median", 0.5), ("1 × median", 1.0, "median", 1.0))
+"""(label, factor, distance it multiplies, τ²) of the calibration's draws; σ² = 1."""
+
+
+def _geometry(sample: str, name: str) -> np.ndarray:
+    from subsetsel_core.evaluation.theory import geometry
+    from subsetsel_core.loading.folder import load_benchmark_folder
+
+    lb = load_benchmark_folder(Path(__file__).resolve().parents[1] / "sample_data" / sample)
+    return geometry(lb.benchmark, lb.representation(name))
+
+
+def calibration(draws: int, seed: int, figure: str | None) -> None:
+    """Print the calibration table (and write its figure)."""
+    from subsetsel_core.evaluation.gp import nn_distance, squared_distances
+    from subsetsel_core.evaluation.theory_check import calibrate
+
+    print(f"calibration: {draws} draws per setting, 20 models, strengths sd 0.5, σ² = 1, 4 pools per draw, k = 2…15; "
+          "observed on the subset means of the standardized scores (scores) and on the protocol's mean ranks (ranks)")
+    print("| geometry | ℓ | τ² | observed on | cells inside ± 2 s.e. | observed − predicted (pp): random / "
+          "fafi-euclidean / d-optimal | fitted ℓ, σ², τ² (median) | s |")
+    print("|---|---|---|---|---|---|---|---|")
+    cells: dict[str, list[np.ndarray]] = {"scores": [], "ranks": []}
+    points = []
+    for (sample, name), estimator in itertools.product(CAL_SAMPLES, ("scores", "ranks")):
+        Z = _geometry(sample, name)
+        D2 = squared_distances(Z)
+        ref = {"nn": nn_distance(D2), "median": float(np.median(np.sqrt(D2[np.triu_indices(len(D2), 1)])))}
+        for label, factor, dist, t2 in CAL_SETTINGS:
+            t0 = time.time()
+            c = calibrate(Z, GPFit(factor * ref[dist], 1.0, t2, 0.0), draws=draws, seed=seed,
+                          estimator=estimator)  # type: ignore[arg-type]
+            cells[estimator].append(c.inside().ravel())
+            gap = 100 * (c.observed - c.predicted).mean(axis=(0, 2))
+            med = np.median([[f.lengthscale, f.signal_variance, f.noise_variance] for f in c.fits], axis=0)
+            print(f"| {sample} {name} | {label} = {factor * ref[dist]:.3g} | {t2:g} | {estimator} | "
+                  f"{c.share_inside():.3f} | "
+                  + " / ".join(f"{g:+.2f}" for g in gap) + f" | {med[0]:.3g}, {med[1]:.3g}, {med[2]:.3g} | "
+                  f"{time.time() - t0:.0f} |")
+            if estimator == "ranks":
+                points.append((f"{name} {label}", c))
+    for estimator, parts in cells.items():
+        allc = np.concatenate(parts)
+        print(f"all settings, observed on {estimator}: {allc.mean():.3f} of {allc.size} (strategy, k) cells inside "
+              "± 2 s.e.")
+    if figure:
+        _calibration_figure(points, figure)
+        print(f"wrote {figure}")
+
+
+def _calibration_figure(points: list[tuple[str, object]], path: str) -> None:
+    import plotly.graph_objects as go
+
+    from subsetsel_core.viz.style import apply_layout, for_export, strategy_color
+
+    fig = go.Figure()
+    for label, c in points:
+        pred = 100 * c.predicted.mean(axis=0)  # type: ignore[attr-defined]
+        obs = 100 * c.observed.mean(axis=0)  # type: ignore[attr-defined]
+        se = 100 * c.standard_error()  # type: ignore[attr-defined]
+        for i, s in enumerate(c.strategies):  # type: ignore[attr-defined]
+            fig.add_trace(go.Scatter(x=pred[i], y=obs[i], mode="markers", name=s, legendgroup=s,
+                                     showlegend=label == points[0][0], marker={"color": strategy_color(s), "size": 5},
+                                     error_y={"type": "data", "array": 2 * se[i], "thickness": 1, "width": 0},
+                                     hovertext=label))
+    top = max(float(100 * max(c.predicted.max(), c.observed.max())) for _, c in points) * 1.05  # type: ignore
+    fig.add_trace(go.Scatter(x=[0, top], y=[0, top], mode="lines", line={"color": "#888", "dash": "dot"},
+                             name="observed = predicted"))
+    apply_layout(fig, "Predicted vs observed inverted share on benchmarks drawn from a known GP", 520)
+    fig.update_layout(xaxis={"title": {"text": "predicted (%)"}}, yaxis={"title": {"text": "observed (%) ± 2 s.e."}},
+                      width=760)
+    for_export(fig).write_image(path)
+
+
+def samples(trials: int) -> None:
+    """Each sample representation: fit and prediction timings, verdict, predicted / observed at k = 2, 5, 10, 20."""
+    from subsetsel_core.evaluation import gp
+    from subsetsel_core.evaluation import prediction as P
+    from subsetsel_core.evaluation.prediction_text import gain_verdict
+    from subsetsel_core.evaluation.result import EvaluationConfig
+    from subsetsel_core.evaluation.theory import geometry, standardized_scores
+    from subsetsel_core.loading.folder import load_benchmark_folder
+
+    root = Path(__file__).resolve().parents[1] / "sample_data"
+    for sample in ("synthetic", "tsc_bakeoff", "mmlu"):
+        lb = load_benchmark_folder(root / sample)
+        for name in lb.descriptors:
+            rep = lb.representation(name)
+            Z, Y = geometry(lb.benchmark, rep), standardized_scores(lb.benchmark)
+            fits = []
+            for _ in range(3):
+                gp._CACHE.clear()
+                t0, c0 = time.perf_counter(), time.process_time()
+                gp.fit_gp(Z, Y)
+                fits.append((time.perf_counter() - t0, time.process_time() - c0))
+            P.predict(lb.benchmark, rep, EvaluationConfig(), trials=1)  # compiled kernels loaded
+            P._CACHE.clear()
+            t0, c0 = time.perf_counter(), time.process_time()
+            fast = P.predict(lb.benchmark, rep, EvaluationConfig(), trials=P.PREVIEW_TRIALS, observe=False)
+            preview = (time.perf_counter() - t0, time.process_time() - c0)
+            pred = P.predict(lb.benchmark, rep, EvaluationConfig(), trials=trials)
+            v = gain_verdict(pred)
+            best = min(fits)
+            print(f"\n{sample} {name}: fit {1000 * best[0]:.0f} ms wall / {1000 * best[1]:.0f} ms CPU (best of 3); "
+                  f"prediction of {len(fast.strategies)} strategies over {fast.trials} pools {preview[0]:.2f} s wall / "
+                  f"{preview[1]:.2f} s CPU; ℓ = {pred.fit.lengthscale:.3g}, σ² = {pred.fit.signal_variance:.3g}, "
+                  f"τ² = {pred.fit.noise_variance:.3g}, nn = {pred.nn_distance:.3g}; predicts_gain = "
+                  f"{v.predicts_gain} ({v.reason})")
+            show = [i for i, k in enumerate(pred.ks) if k in (2, 5, 10, 20)]
+            print("| strategy | " + " | ".join(f"k = {int(pred.ks[i])}" for i in show) + " | corr(pred, obs) |")
+            print("|---" * (len(show) + 2) + "|")
+            for s in pred.strategies:
+                cur, obs = pred.curve(s), pred.observed_curve(s)
+                assert obs is not None
+                r = float(np.corrcoef(cur, obs)[0, 1]) if np.ptp(cur) > 0 and np.ptp(obs) > 0 else float("nan")
+                print(f"| {s} | " + " | ".join(f"{100 * cur[i]:.1f} / {100 * obs[i]:.1f}" for i in show)
+                      + f" | {r:.2f} |")
+
+
 def main() -> None:
-    """Run every setting and print one block per setting."""
+    """Run the parts asked for (calibration and samples by default)."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--calibration", action="store_true")
+    p.add_argument("--samples", action="store_true")
+    p.add_argument("--bound", action="store_true")
+    p.add_argument("--cal-draws", type=int, default=30)
+    p.add_argument("--trials", type=int, default=200, help="pools of the samples' curves")
+    p.add_argument("--figure", default=None, help="write the calibration chart here (SVG or PNG)")
     p.add_argument("--draws", type=int, default=200)
     p.add_argument("--n", type=int, default=100)
     p.add_argument("--models", type=int, default=30)
     p.add_argument("--latent-dim", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args()
+    if not (args.calibration or args.samples or args.bound):
+        args.calibration = args.samples = True
+    if args.calibration:
+        calibration(args.cal_draws, args.seed, args.figure)
+    if args.samples:
+        samples(args.trials)
+    if args.bound:
+        bound(args)
+
+
+def bound(args: argparse.Namespace) -> None:
+    """The coverage bound's check: one block per setting."""
     ks = np.arange(2, 21)
     show = [int(np.flatnonzero(ks == k)[0]) for k in (2, 10, 20)]
     print(f"{args.draws} draws of n = {args.n} datasets (latent dimension {args.latent_dim}), M = {args.models} "

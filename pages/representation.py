@@ -1,4 +1,5 @@
-"""Representation: which descriptors describe a dataset, the map, and whether it fits performance."""
+"""Representation: which descriptors describe a dataset, the map, whether it fits performance, and what the
+GP model predicts for every strategy before any run."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pages import page
 from subsetsel_app import cache, session, state, widgets
 from subsetsel_app.active_data import NAMES_NOTE, NAMES_NOTE_SHORT
 from subsetsel_app.state import K
-from subsetsel_app.views import decisions
+from subsetsel_app.views import decisions, theory
 from subsetsel_core.text.rounding import printf, text
 from subsetsel_core.viz import geometry
 
@@ -90,5 +91,7 @@ if rep is not None and rec is not None:
         st.markdown("**All representations of this benchmark**")
         st.dataframe(decisions.geometry_table(data, session.seed()), hide_index=True, width="stretch",
                      column_config={"Spearman ρ": st.column_config.NumberColumn(format=printf("correlation"))})
+    st.divider()
+    theory.preview(data, rep)
     st.divider()
     decisions.representation_check_section(data, rec)

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -31,7 +32,7 @@ from subsetsel_core.representations.descriptors import Representation
 from subsetsel_core.representations.recipe import RepresentationRecipe
 from subsetsel_core.strategies import SCORE_AWARE
 from subsetsel_core.strategies.score_aware import LABEL
-from subsetsel_core.text.rounding import printf
+from subsetsel_core.text.rounding import printf, text
 from subsetsel_core.viz.headroom import headroom_figure
 
 #: Share of the models held out (a half, as in PROTOCOL.md).
@@ -120,7 +121,14 @@ def _result(job: jobs.Job) -> None:
     c[1].caption(f"{res.config.trials} trials × {len(res.splits)} split(s) of the models ({widgets.md_escape(res.how)});"
                  f" computed in {job.elapsed:.1f} s, kept for these settings.")
     p = res.price(metric)
-    (st.warning if p.lo > 0 else st.info)(widgets.md_escape(res.sentence(metric)), icon=widgets.ICONS["info"])
+    (st.warning if p.ci_lo > 0 else st.info)(widgets.md_escape(res.sentence(metric)), icon=widgets.ICONS["info"])
+    tiles = st.columns(3)
+    tiles[0].metric("judging models (seen by score-aware selection)", res.judging_models)
+    tiles[1].metric("price of a-priori selection", text(p.mean, "gain"))
+    tiles[2].metric("95 % confidence interval of the mean",
+                f"[{text(p.ci_lo, 'gain')}, {text(p.ci_hi, 'gain')}]" if np.isfinite(p.ci_lo) else "—",
+                help=f"t-interval over the {len(p.per_split)} {p.over}; a single {p.over[:-1]}'s price spreads over "
+                     f"[{text(p.lo, 'gain')}, {text(p.hi, 'gain')}] (2.5–97.5 %), which is not a confidence interval.")
     keys = list(dict.fromkeys([p.best_a_priori, p.best_score_aware, "random"]))  # random for scale
     widgets.chart(headroom_figure(res.curves_frame(), metric, keys,
                                   title=f"{METRICS[metric].label} vs k on held-out models: best a-priori vs best "
@@ -131,7 +139,10 @@ def _result(job: jobs.Job) -> None:
                                 "97.5 %": fmt(format=printf("auc"))})
     st.caption("AUC: trapezoid over k (unit spacing) of each (split, trial) on the held-out models' ranking; interval: "
                "2.5–97.5 % over splits × trials. Price: the best score-aware entry's AUC minus the best a-priori "
-               f"entry's, interval over {p.over}. " + NOT_OFFERED)
+               f"entry's; its confidence interval is the t-interval of the mean over {p.over} (they share datasets, "
+               f"so it is if anything too narrow); the spread is that of single {p.over}. Score-aware strategies see "
+               f"the scores of {res.judging_models} judging models only: with few judging models they overfit that "
+               "small pool. " + NOT_OFFERED)
 
 
 def _progress(job: jobs.Job) -> None:

@@ -1,11 +1,14 @@
-"""*What the theory predicts* on the Evaluate page, and its section of the report.
+"""*What the theory predicts*: on the Representation page before any run, on the Evaluate page
+after one, and its section of the report.
 
-FAFI's coverage bound under a Gaussian-process model (PROTOCOL.md; docs/theory.md) for one
-FAFI entry of the session's finished evaluation: the predicted share of inverted model
-pairs at FAFI's covering radius next to the observed share of the evaluation's own subsets
-(same seed, trials, α, β and k range). Layout only: the numbers come from
-:func:`~subsetsel_core.evaluation.theory.coverage_theory` through :func:`subsetsel_app.cache.theory`,
-the chart from :func:`~subsetsel_core.viz.theory.theory_figure`.
+The GP model of PROTOCOL.md (docs/theory.md): on the Representation page, the predicted share
+of inverted model pairs of every strategy on the protocol's first pools, words first, curves
+second (:func:`preview`, no protocol run); under a finished evaluation, the predicted and the
+observed curves of every strategy of the run overlaid, and FAFI's coverage bound (an upper
+bound) for one FAFI entry (same seed, trials, α, β and k range). Layout only: the numbers come
+from :func:`~subsetsel_core.evaluation.prediction.predict` and
+:func:`~subsetsel_core.evaluation.theory.coverage_theory` (through :func:`subsetsel_app.cache.theory`),
+the charts from :mod:`subsetsel_core.viz.theory`.
 """
 
 from __future__ import annotations
@@ -23,15 +26,23 @@ from subsetsel_core.strategies import REGISTRY
 from subsetsel_core.text.rounding import text
 from subsetsel_core.viz.report import Section
 from subsetsel_core.viz.style import strategy_color
-from subsetsel_core.viz.theory import theory_figure
+from subsetsel_core.viz.theory import prediction_figure, theory_figure
 
 if TYPE_CHECKING:
+    from subsetsel_core.evaluation.prediction import Prediction
     from subsetsel_core.evaluation.theory import Theory
+    from subsetsel_core.representations.descriptors import Representation
 
 #: The entries that get the bound (as :data:`subsetsel_core.evaluation.theory.THEORY_STRATEGIES`,
 #: named here without importing the GP code, which loads scipy.optimize).
 STRATEGIES = tuple(s for s in REGISTRY if s.startswith("fafi-"))
 TITLE = "What the theory predicts"
+PREDICTION_NOTE = ("Under a Gaussian-process model of the standardized scores over the descriptors (a constant mean "
+                   "per model, length-scale ℓ, signal σ² and noise τ² fitted to all models' scores — they describe, "
+                   "never choose), the mean of a model's scores over a subset S errs by wᵀy with "
+                   "w = 1_S/k − 1/n, whose variance is wᵀ(K + τ²I)w; a pair of models whose reference gap is Δ is "
+                   "then inverted with probability Φ(−Δ/√(2·Var)). Dashed: the prediction at each strategy's subsets "
+                   "on the protocol's pools (shaded: 2.5–97.5 % over the pools). See docs/theory.md.")
 PROMISE = ("Under a Gaussian-process model of the standardized scores over the descriptor space, a subset that "
            "covers every dataset within distance h leaves each model's estimated mean standardized score with an "
            "error variance of at most V(h); a pair of models whose reference gap is Δ is then inverted with "
@@ -48,7 +59,7 @@ def entries(result: EvaluationResult) -> list[Entry]:
 def _config(result: EvaluationResult) -> EvaluationConfig:
     """The observed subsets' settings: the evaluation's seed, trials done, α, β and k range."""
     c = result.config
-    return EvaluationConfig(strategies=(STRATEGIES[0],), trials=result.trials_done, alpha=c.alpha, beta=c.beta,
+    return EvaluationConfig(strategies=c.strategies, trials=result.trials_done, alpha=c.alpha, beta=c.beta,
                             k_min=int(result.ks[0]), k_max=int(result.ks[-1]), seed=c.seed, metrics=c.metrics[:1])
 
 
@@ -72,6 +83,57 @@ def compute(data: ActiveData, result: EvaluationResult, entry: Entry) -> tuple[T
         return None, f"The coverage bound cannot be computed here: {exc}"
 
 
+def frames(pred: Prediction) -> dict[str, Any]:
+    """Each predicted strategy's curves (:meth:`~subsetsel_core.evaluation.prediction.Prediction.to_frame`)."""
+    return {s: pred.to_frame(s) for s in pred.strategies}
+
+
+def preview_prediction(data: ActiveData, rep: Representation) -> tuple[Prediction | None, str | None]:
+    """The prediction of every strategy on the protocol's first pools (the session's seed), or ``(None, why not)``.
+
+    Cached in the core by the inputs' hash; no protocol run, no observed share.
+    """
+    from subsetsel_core.evaluation.prediction import PREVIEW_TRIALS, predict
+
+    try:
+        return predict(data.benchmark, rep, EvaluationConfig(seed=session.seed()), trials=PREVIEW_TRIALS,
+                       observe=False), None
+    except InputError as exc:
+        return None, f"The GP model cannot predict anything here: {exc}"
+
+
+def preview(data: ActiveData, rep: Representation) -> None:
+    """The Representation page's section: the verdict in words, ℓ against the distances, then the curves."""
+    from subsetsel_core.evaluation.prediction_text import gain_verdict, summary
+
+    st.markdown(f"#### {TITLE}")
+    pred, why = preview_prediction(data, rep)
+    if pred is None:
+        st.info(widgets.md_escape(why))
+        return
+    verdict = gain_verdict(pred)
+    (st.success if verdict.predicts_gain else st.warning)(widgets.md_escape(summary(pred)),
+                                                          icon=":material/functions:")
+    f = pred.fit
+    cols = st.columns(4)
+    cols[0].metric("length-scale ℓ", text(f.lengthscale, "parameter"))
+    cols[1].metric("nearest-neighbour distance", text(pred.nn_distance, "distance"))
+    cols[2].metric("signal variance σ²", text(f.signal_variance, "parameter"))
+    cols[3].metric("noise variance τ²", text(f.noise_variance, "parameter"))
+    widgets.chart(prediction_figure(frames(pred), title="Predicted share of inverted model pairs vs k"),
+                  key="rep_prediction_chart")
+    st.caption(widgets.md_escape(PREDICTION_NOTE) + f" Before any evaluation: the protocol's first {pred.trials} "
+               "pools; the Evaluate page puts the observed curves next to these.")
+
+
+def overlay(th: Theory, height: int = 460) -> Any:
+    """The predicted and observed curves of every strategy of the evaluation (None without a prediction)."""
+    if th.prediction is None:
+        return None
+    return prediction_figure(frames(th.prediction), height=height, band=False,
+                             title=f"Inverted model pairs vs k on {th.representation}: GP prediction vs observed")
+
+
 def figure(th: Theory, entry: Entry, height: int = 420) -> Any:
     """The bound and the observed share vs k, with the covering radius."""
     return theory_figure(th.to_frame(), colour=strategy_color(entry.strategy), height=height,
@@ -90,8 +152,8 @@ def section(data: ActiveData, job: Any) -> None:
     entry = chosen_entry(res)
     if len(es) > 1:
         st.selectbox("FAFI entry", [e.key for e in es], key=K.EV_THEORY, persist_state=state.PERSIST,
-                     help="Whose first k datasets give the covering radius h_k; the bound is written in the "
-                          "Euclidean geometry of the standardized descriptors.")
+                     help="Whose representation's prediction is shown, and whose first k datasets give the "
+                          "coverage bound's radius h_k (Euclidean geometry of the standardized descriptors).")
         entry = chosen_entry(res)
     if entry is None:
         return
@@ -109,6 +171,12 @@ def section(data: ActiveData, job: Any) -> None:
     cols[2].metric("signal variance σ²", text(f.signal_variance, "parameter"))
     cols[3].metric("noise variance τ²", text(f.noise_variance, "parameter"))
     cols[4].metric(f"covering radius h at k = {int(th.ks[-1])}", text(th.covering_radius[-1], "distance"))
+    over = overlay(th)
+    if over is not None:
+        widgets.chart(over, key="ev_prediction_chart")
+        st.caption(widgets.md_escape(PREDICTION_NOTE) + f" Solid: observed on the evaluation's {th.observed.shape[0]} "
+                   "trials (mean); a pair tied in either ranking counts as not inverted.")
+    st.markdown("**The coverage bound** (an upper bound under the same model)")
     widgets.chart(figure(th, entry), key="ev_theory_chart")
     st.caption(widgets.md_escape(PROMISE) + f" Observed: the evaluation's {th.observed.shape[0]} trials (mean; "
                "shaded 2.5–97.5 %); a pair tied in either ranking counts as not inverted.")
@@ -124,4 +192,7 @@ def report_section(data: ActiveData, result: EvaluationResult | None) -> Section
     th, why = compute(data, result, entry)
     if th is None:
         return Section(TITLE, why or "")
-    return Section(f"{TITLE} ({entry.key})", th.sentence(), figure=figure(th, entry), note=PROMISE)
+    over = overlay(th)
+    if over is None:
+        return Section(f"{TITLE} ({entry.key})", th.sentence(), figure=figure(th, entry), note=PROMISE)
+    return Section(f"{TITLE} ({entry.key})", th.sentence(), figure=over, note=PREDICTION_NOTE + " " + PROMISE)

@@ -12,11 +12,14 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from subsetsel_core.cli import data as D
 from subsetsel_core.cli.args import count, fraction, names, output_path, readable, seed, share
 from subsetsel_core.errors import InputError
 from subsetsel_core.ranks.metrics import METRICS
 from subsetsel_core.strategies import REGISTRY, SCORE_AWARE, STRATEGIES
+from subsetsel_core.text.rounding import text
 
 if TYPE_CHECKING:
     from subsetsel_core.evaluation.headroom_result import HeadroomResult
@@ -86,8 +89,11 @@ def format_headroom(res: HeadroomResult, metric: str) -> str:
         aware = "yes (fitted to today's models)" if res.entry(key).score_aware else "no"
         lines.append(f"  {res.rank(key, metric):>4}  {key:<{width}} {aware:<38} {a.mean:9.3f}  [{a.lo:.3f}, {a.hi:.3f}]")
     p = res.price(metric)
+    ci = (f"95 % CI of the mean [{text(p.ci_lo, 'gain')}, {text(p.ci_hi, 'gain')}]" if np.isfinite(p.ci_lo)
+          else "no CI from one value")
     lines += ["", f"price of a-priori selection ({METRICS[metric].label} AUC, {p.best_score_aware} − "
-                  f"{p.best_a_priori}): {p.mean:+.3f} [{p.lo:+.3f}, {p.hi:+.3f}] over {p.over}",
+                  f"{p.best_a_priori}), {res.judging_models} judging models: {text(p.mean, 'gain')}; {ci}; spread of "
+                  f"the {p.over}' prices (2.5–97.5 %) [{text(p.lo, 'gain')}, {text(p.hi, 'gain')}]",
               res.sentence(metric)]
     return "\n".join(lines) + "\n"
 

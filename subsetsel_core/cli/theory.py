@@ -1,4 +1,5 @@
-"""Command line: ``subsetsel theory`` — FAFI's coverage bound under a GP model, next to what is observed."""
+"""Command line: ``subsetsel theory`` — the GP prediction of every strategy's curve and FAFI's coverage bound,
+next to what is observed on the protocol's subsets."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ import json
 from typing import TYPE_CHECKING
 
 from subsetsel_core.cli import data as D
-from subsetsel_core.cli.args import count, output_path, seed, share
+from subsetsel_core.cli.args import count, names, output_path, seed, share
 from subsetsel_core.errors import InputError
 from subsetsel_core.strategies import REGISTRY
+from subsetsel_core.strategies import STRATEGIES as ALL_STRATEGIES
+from subsetsel_core.text.rounding import text
 
 if TYPE_CHECKING:
     from subsetsel_core.evaluation.theory import Theory
@@ -23,9 +26,11 @@ def add_theory_args(p: argparse.ArgumentParser) -> None:
     D.add_data_args(p)
     D.add_representation_args(p)
     p.add_argument("--strategy", choices=STRATEGIES, default=STRATEGIES[0],
-                   help="whose first k datasets give the covering radius h_k (default: %(default)s)")
+                   help="whose first k datasets give the coverage bound's covering radius h_k (default: %(default)s)")
+    p.add_argument("--strategies", type=names, default=list(ALL_STRATEGIES), metavar="S1,S2",
+                   help=f"strategies to predict, of {', '.join(ALL_STRATEGIES)} (default: all; random always)")
     p.add_argument("--trials", type=count(1, 100_000, "trials"), default=200,
-                   help="trials of the protocol behind the observed share")
+                   help="the protocol's pools the prediction and the observed share average over")
     p.add_argument("--alpha", type=share, default=0.8, help="dataset-pool fraction α of the observed subsets")
     p.add_argument("--k-min", type=count(1, 10**6, "k"), default=2)
     p.add_argument("--k-max", type=count(1, 10**6, "k"), default=20)
@@ -33,30 +38,53 @@ def add_theory_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=output_path, metavar="theory.json", help="write JSON here")
 
 
+def _pct(x: float) -> str:
+    return text(float(x), "percent")
+
+
 def format_theory(th: Theory, benchmark: str) -> str:
-    """The fit, the distances and one line per k: h_k, V(h_k), predicted and observed inverted share."""
+    """The fit, the GP prediction per strategy and k next to the observed share, then FAFI's coverage bound."""
     f = th.fit
-    lo, hi = th.observed_band
     lines = [
-        f"{th.strategy} on {th.representation} ({benchmark}); observed: the protocol's subsets over "
-        f"{th.observed.shape[0]} trials",
-        f"GP fit (all models, shared): lengthscale ℓ = {f.lengthscale:.4g}, signal variance σ² = "
-        f"{f.signal_variance:.4g}, noise variance τ² = {f.noise_variance:.4g} (log marginal likelihood "
-        f"{f.log_likelihood:.1f})",
-        f"typical nearest-neighbour distance {th.nn_distance:.4g}; largest distance {th.diameter:.4g}",
-        "",
-        f"{'k':>4} {'h_k':>9} {'V(h_k)':>8} {'predicted':>10} {'observed':>9}  [2.5 %, 97.5 %]",
+        f"{th.representation} ({benchmark}): the GP model of the standardized scores over the descriptors, "
+        f"{th.observed.shape[0]} of the protocol's pools",
+        f"GP fit (every model centred, hyperparameters shared): lengthscale ℓ = {text(f.lengthscale, 'parameter')}, "
+        f"signal variance σ² = {text(f.signal_variance, 'parameter')}, noise variance τ² = "
+        f"{text(f.noise_variance, 'parameter')} (log marginal likelihood {text(f.log_likelihood, 'statistic')})",
+        f"typical nearest-neighbour distance {text(th.nn_distance, 'distance')}; largest distance "
+        f"{text(th.diameter, 'distance')}",
     ]
+    pred = th.prediction
+    if pred is not None:
+        from subsetsel_core.evaluation.prediction_text import summary
+
+        names = list(pred.strategies)
+        lines += ["", "GP prediction of the protocol's estimator: model pairs inverted (%), predicted / observed "
+                      "(mean over pools)", f"{'k':>4} " + " ".join(f"{s:>15}" for s in names)]
+        obs = {s: pred.observed_curve(s) for s in names}
+        for i, k in enumerate(pred.ks):
+            cells = []
+            for s in names:
+                o = obs[s]
+                cells.append(f"{_pct(pred.curve(s)[i]) + ' / ' + ('—' if o is None else _pct(o[i])):>15}")
+            lines.append(f"{int(k):>4} " + " ".join(cells))
+        lines += ["predicted band (2.5–97.5 % over pools) at k = " + str(int(pred.ks[-1])) + ": " + "; ".join(
+            f"{s} [{_pct(pred.band(s)[0][-1])}, {_pct(pred.band(s)[1][-1])}]" for s in names), "", summary(pred)]
+    lo, hi = th.observed_band
+    lines += ["", f"Coverage bound for {th.strategy} (an upper bound under the same model: the worst dataset, its "
+                  "nearest chosen one)",
+              f"{'k':>4} {'h_k':>9} {'V(h_k)':>8} {'bound':>8} {'observed':>9}  [2.5 %, 97.5 %]"]
     for i, k in enumerate(th.ks):
-        lines.append(f"{int(k):>4} {th.covering_radius[i]:>9.4g} {th.variance_bound[i]:>8.4f} "
-                     f"{100 * th.predicted[i]:>9.1f}% {100 * th.observed_mean[i]:>8.1f}%  "
-                     f"[{100 * lo[i]:.1f}, {100 * hi[i]:.1f}]")
+        lines.append(f"{int(k):>4} {text(th.covering_radius[i], 'distance'):>9} "
+                     f"{text(th.variance_bound[i], 'parameter'):>8} {_pct(th.predicted[i]) + '%':>8} "
+                     f"{_pct(th.observed_mean[i]) + '%':>9}  [{_pct(lo[i])}, {_pct(hi[i])}]")
     lines += ["", th.sentence()]
     return "\n".join(lines) + "\n"
 
 
 def cmd_theory(args: argparse.Namespace) -> int:
-    """``subsetsel theory``: ℓ, σ², τ², the nn distance and, per k, h_k, V(h_k), predicted and observed shares."""
+    """``subsetsel theory``: ℓ, σ², τ², the nn distance, per strategy and k the predicted and observed shares, and
+    FAFI's coverage bound (h_k, V(h_k), bound)."""
     from subsetsel_core.evaluation.result import EvaluationConfig
     from subsetsel_core.evaluation.theory import coverage_theory
 
@@ -68,7 +96,7 @@ def cmd_theory(args: argparse.Namespace) -> int:
     if len(reps) > 1:
         raise InputError("theory takes one representation; run it once per representation.",
                          field="representation")
-    cfg = EvaluationConfig(strategies=(args.strategy,), trials=args.trials, alpha=args.alpha,
+    cfg = EvaluationConfig(strategies=tuple(args.strategies), trials=args.trials, alpha=args.alpha,
                            k_min=args.k_min, k_max=args.k_max, seed=args.seed)
     th = coverage_theory(data.benchmark, reps[0], cfg, strategy=args.strategy)
     if args.out:

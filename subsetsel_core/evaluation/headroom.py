@@ -30,7 +30,7 @@ import numpy as np
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.errors import Cancelled, InputError
 from subsetsel_core.evaluation.generalisation import split_models
-from subsetsel_core.evaluation.headroom_result import HeadroomEntry, HeadroomResult, Split
+from subsetsel_core.evaluation.headroom_result import HeadroomEntry, HeadroomResult, Price, Split
 from subsetsel_core.evaluation.parallel import one_blas_thread
 from subsetsel_core.evaluation.protocol import (
     Choice,
@@ -77,6 +77,45 @@ def model_splits(benchmark: Benchmark, *, splits: int, fraction: float, seed: in
         out.append(Split(tuple(judge), tuple(new)))
     n_new = len(out[0].held_out)
     return out, f"{splits} random draw{'s' if splits > 1 else ''} of {n_new} held-out models of {benchmark.n_models}"
+
+
+def _fewer_judges(parts: Sequence[Split], judges: int, seed: int) -> list[Split]:
+    """Each split with ``judges`` of its judging models (the held-out ones unchanged).
+
+    Raises
+    ------
+    InputError
+        ``judges`` below 2 or above the judging models of a split.
+    """
+    most = min(len(p.judge) for p in parts)
+    if not 2 <= judges <= most:
+        raise InputError(f"the number of judging models must be between 2 and {most} (the models not held out); "
+                         f"got {judges}.")
+    out = []
+    for s, p in enumerate(parts):
+        keep = np.sort(trial_rng(seed, HEADROOM_STREAM, 4, s).choice(len(p.judge), judges, replace=False))
+        out.append(Split(tuple(p.judge[i] for i in keep), p.held_out))
+    return out
+
+
+def price_by_judges(benchmark: Benchmark,
+                    representations: Mapping[str, Representation] | Representation | Sequence[Representation],
+                    config: EvaluationConfig | None = None, counts: Sequence[int] | None = None, *,
+                    metric: str = "spearman", splits: int = 10, fraction: float = 0.5) -> list[tuple[int, Price]]:
+    """The price of a-priori selection against the number of judging models, the held-out models fixed.
+
+    ``counts`` default: 2, 3, 5, 8, … up to all the models not held out. One
+    :func:`evaluate_headroom` per count, same seed, splits and held-out models.
+    """
+    parts, _ = model_splits(benchmark, splits=splits, fraction=fraction, seed=(config or EvaluationConfig()).seed)
+    most = min(len(p.judge) for p in parts)
+    if counts is None:
+        counts = sorted({c for c in (2, 3, 5, 8, 12, 17, 25, 35, 50) if c < most} | {most})
+    out = []
+    for c in counts:
+        res = evaluate_headroom(benchmark, representations, config, splits=splits, fraction=fraction, judges=int(c))
+        out.append((int(c), res.price(metric)))
+    return out
 
 
 def _check(config: EvaluationConfig, splits: int, fraction: float, score_aware: Sequence[str]) -> None:
@@ -212,6 +251,7 @@ def evaluate_headroom(
     fraction: float = 0.5,
     release_dates: Mapping[str, object] | None = None,
     score_aware: Sequence[str] = SCORE_AWARE,
+    judges: int | None = None,
     progress: Callable[[int, int, str], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> HeadroomResult:
@@ -233,6 +273,10 @@ def evaluate_headroom(
         Hold out the newest ``fraction`` of the models.
     score_aware : sequence of str
         The score-aware strategies to run (default: all).
+    judges : int, optional
+        Keep only this many of each split's judging models (drawn from the split's own stream,
+        ``(17, 4, s)``); the held-out models stay the same, so the price can be read against the
+        number of judging models alone (:func:`price_by_judges`).
     progress : callable, optional
         ``progress(done, total, what)``: trials selected, then splits scored.
     should_stop : callable, optional
@@ -249,6 +293,8 @@ def evaluate_headroom(
     _check(cfg, splits, fraction, score_aware)
     ctx = prepare(benchmark, representations, cfg)
     parts, how = model_splits(benchmark, splits=splits, fraction=fraction, seed=cfg.seed, release_dates=release_dates)
+    if judges is not None:
+        parts, how = _fewer_judges(parts, judges, cfg.seed), f"{how}, {judges} of the other models judging"
     t_count, ks = cfg.trials, ctx.ks
     total = t_count + len(parts)
 

@@ -12,6 +12,7 @@ from subsetsel_core.evaluation.result import EvaluationConfig
 from subsetsel_core.evaluation.stats import AUC, Curve, auc_per_trial, auc_summary, curve
 from subsetsel_core.ranks.metrics import METRICS
 from subsetsel_core.strategies.score_aware import LABEL
+from subsetsel_core.text.rounding import text
 
 
 @dataclass(frozen=True)
@@ -43,8 +44,12 @@ class Price:
 
     ``mean`` = σ·(AUC of the best score-aware entry − AUC of the best a-priori entry) on the
     held-out models (σ = +1 when higher is better, so a positive price is what choosing
-    without scores costs), averaged over splits; ``lo`` / ``hi`` = its 2.5 / 97.5 %
-    percentiles over splits (over trials when there is one split: the newest models).
+    without scores costs), averaged over splits; ``lo`` / ``hi`` = the **spread** of the split
+    means, their 2.5 / 97.5 % percentiles over splits (over trials when there is one split: the
+    newest models) — how much one split's price varies, not the uncertainty of the mean;
+    ``ci_lo`` / ``ci_hi`` = the 95 % t-interval of the mean over the splits (over trials with one
+    split; NaN with fewer than two). The splits share the datasets and half their models, so
+    even this interval is optimistic: it treats the splits as independent.
     """
 
     metric: str
@@ -55,6 +60,19 @@ class Price:
     best_score_aware: str
     per_split: np.ndarray = field(repr=False)
     over: str = "splits"
+    ci_lo: float = float("nan")
+    ci_hi: float = float("nan")
+
+
+def t_interval(values: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    """The ``level`` t-interval of the mean of ``values`` (NaN, NaN with fewer than two values)."""
+    from scipy.stats import t as student_t
+
+    v = np.asarray(values, dtype=float)
+    if v.size < 2:
+        return float("nan"), float("nan")
+    half = float(student_t.ppf(0.5 + level / 2, v.size - 1)) * float(v.std(ddof=1)) / np.sqrt(v.size)
+    return float(v.mean()) - half, float(v.mean()) + half
 
 
 @dataclass(frozen=True, eq=False)
@@ -128,26 +146,40 @@ class HeadroomResult:
         else:
             per, over = diff[0], "trials"
         lo, hi = np.percentile(per, [2.5, 97.5])
-        return Price(metric, float(per.mean()), float(lo), float(hi), ap, sa, per, over)
+        ci_lo, ci_hi = t_interval(per)
+        return Price(metric, float(per.mean()), float(lo), float(hi), ap, sa, per, over, ci_lo, ci_hi)
+
+    @property
+    def judging_models(self) -> int:
+        """How many models the score-aware strategies see (the first split's; every split has as many)."""
+        return len(self.splits[0].judge)
 
     def sentence(self, metric: str = "spearman") -> str:
-        """The price in one sentence."""
+        """The price in words: the AUCs, the price with its confidence interval and spread, and why."""
         p = self.price(metric)
         a, s = self.auc(p.best_a_priori, metric).mean, self.auc(p.best_score_aware, metric).mean
         span = max(1, len(self.ks) - 1)
-        n_held = len(self.splits[0].held_out)
+        n_held, n_judge = len(self.splits[0].held_out), self.judging_models
         label = METRICS[metric].label
-        head = (f"On {n_held} held-out models ({self.how}), the best score-aware strategy (fitted to today's "
-                f"models), {p.best_score_aware}, reaches a {label} AUC of {s:.3f}; the best a-priori one, "
-                f"{p.best_a_priori}, {a:.3f}. ")
-        if p.hi <= 0:
-            return head + (f"Choosing without scores costs nothing here (price {p.mean:+.3f} "
-                           f"[{p.lo:+.3f}, {p.hi:+.3f}] over {p.over}).")
-        if p.lo <= 0:
-            return head + (f"The price of a-priori selection, {p.mean:+.3f} [{p.lo:+.3f}, {p.hi:+.3f}] over {p.over}, "
-                           "is not distinguishable from zero.")
-        return head + (f"The price of a-priori selection is {p.mean:+.3f} [{p.lo:+.3f}, {p.hi:+.3f}] over {p.over}, "
-                       f"about {p.mean / span:.3f} of {label} per k.")
+        head = (f"On {n_held} held-out models ({self.how}), the best score-aware strategy, {p.best_score_aware}, "
+                f"chose from the scores of {n_judge} judging models and reaches a {label} AUC of {text(s, 'auc')}; "
+                f"the best a-priori one, {p.best_a_priori}, {text(a, 'auc')}. ")
+        ci = (f"95 % confidence interval of the mean [{text(p.ci_lo, 'gain')}, {text(p.ci_hi, 'gain')}]"
+              if np.isfinite(p.ci_lo) else "no confidence interval from a single value")
+        price = (f"{text(p.mean, 'gain')} ({ci}; single {p.over[:-1]}s spread over "
+                 f"[{text(p.lo, 'gain')}, {text(p.hi, 'gain')}])")
+        few = (f" Fitted to only {n_judge} judging models, score-aware selection overfits that small pool: the "
+               "datasets that rank those models like the full benchmark do so partly by chance, and the choice "
+               "carries over poorly to the held-out models.")
+        upper = p.ci_hi if np.isfinite(p.ci_hi) else p.hi
+        lower = p.ci_lo if np.isfinite(p.ci_lo) else p.lo
+        if upper < 0:
+            return head + f"Choosing without scores costs nothing here: the price is {price}, below zero." + few
+        if upper <= 0 or lower <= 0:
+            return head + f"The price of a-priori selection, {price}, is not distinguishable from zero." + (
+                few if p.mean < 0 else "")
+        return head + (f"The price of a-priori selection is {price}, about {text(p.mean / span, 'gain')} of "
+                       f"{label} per k.")
 
     def to_json(self, metric: str = "spearman") -> dict[str, Any]:
         """``{"config", "ks", "entries": {key: {"score_aware", "title", "rank", "auc", "curves"}}, "price"}``."""
@@ -172,6 +204,9 @@ class HeadroomResult:
             "ks": [int(k) for k in self.ks],
             "entries": entries,
             "price": {"metric": p.metric, "mean": p.mean, "lo": p.lo, "hi": p.hi, "over": p.over,
+                      "interval": f"lo, hi: the spread of the {p.over}' prices (2.5–97.5 %); ci_lo, ci_hi: the 95 % "
+                                  f"t-interval of their mean", "ci_lo": _finite(p.ci_lo), "ci_hi": _finite(p.ci_hi),
+                      "judging_models": self.judging_models, "held_out_models": len(self.splits[0].held_out),
                       "best_a_priori": p.best_a_priori, "best_score_aware": p.best_score_aware,
                       "sentence": self.sentence(metric)},
             "splits": [{"judge": list(s.judge), "held_out": list(s.held_out)} for s in self.splits],
@@ -190,3 +225,7 @@ class HeadroomResult:
                                  "score_aware": e.score_aware, "metric": m, "k": int(k), "mean": float(c.mean[i]),
                                  "lo": float(c.lo[i]), "hi": float(c.hi[i])})
         return pd.DataFrame(rows)
+
+
+def _finite(x: float) -> float | None:
+    return float(x) if np.isfinite(x) else None

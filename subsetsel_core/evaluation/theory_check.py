@@ -24,6 +24,7 @@ both the posterior and V use the fit.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -129,3 +130,97 @@ def check_bound(truth: GPFit, *, n: int = 100, latent_dim: int = 3, n_models: in
             for name, v in cell.items():
                 values[name][r, i] = v
     return BoundCheck(truth, ks, values, fits)
+
+
+@dataclass(frozen=True, eq=False)
+class Calibration:
+    """Predicted against observed inverted shares on benchmarks drawn from a known GP (see :func:`calibrate`).
+
+    Attributes
+    ----------
+    truth : GPFit
+        The hyperparameters the draws come from.
+    ks : ndarray of int (K,)
+    strategies : tuple of str
+    predicted, observed : ndarray (draws, strategies, K)
+        Per draw, the mean over the protocol's pools of the predicted and of the observed share.
+    fits : list of GPFit
+        The tool's fit on each draw.
+    """
+
+    truth: GPFit
+    ks: np.ndarray
+    strategies: tuple[str, ...]
+    predicted: np.ndarray
+    observed: np.ndarray
+    fits: list[GPFit]
+
+    def standard_error(self) -> np.ndarray:
+        """Standard error over draws of the mean observed-minus-predicted share, (strategies, K)."""
+        d = self.observed - self.predicted
+        out: np.ndarray = d.std(axis=0, ddof=1) / np.sqrt(d.shape[0])
+        return out
+
+    def inside(self) -> np.ndarray:
+        """Per (strategy, k): the mean observed share within the mean predicted share ± 2 s.e."""
+        gap = np.abs((self.observed - self.predicted).mean(axis=0))
+        out: np.ndarray = gap <= 2.0 * self.standard_error() + 1e-12
+        return out
+
+    def share_inside(self) -> float:
+        """Share of (strategy, k) cells :meth:`inside`."""
+        return float(self.inside().mean())
+
+
+def calibrate(Z: np.ndarray, truth: GPFit, *, n_models: int = 20, strength_sd: float = 0.5, draws: int = 12,
+              trials: int = 4, strategies: tuple[str, ...] = ("random", "fafi-euclidean", "d-optimal"),
+              ks: tuple[int, int] = (2, 15), centre: bool = True, estimator: Literal["ranks", "scores"] = "ranks",
+              known: bool = False, seed: int = 0) -> Calibration:
+    """Benchmarks drawn from a GP with known hyperparameters on a given geometry, predicted by the tool.
+
+    Each draw: every model gets a strength μ_m ~ N(0, ``strength_sd``²) and a function f_m from
+    the GP with ``truth`` on the standardized descriptors ``Z`` (a real sample's geometry),
+    centred over the datasets with ``centre`` (so that the model's strength is its mean over the
+    benchmark: the protocol's constant mean per model; without it, a long ℓ makes f_m's own mean
+    a second, hidden strength that the subsets' errors are correlated with); its score on
+    dataset d is μ_m + f_m(x_d) + N(0, τ²) (one fold, higher is better). The tool
+    then does what it does on any benchmark: standardizes the scores per dataset, fits the GP
+    and predicts every strategy's inverted share on the protocol's pools, next to the observed
+    share of discordant pairs of the same subsets (:func:`~subsetsel_core.evaluation.prediction.predict`),
+    measured on the protocol's mean ranks or, with ``estimator="scores"``, on the subset means of the
+    standardized scores (the estimator the prediction is written for). With ``known`` the
+    prediction uses the true hyperparameters instead of the fit, σ² and τ² divided by each draw's
+    mean per-dataset variance over the models (the scale the standardization divides by).
+    """
+    from subsetsel_core.benchmark import Benchmark
+    from subsetsel_core.evaluation.prediction import predict
+    from subsetsel_core.evaluation.result import EvaluationConfig
+    from subsetsel_core.representations.descriptors import representation_from_matrix
+
+    n = Z.shape[0]
+    datasets = tuple(f"d{i:04d}" for i in range(n))
+    models = tuple(f"m{j:03d}" for j in range(n_models))
+    rep = representation_from_matrix(np.asarray(Z, dtype=float), datasets, name="geometry")
+    D2 = squared_distances(standardize(np.asarray(Z, dtype=float)))
+    rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(draws)]
+    pred, obs, fits = [], [], []
+    ks_out = np.arange(ks[0], ks[1] + 1)
+    for r, rng in enumerate(rngs):
+        # every draw its own pools (the protocol's seed r), so the spread over draws covers them
+        cfg = EvaluationConfig(strategies=strategies, trials=trials, k_min=ks[0], k_max=ks[1], seed=seed + r,
+                               metrics=("kendall",))
+        f, y = draw(D2, truth, n_models, rng)
+        if centre:
+            y = y - f.mean(axis=0, keepdims=True)
+        y = y + strength_sd * rng.standard_normal(n_models)[None, :]
+        b = Benchmark(y[:, None, :], datasets, models, ("0",), higher_is_better=True)
+        use = None
+        if known:
+            scale = float(y.var(axis=1).mean())
+            use = GPFit(truth.lengthscale, truth.signal_variance / scale, truth.noise_variance / scale, 0.0)
+        p = predict(b, rep, cfg, estimator=estimator, fit=use)
+        fits.append(p.fit)
+        ks_out = p.ks
+        pred.append([p.curve(s) for s in strategies])
+        obs.append([p.observed[s].mean(axis=0) for s in strategies])
+    return Calibration(truth, ks_out, tuple(strategies), np.asarray(pred), np.asarray(obs), fits)

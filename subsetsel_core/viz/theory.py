@@ -1,26 +1,34 @@
-"""What the coverage bound predicts against what the protocol observes, per k.
+"""What the GP model predicts against what the protocol observes, per k.
 
-One chart: the predicted share of inverted model pairs (the GP model's bound at FAFI's
-covering radius h_k) and the observed share of discordant pairs of the protocol's subsets
-(mean over trials, shaded 2.5–97.5 %) on the left axis; h_k itself, dotted grey, on the
-right axis. Takes :meth:`~subsetsel_core.evaluation.theory.Theory.to_frame`.
+:func:`prediction_figure`: every strategy's predicted inverted share (dashed, with its band over
+the protocol's pools) and, after an evaluation, its observed share (solid).
+:func:`theory_figure`: the coverage bound (an upper bound at FAFI's covering radius h_k) and
+the observed share of discordant pairs of the protocol's subsets (mean over trials, shaded
+2.5–97.5 %) on the left axis; h_k itself, dotted grey, on the right axis. Takes
+:meth:`~subsetsel_core.evaluation.theory.Theory.to_frame`.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
 from subsetsel_core.text.rounding import d3
-from subsetsel_core.viz.style import apply_layout, escape, rgba
+from subsetsel_core.viz.style import apply_layout, escape, rgba, strategy_color
 
-__all__ = ["OBSERVED_NAME", "PREDICTED_NAME", "RADIUS_NAME", "theory_figure"]
+__all__ = ["OBSERVED_NAME", "PREDICTED_NAME", "PREDICTION_SUFFIX", "RADIUS_NAME", "prediction_figure",
+           "theory_figure"]
 
 #: Legend names of the three curves.
-PREDICTED_NAME = "predicted by the GP bound (at most)"
+PREDICTED_NAME = "coverage bound of the GP model (an upper bound)"
 OBSERVED_NAME = "observed on the protocol's subsets"
 RADIUS_NAME = "covering radius h_k (right axis)"
+#: Legend suffixes of a strategy's curves in :func:`prediction_figure`.
+PREDICTION_SUFFIX = "predicted by the GP"
+OBSERVED_SUFFIX = "observed"
 _RADIUS_COLOUR = "#7f7f7f"
 
 
@@ -73,6 +81,57 @@ def theory_figure(frame: pd.DataFrame, *, colour: str = "#ff7f0e", title: str | 
                 "zeroline": False},
         legend={"orientation": "h", "y": -0.22, "x": 0}, hovermode="closest",
         margin={"l": 64, "r": 64, "t": 56 if title else 28, "b": 56},
+    )
+    return fig
+
+
+def prediction_figure(frames: Mapping[str, pd.DataFrame], *, title: str | None = None, height: int = 440,
+                      band: bool = True) -> go.Figure:
+    """Per strategy, the GP's predicted share of inverted model pairs vs k (dashed, shaded band) and,
+    where given, the observed share (solid, markers) in the strategy's colour.
+
+    Parameters
+    ----------
+    frames : mapping strategy → DataFrame
+        :meth:`~subsetsel_core.evaluation.prediction.Prediction.to_frame` (shares in 0–1; ``observed``
+        all NaN when not observed).
+    title : str, optional
+    height : int
+    band : bool
+        Shade each strategy's 2.5–97.5 % band over the protocol's pools.
+    """
+    pct = 100.0
+    fig = go.Figure()
+    top = 1.0
+    for name, f in frames.items():
+        colour = strategy_color(name)
+        label = escape(name)
+        if band:
+            fig.add_trace(go.Scatter(x=f["k"], y=pct * f["predicted_hi"], mode="lines", line={"width": 0},
+                                     showlegend=False, hoverinfo="skip", legendgroup=name))
+            fig.add_trace(go.Scatter(x=f["k"], y=pct * f["predicted_lo"], mode="lines", line={"width": 0},
+                                     fill="tonexty", fillcolor=rgba(colour, 0.12), showlegend=False,
+                                     hoverinfo="skip", legendgroup=name))
+        fig.add_trace(go.Scatter(
+            x=f["k"], y=pct * f["predicted"], mode="lines", name=f"{label} — {PREDICTION_SUFFIX}", legendgroup=name,
+            line={"color": colour, "width": 2, "dash": "dash"},
+            customdata=list(zip(pct * f["predicted_lo"], pct * f["predicted_hi"], strict=True)),
+            hovertemplate=f"{label}<br>k = %{{x}}<br>predicted %{{y:{d3('percent')}}} %<br>95% of pools "
+                          f"[%{{customdata[0]:{d3('percent')}}}, %{{customdata[1]:{d3('percent')}}}] %<extra></extra>"))
+        top = max(top, float(pct * f["predicted_hi"].max()))
+        if f["observed"].notna().any():
+            fig.add_trace(go.Scatter(
+                x=f["k"], y=pct * f["observed"], mode="lines+markers", name=f"{label} — {OBSERVED_SUFFIX}",
+                legendgroup=name, line={"color": colour, "width": 2}, marker={"size": 5},
+                hovertemplate=f"{label}<br>k = %{{x}}<br>observed %{{y:{d3('percent')}}} %<extra></extra>"))
+            top = max(top, float(pct * f["observed"].max()))
+    apply_layout(fig, title, height)
+    dtick = 2 if frames and len(next(iter(frames.values()))) > 12 else 1
+    fig.update_layout(
+        xaxis={"title": {"text": "k (datasets in the subset)"}, "dtick": dtick},
+        yaxis={"title": {"text": "model pairs inverted (%)"}, "range": [0, top * 1.08], "rangemode": "tozero"},
+        legend={"orientation": "h", "y": -0.22, "x": 0}, hovermode="closest",
+        margin={"l": 64, "r": 24, "t": 56 if title else 28, "b": 64},
     )
     return fig
 

@@ -250,3 +250,42 @@ def test_figure_labels_score_aware_curves() -> None:
     names = [t.name for t in fig.data if t.showlegend is not False]
     assert names == [p.best_a_priori, p.best_score_aware + SCORE_AWARE_SUFFIX, "random"]
     assert "price of a-priori selection" in res.sentence() or "costs nothing" in res.sentence()
+
+
+def test_the_price_has_a_confidence_interval_of_its_mean_and_names_the_judging_models() -> None:
+    from scipy import stats
+
+    from subsetsel_core.evaluation.headroom_result import t_interval
+
+    bench, oracle, _ = _synthetic()
+    cfg = EvaluationConfig(strategies=("random", "fafi-euclidean"), trials=4, k_min=2, k_max=6, metrics=("spearman",))
+    res = evaluate_headroom(bench, oracle, cfg, splits=5)
+    p = res.price()
+    lo, hi = stats.t.interval(0.95, len(p.per_split) - 1, loc=p.per_split.mean(), scale=stats.sem(p.per_split))
+    assert (p.ci_lo, p.ci_hi) == pytest.approx((lo, hi)) and p.ci_lo <= p.mean <= p.ci_hi
+    assert p.hi - p.lo >= 0 and np.isnan(t_interval(np.array([1.0]))[0])
+    text = res.sentence()
+    assert f"{res.judging_models} judging models" in text and "95 % confidence interval of the mean" in text
+    if p.mean < 0:
+        assert "overfits that small pool" in text
+    doc = res.to_json()["price"]
+    assert doc["judging_models"] == 15 and doc["held_out_models"] == 15 and doc["ci_lo"] == pytest.approx(p.ci_lo)
+    assert "spread" in doc["interval"]
+
+
+def test_fewer_judging_models_keep_the_held_out_models_and_the_discipline() -> None:
+    from subsetsel_core.evaluation.headroom import price_by_judges
+
+    bench, oracle, _ = _synthetic()
+    cfg = EvaluationConfig(strategies=("random",), trials=3, k_min=2, k_max=5, metrics=("spearman",))
+    full = evaluate_headroom(bench, oracle, cfg, splits=3)
+    few = evaluate_headroom(bench, oracle, cfg, splits=3, judges=4)
+    for a, b in zip(full.splits, few.splits, strict=True):
+        assert a.held_out == b.held_out and len(b.judge) == 4 and set(b.judge) < set(a.judge)
+        assert not set(b.judge) & set(b.held_out)
+    # a-priori entries never see the models: their held-out values do not change with the judges
+    assert np.array_equal(full.values["random"]["spearman"], few.values["random"]["spearman"])
+    with pytest.raises(InputError, match="judging models"):
+        evaluate_headroom(bench, oracle, cfg, splits=2, judges=1)
+    curve = price_by_judges(bench, oracle, cfg, [3, 15], splits=2)
+    assert [c for c, _ in curve] == [3, 15] and all(np.isfinite(p.mean) for _, p in curve)

@@ -84,13 +84,15 @@ def test_a_noise_representation_gives_noise_and_a_flat_bound():
     assert not th.informative and "little information" in th.sentence()
 
 
-def test_with_unequal_models_noise_only_shares_their_strength():
-    # models differ in overall strength: the zero-mean GP explains it with a flat kernel (ℓ ≫ every
-    # distance), σ² is then the spread of the strengths, and the bound is flat all the same
+def test_with_unequal_models_noise_descriptors_predict_no_gain():
+    # models differ in overall strength: the constant mean per model absorbs it (a zero-mean GP
+    # explained it with a flat kernel), so noise descriptors leave no dataset informing another
     b, _ = _synthetic()
     th = coverage_theory(b, _rep(b, np.random.default_rng(0).standard_normal((b.n_datasets, 64))), CFG)
-    assert th.fit.lengthscale > 2 * th.diameter and not th.informative and "nearly flat" in th.sentence()
+    assert not th.informative
     assert np.ptp(th.predicted) < 0.005
+    out = th.to_json_dict()
+    assert out["predicts_gain"] is False and "predicts no gain" in out["predicts_gain_reason"]
 
 
 def test_covering_radius_is_the_brute_force_one_and_never_grows():
@@ -212,8 +214,11 @@ def test_cli_theory_prints_the_fit_and_a_line_per_k(capsys):
     assert main(["theory", "--benchmark", str(ROOT / "sample_data" / "synthetic"), "--representation", "broken",
                  "--strategy", "fafi-cosine", "--trials", "3", "--k-max", "5"]) == 0
     text = capsys.readouterr().out
-    assert "lengthscale ℓ" in text and "nearest-neighbour distance" in text and "fafi-cosine on broken" in text
-    assert sum(line.split()[:1] in (["2"], ["3"], ["4"], ["5"]) for line in text.splitlines()) == 4
+    assert "lengthscale ℓ" in text and "nearest-neighbour distance" in text and "broken (synthetic)" in text
+    assert "Coverage bound for fafi-cosine (an upper bound" in text and "GP prediction of the protocol's" in text
+    # one line per k in the prediction's table and one in the bound's
+    assert sum(line.split()[:1] in (["2"], ["3"], ["4"], ["5"]) for line in text.splitlines()) == 8
+    assert "predicts no gain over random" in text
 
 
 def test_cli_theory_bad_input_exits_2(capsys):
