@@ -339,10 +339,10 @@ def _result_scores(
 def _cache_key(source: TableSource, fmt: ScoreFormat, name: str | None, label: str) -> str | None:
     """The :mod:`~subsetsel_core.io.score_cache` key of a score file on disk (None: not a file,
     unreadable, or the cache is off)."""
-    if not isinstance(source, str | os.PathLike) or score_cache.cache_dir() is None:
+    if not isinstance(source, str | os.PathLike | bytes) or score_cache.cache_dir() is None:
         return None
     try:
-        raw = Path(source).read_bytes()
+        raw = source if isinstance(source, bytes) else Path(source).read_bytes()
     except OSError:
         return None  # read_table words the error
     return score_cache.entry_key(raw, [repr(fmt), name or "", label, str(max_bytes())])

@@ -41,20 +41,25 @@ The format (documented for users in ``sample_data/README.md``)::
 
 Paths are relative to the folder and must stay inside it, links followed: a file that is a
 link to somewhere outside the folder is refused, as is anything but a regular file (a pipe,
-a device). The manifest is read with a cap on its size (:data:`MAX_MANIFEST_BYTES`) and its
+a device). Every file is read through descriptors
+(:func:`~subsetsel_core.io.file_guard.read_confined`): opened once, each component without
+following links, so a link swapped in while the folder is read is never followed out of it.
+A manifest read with ``within`` (a benchmark root, a scanned directory) is confined to that
+directory the same way, folder included. The manifest is read with a cap on its size (:data:`MAX_MANIFEST_BYTES`) and its
 nesting (:func:`~subsetsel_core.io.manifest_fields.read_manifest_json`).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
 from subsetsel_core.errors import InputError
-from subsetsel_core.io.file_guard import file_kind, regular_file
+from subsetsel_core.io.file_guard import file_kind, read_confined, regular_file
 from subsetsel_core.io.manifest_fields import FORMAT_HELP, FieldChecker, read_manifest_json
 from subsetsel_core.io.names import did_you_mean
 from subsetsel_core.io.score_format import (
@@ -126,6 +131,9 @@ class Manifest:
         Free-form facts (for example the settings of a generated benchmark).
     format_version : int
         Version of the folder format.
+    within : Path, optional
+        The directory every file of the folder is read from by descriptor (a benchmark root,
+        resolved); None: the folder itself.
     """
 
     folder: Path
@@ -141,6 +149,7 @@ class Manifest:
     representations: tuple[RepresentationSpec, ...] = ()
     parameters: dict[str, Any] = field(default_factory=dict, hash=False)
     format_version: int = FORMAT_VERSION
+    within: Path | None = field(default=None, compare=False)
 
     @property
     def higher_is_better(self) -> bool:
@@ -184,6 +193,18 @@ class Manifest:
             regular file; the message names the file, never its contents.
         """
         return regular_file(self.folder / file, f"{self.folder.name}/{file}", folder=self.folder)
+
+    def read(self, file: str, limit: int) -> bytes:
+        """The bytes of a file named in the manifest, opened once below the folder (or ``within``)
+        without following a link out of it (:func:`~subsetsel_core.io.file_guard.read_confined`).
+
+        Raises
+        ------
+        InputError
+            Missing, a link out of the folder, not a regular file, over ``limit`` bytes.
+        """
+        base, rel = _base(self.folder, self.within)
+        return read_confined(base, f"{rel}/{file}" if rel else file, f"{self.folder.name}/{file}", limit)
 
     def to_dict(self) -> dict[str, Any]:
         """The manifest as JSON-ready data (what :func:`read_manifest` reads back)."""
@@ -284,13 +305,28 @@ def _scores_section(chk: FieldChecker, data: Any, higher_is_better: bool) -> tup
     )
 
 
-def read_manifest(folder: str | Path) -> Manifest:
+def _base(folder: Path, within: Path | None) -> tuple[Path, str]:
+    """The directory reads start from and the folder's path below it ('' for the folder itself)."""
+    if within is None:
+        return folder, ""
+    try:
+        rel = folder.relative_to(within)
+    except ValueError:
+        raise InputError(f"{folder}: is not inside {within}, the directory it is read from; only folders "
+                         "inside it are read. Move or copy the benchmark folder into it.") from None
+    return within, rel.as_posix() if str(rel) != "." else ""
+
+
+def read_manifest(folder: str | Path, *, within: str | Path | None = None) -> Manifest:
     """Read and validate the ``manifest.json`` of a benchmark folder.
 
     Parameters
     ----------
     folder : str or Path
         The benchmark folder (or its ``manifest.json``).
+    within : str or Path, optional
+        A directory (a benchmark root) the folder and its files must stay in, links followed
+        and checked by descriptor as they are read. None: the folder's files stay in the folder.
 
     Returns
     -------
@@ -316,7 +352,9 @@ def read_manifest(folder: str | Path) -> Manifest:
             f"{folder}: no {MANIFEST_FILE} in this folder. A benchmark folder needs a "
             f"{MANIFEST_FILE} naming its score file and descriptor files. {FORMAT_HELP}"
         )
-    data = read_manifest_json(path, folder, MAX_MANIFEST_BYTES)
+    inner = None if within is None else Path(os.path.realpath(Path(within).expanduser()))
+    base, rel = _base(folder, inner)
+    data = read_manifest_json(base / rel / MANIFEST_FILE if rel else path, base, MAX_MANIFEST_BYTES)
     chk = FieldChecker(path)
     if not isinstance(data, dict):
         raise InputError(
@@ -383,4 +421,5 @@ def read_manifest(folder: str | Path) -> Manifest:
         representations=reps,
         parameters=dict(params),
         format_version=FORMAT_VERSION,
+        within=inner,
     )
