@@ -261,9 +261,8 @@ def write(text: str, out: str | None) -> None:
     pipe or a file gets the exact text.
     """
     if out:
-        try:
-            Path(out).write_bytes(text.encode("utf-8"))
-        except OSError as exc:
-            raise InputError(f"cannot write {out}: {exc.strerror}. Check the folder exists and is writable.") from None
+        from subsetsel_core.io.safe_write import write_file
+
+        write_file(out, text.encode("utf-8"))  # a new file renamed into place, never written through a link
     else:
         sys.stdout.write(printable(text, newlines=True) if sys.stdout.isatty() else text)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from subsetsel_core.cli import scores as cli_scores
 from subsetsel_core.cli.args import output_path
+from subsetsel_core.text import strict_json
 
 
 def add_inspect_args(p: argparse.ArgumentParser) -> None:
@@ -22,5 +22,5 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     from subsetsel_core.cli.data import write
 
     _, _, guess = cli_scores.guess_scores(args.file, args)
-    write(json.dumps(guess.to_json_dict(), indent=2, ensure_ascii=False) + "\n", args.out)
+    write(strict_json.dumps(guess.to_json_dict(), indent=2) + "\n", args.out)
     return 0

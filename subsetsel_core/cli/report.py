@@ -21,7 +21,6 @@ drawn on standard error when it is a terminal.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -30,6 +29,8 @@ from typing import TYPE_CHECKING, Any
 from subsetsel_core.cli import data as D
 from subsetsel_core.cli.args import count
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.safe_write import check_folder, write_files
+from subsetsel_core.text import strict_json
 
 if TYPE_CHECKING:
     from subsetsel_core.outputs.run_config import RunConfig
@@ -111,6 +112,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     cfg = read_run_config(args.config) if args.config else RunConfig()
     check_names(cfg, label)
     out = Path(args.out)
+    check_folder(out)  # a link planted at --out is refused before the evaluation, not after
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {args.out} is a file; give a folder (it is created when missing).")
     bar = Progress()
@@ -229,9 +231,9 @@ def write_outputs(out: Path, data: D.Data, res: Any, permutation: Any, stability
                           map_method=where[1] if where is not None else "", map_note=where[2] if where else "")
     files: dict[str, bytes] = {
         "report.html": build_html(report).encode("utf-8"),
-        "evaluation.json": (json.dumps({**evaluation_json(res, permutation, stability, provenance=prov),
-                                        "critical_difference": cd.to_json_dict()}, indent=1, default=float)
-                            + "\n").encode("utf-8"),
+        "evaluation.json": (strict_json.dumps({**evaluation_json(res, permutation, stability, provenance=prov),
+                                               "critical_difference": cd.to_json_dict()}, indent=1, default=float,
+                                              ensure_ascii=True) + "\n").encode("utf-8"),
         "auc.csv": csv_text(round_frame(res.to_frame()), comments=prov.items()).encode("utf-8"),
         "curves.csv": csv_text(round_frame(res.curves_frame()), comments=prov.items()).encode("utf-8"),
         "auc.tex": auc_latex(res, provenance=prov).encode("utf-8"),
@@ -240,12 +242,7 @@ def write_outputs(out: Path, data: D.Data, res: Any, permutation: Any, stability
         "run.toml": config_toml(cfg, comments={"made by": str(prov.get("command"))}).encode("utf-8"),
     }
     files.update(figure_files(figures, prov, images=images, progress=progress))
-    try:
-        (out / "figures").mkdir(parents=True, exist_ok=True)
-        for name, blob in files.items():
-            (out / name).write_bytes(blob)
-    except OSError as exc:
-        raise InputError(f"cannot write into {out}: {exc.strerror}. Check the folder is writable.") from None
+    write_files(out, files)  # created inside the folder, never through a link planted in it
     return list(files)
 
 
@@ -285,7 +282,7 @@ def figure_files(figures: dict[str, Any], prov: dict[str, Any], *, images: bool,
     """``figures/NAME.png`` and ``.svg`` with the provenance inside, and ``figures/figures.json``."""
     from subsetsel_core.outputs.provenance import PNG_KEY, png_with_text, svg_with_metadata
 
-    meta = json.dumps(prov, ensure_ascii=False)
+    meta = strict_json.dumps(prov)
     out: dict[str, bytes] = {}
     error = None
     if images:
@@ -305,7 +302,7 @@ def figure_files(figures: dict[str, Any], prov: dict[str, Any], *, images: bool,
                                   "files": [f for f in out if f.startswith(f"figures/{name}.")]}
                            for name, fig in figures.items()},
                "images_error": error, "provenance": prov}
-    out["figures/figures.json"] = (json.dumps(listing, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+    out["figures/figures.json"] = (strict_json.dumps(listing, indent=1) + "\n").encode("utf-8")
     return out
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from subsetsel_core.cli import data as D
 from subsetsel_core.cli.args import readable
 from subsetsel_core.errors import InputError
+from subsetsel_core.text import strict_json
 
 if TYPE_CHECKING:
     from subsetsel_core.outputs.export import SubsetRecipe
@@ -78,9 +79,9 @@ def cmd_select(args: argparse.Namespace) -> int:
               "benchmark or its descriptor tables are not the ones it was chosen from.", err=True)
     if args.format == "json":
         note = _names_note(rep)
-        D.write(json.dumps({**meta, **({"note": note} if note else {}),
-                            "subset": json.loads(table.to_json(orient="records"))}, indent=2,
-                           ensure_ascii=False) + "\n", args.out)
+        D.write(strict_json.dumps({**meta, **({"note": note} if note else {}),
+                                   "subset": json.loads(table.to_json(orient="records"))}, indent=2) + "\n",
+                args.out)
     else:
         D.write(export.subset_csv(table, meta), args.out)
     if args.sidecar:

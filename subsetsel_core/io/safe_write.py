@@ -30,7 +30,7 @@ from pathlib import Path, PurePosixPath
 
 from subsetsel_core.errors import InputError
 
-__all__ = ["UnsafeTarget", "open_folder", "write_file", "write_files", "write_into"]
+__all__ = ["UnsafeTarget", "check_folder", "open_folder", "write_file", "write_files", "write_into"]
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -252,3 +252,20 @@ def write_file(path: str | Path, data: bytes, *, mode: int = 0o666) -> None:
         write_into(fd, p.name, data, shown=str(path), mode=mode)
     finally:
         os.close(fd)
+
+
+def check_folder(folder: str | Path) -> None:
+    """Refuse, early, a folder to write into that is a symbolic link (or a link on the way inside it is
+    found when writing): the same message :func:`write_files` gives.
+
+    Raises
+    ------
+    UnsafeTarget
+    """
+    p = Path(os.path.abspath(Path(folder).expanduser()))
+    if p.parent != p and p.is_symlink():
+        fd = os.open(p.parent, _DIR_FLAGS)
+        try:
+            raise _refuse_link(str(folder), p.name, fd)
+        finally:
+            os.close(fd)
