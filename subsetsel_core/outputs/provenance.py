@@ -154,7 +154,7 @@ def argument_settings(namespace: Any) -> dict[str, Any]:
 
 def latex_comments(record: Mapping[str, Any]) -> str:
     """``% key: value`` lines (values as one-line JSON) for the top of a LaTeX file."""
-    return "".join(f"% {k}: {json_line(v)}\n" for k, v in record.items())
+    return "".join(f"% {' '.join(str(k).split())}: {json_line(v)}\n" for k, v in record.items())  # no line break
 
 
 def png_with_text(png: bytes, key: str, text: str) -> bytes:
