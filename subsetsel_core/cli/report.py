@@ -156,6 +156,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     written = write_outputs(out, data, res, permutation, stability, cd, metric, recipe, rep, strategy, cfg, prov,
                             title=args.title or cfg.title, images=cfg.images and not args.no_images, progress=bar)
     bar.close()
+    if cd.note:
+        D.say(f"warning: critical-difference diagram: {cd.note}", err=True)
     D.say(f"wrote {len(written)} files into {out}: " + ", ".join(written), err=True)
     return 0
 
