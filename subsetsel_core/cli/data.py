@@ -137,6 +137,15 @@ def load(args: argparse.Namespace, tables: Sequence[str] | None = None) -> Data:
     return _with_names(data, [*(tables or ()), *asked])
 
 
+def table_names(args: argparse.Namespace) -> tuple[str, ...]:
+    """The descriptor tables the options offer (a folder's manifest, or the ``--features`` files), read cheaply."""
+    if args.benchmark:
+        from subsetsel_core.loading.manifest import read_manifest
+
+        return read_manifest(args.benchmark).representation_names
+    return tuple(_stems(list(args.features or [])))
+
+
 def _with_names(data: Data, wanted: Sequence[str]) -> Data:
     """The data with a names table of each names kind ``wanted`` names that the source does not have."""
     from subsetsel_core.representations.names import NAME_KINDS, add_name_tables
