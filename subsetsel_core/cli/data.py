@@ -10,6 +10,7 @@ built exactly as the dashboard builds them
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -250,12 +251,34 @@ def representations(args: argparse.Namespace, data: Data, seed: int) -> list[tup
     return [(r, build(r, data, seed)) for r in recipes(args, data)]
 
 
+#: Topics of notes that say the benchmark read differs from the file as written (a dataset's direction
+#: flipped, cells or names rewritten, the text re-encoded): printed as warnings, like the warnings themselves.
+CHANGED_TOPICS = frozenset({"direction", "dropped", "numbers", "whitespace", "encoding"})
+#: Words of a results-folder note that say something was left out, chosen or rewritten.
+_CHANGED_WORDS = re.compile(r"\b(set aside|skipped|dropped|left out|kept|negated|joined|ignored|no model|hold no|"
+                            r"several files|duplicate|flipped|missing)\b", re.IGNORECASE)
+
+
+def changes(report: Any) -> list[str]:
+    """The findings of a validation report the command line prints on stderr: every warning, and every note
+    that says the benchmark differs from the file (a model, a task or a file left out, a direction flipped, a
+    duplicate resolved, cells rewritten)."""
+    out = []
+    for f in report.findings:
+        if f.level == "warning" or (f.level == "info" and (
+                f.topic in CHANGED_TOPICS or (f.topic == "results" and _CHANGED_WORDS.search(f.message)))):
+            out.append(f.message)
+    return out
+
+
 def warn(*reports: Any) -> None:
-    """Print the warnings of validation reports on stderr."""
+    """Print on stderr the warnings of validation reports, and the notes that say the data was changed."""
+    seen: set[str] = set()
     for r in reports:
-        for f in r.findings:
-            if f.level == "warning":
-                say(f"warning: {f.message}", err=True)
+        for message in changes(r):
+            if message not in seen:
+                seen.add(message)
+                say(f"warning: {message}", err=True)
 
 
 def say(text: str, *, err: bool = False) -> None:
