@@ -30,6 +30,7 @@ _SPECIALS = {
     "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "_": r"\_", "%": r"\%", "&": r"\&", "#": r"\#",
     "$": r"\$", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
     "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",  # OT1 would print ¡ ¿ —
+    "[": "{[}", "]": "{]}", "*": "{*}",  # after a row's \\ they would be read as its options
     "–": "--", "—": "---", "…": r"\dots{}", "×": r"$\times$", "±": r"$\pm$", "≤": r"$\leq$", "≥": r"$\geq$",
     "‘": "`", "’": "'", "“": "``", "”": "''", "\u00a0": "~", "«": r"\textless{}\textless{}",
     "»": r"\textgreater{}\textgreater{}", "−": "$-$", "∞": r"$\infty$", "≈": r"$\approx$", "≠": r"$\neq$",
@@ -99,7 +100,7 @@ def escape(name: str) -> str:
         elif unicodedata.category(c) in ("Cc", "Cf", "Cs", "Mn", "Me", "Mc"):
             continue
         else:
-            out.append(_accented(c) or f"[U+{ord(c):04X}]")
+            out.append(_accented(c) or f"{{[}}U+{ord(c):04X}{{]}}")
     return "".join(out)
 
 

@@ -42,7 +42,8 @@ def test_the_specials_cannot_open_a_command() -> None:
 @pytest.mark.skipif(shutil.which("pdflatex") is None and not os.environ.get("CI"),
                     reason="pdflatex is not installed (CI installs it and runs this test)")
 def test_every_code_point_compiles(tmp_path: Path) -> None:
-    rows = "\n".join(rf"{i} & {escape(n)} \\" for i, n in enumerate(_names()))
+    names = [*_names(), "[0.5cm] starts like an option", "*star", "中 first", "] closing"]
+    rows = "\n".join(rf"{escape(n)} & {i} \\" for i, n in enumerate(names))  # each name opens its row
     (tmp_path / "doc.tex").write_text("\\documentclass{article}\n\\begin{document}\n\\begin{tabular}{ll}\n"
                                       f"{rows}\n\\end{{tabular}}\n\\end{{document}}\n", encoding="utf-8")
     r = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex"], cwd=tmp_path,
