@@ -12,7 +12,7 @@ import argparse
 import importlib
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from subsetsel_core.cli.args import (
     check_environment,
@@ -118,7 +118,7 @@ JOBS = count(0, 1024, "jobs")
 class _Parser(argparse.ArgumentParser):
     """Argument errors as one line (what is wrong, and the fix), never argparse's usage block."""
 
-    commands: dict[str, argparse.ArgumentParser]
+    commands: Mapping[str, argparse.ArgumentParser]
     seen: list[str]
 
     def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]

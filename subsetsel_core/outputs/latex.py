@@ -67,7 +67,7 @@ def _accented(c: str) -> str | None:
     plain = unicodedata.normalize("NFKD", c)
     if plain.isascii() and plain.isprintable():  # a ligature (ﬁ), a circled or wide digit (①, ３)
         return "".join(_SPECIALS.get(ch, ch) for ch in plain)
-    base, *marks = plain or " "
+    base, marks = (plain or " ")[0], list((plain or " ")[1:])
     if not base.isascii() or not base.isalnum() or len(marks) > 3:
         return None
     marks = [m for m in marks if m in _ACCENTS]  # an accent the fonts lack (an ogonek in OT1): the bare letter

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from hostile_round3 import Case, build_round3
 
 CASES = build_round3()

@@ -31,7 +31,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
 from hostile_corpus import clean_frame, features_frame
 
 ROOT = Path(__file__).resolve().parents[2]

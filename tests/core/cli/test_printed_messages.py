@@ -8,10 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hostile_corpus import clean_frame
 
 from subsetsel_core.cli.main import main
-
-from hostile_corpus import clean_frame
 
 
 def _lm(model: str, tasks: dict[str, float]) -> dict[str, object]:

@@ -17,12 +17,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from hostile_corpus import clean_frame, features_frame
 
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.file_guard import read_confined
 from subsetsel_core.loading.folder import load_benchmark_folder, scan_benchmarks
-
-from hostile_corpus import clean_frame, features_frame
 
 LOADS = 300
 SECRET = "SECRET-dataset"
