@@ -10,6 +10,7 @@ lists every folder with a manifest in a configurable directory (:func:`scan_benc
 
 from __future__ import annotations
 
+import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,7 +94,7 @@ def _subfolders(d: Path) -> list[Path]:
     return [p for p in entries if file_kind(p) == "folder"]
 
 
-def scan_benchmarks(directory: str | Path | None = None) -> Catalog:
+def scan_benchmarks(directory: str | Path | None = None, *, within: str | Path | None = None) -> Catalog:
     """Read every benchmark folder in a directory, keeping the broken ones aside.
 
     Parameters
@@ -102,6 +103,10 @@ def scan_benchmarks(directory: str | Path | None = None) -> Catalog:
         Directory holding one folder per benchmark (default: the embedded
         ``sample_data/``). Sub-folders without a ``manifest.json`` are not benchmarks and
         are ignored.
+
+    within : str or Path, optional
+        A directory (a benchmark root) every folder and file read must stay in, by descriptor
+        (default: ``directory`` itself).
 
     Returns
     -------
@@ -119,6 +124,10 @@ def scan_benchmarks(directory: str | Path | None = None) -> Catalog:
         If the directory does not exist.
     """
     d = _directory(directory)
+    base = d if within is None else Path(os.path.realpath(Path(within).expanduser()))
+    if not inside(d, base):
+        raise InputError(f"{d}: is not inside {within}, the directory benchmarks are read from. Choose a directory "
+                         "inside it.")
     found: list[Manifest] = []
     problems: list[tuple[Path, str]] = []
     names: dict[str, Path] = {}
@@ -130,7 +139,7 @@ def scan_benchmarks(directory: str | Path | None = None) -> Catalog:
         try:
             if file_kind(sub / MANIFEST_FILE) == "missing":
                 continue
-            m = read_manifest(sub, within=d)
+            m = read_manifest(sub, within=base)
         except InputError as exc:
             problems.append((sub, str(exc)))
             continue
