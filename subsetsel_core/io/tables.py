@@ -117,7 +117,9 @@ def _gunzip(raw: bytes, label: str) -> bytes:
             elif not data and not chunk:
                 break  # all input read and no output pending: the stream ended (or was cut)
     except zlib.error as exc:
-        raise InputError(f"{label}: looks gzip-compressed but cannot be read ({exc}).") from None
+        raise InputError(f"{label}: starts like a gzip file but its compressed data is damaged (after {size} "
+                         "bytes of text); it was changed or cut short. Copy or download it again, or give the "
+                         "uncompressed table.") from None
     if not d.eof:
         raise InputError(
             f"{label}: the gzip file is truncated (it ends before the end of its compressed "

@@ -426,6 +426,9 @@ def build_round3() -> list[Case]:
                                                          None)),
         Case("messages", "Parquet cut short", _scores_file("scores.parquet", lambda: _parquet()[:300],
                                                            "cut short")),
+        Case("messages", "gzip damaged inside", _scores_file("scores.csv.gz", lambda: (lambda z: z[:20] + b"\xff" * 12
+                                                                                       + z[32:])(gzip.compress(
+            clean_frame().to_csv(index=False).encode())), "compressed data is damaged")),
         Case("messages", "Excel sep=; first line", _scores_file(
             "scores.csv", lambda: b"sep=;\r\n" + clean_frame().to_csv(index=False, sep=";").encode(), None)),
         Case("messages", "a row with an extra cell", _scores_file(
