@@ -322,6 +322,7 @@ def load_benchmark_folder(folder: str | Path | Manifest, tables: tuple[str, ...]
         manifest.scores,
         name=manifest.name,
         label=f"{prefix}/{manifest.scores_file}",
+        cache=True,
     )
     rb = ReportBuilder()
     descriptors: dict[str, pd.DataFrame] = {}
