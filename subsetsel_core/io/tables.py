@@ -216,6 +216,9 @@ def _read_table(source: TableSource, label: str, object_text: bool) -> pd.DataFr
             else:
                 df = _read_csv(raw, label, object if object_text else str)
         elif _is_parquet(raw, label):
+            if raw[:4] == b"PK\x03\x04":
+                raise InputError(f"{label}: is a zip archive, not a Parquet file. Unzip it and give the table "
+                                 "inside, or save the table again as Parquet or CSV.")
             df = _read_parquet(raw, label)
         else:
             df = _read_csv(raw, label, object if object_text else str)
