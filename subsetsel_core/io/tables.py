@@ -116,7 +116,7 @@ def _gunzip(raw: bytes, label: str) -> bytes:
                 d = zlib.decompressobj(wbits=31)
             elif not data and not chunk:
                 break  # all input read and no output pending: the stream ended (or was cut)
-    except zlib.error as exc:
+    except zlib.error:
         raise InputError(f"{label}: starts like a gzip file but its compressed data is damaged (after {size} "
                          "bytes of text); it was changed or cut short. Copy or download it again, or give the "
                          "uncompressed table.") from None
