@@ -201,7 +201,12 @@ def load_folder_data(folder: str | Path, *, source: str = "folder") -> ActiveDat
     InputError
         From the manifest or table validation.
     """
-    loaded = load_benchmark_folder(folder)
+    from subsetsel_core.io.roots import offering_root
+    from subsetsel_core.settings import server as server_settings
+
+    # under a benchmark root, every file is read by descriptor below the root (a link swapped in never leads out)
+    loaded = load_benchmark_folder(folder, within=offering_root(Path(folder).absolute(),
+                                                                server_settings.benchmark_roots()))
     m = loaded.manifest
     return ActiveData(
         token=f"{source}:{m.folder}:{folder_stamp(m.folder)}",

@@ -77,7 +77,9 @@ def catalog(directory: str) -> Catalog:
     InputError
         The directory does not exist.
     """
-    return scan_benchmarks(resolve_dir(directory))
+    p = resolve_dir(directory)
+    # under a benchmark root, every folder and file is read by descriptor below the root
+    return scan_benchmarks(p, within=offering_root(p, server_settings.benchmark_roots()))
 
 
 @st.cache_resource(max_entries=12, show_spinner="Loading the benchmark …")

@@ -19,7 +19,11 @@ valid, is the reader's business (the dashboard reads them as an untrusted worksp
 
 An entry's modification time is when it was saved, its access time when it was last used
 (both set explicitly, whatever the file system's ``atime`` policy). Writes go to a
-temporary file that replaces the entry, so a reader never sees half a file.
+temporary file that replaces the entry, so a reader never sees half a file
+(:mod:`subsetsel_core.io.safe_write`: created exclusively, never through a link). Entries are
+read, touched and removed through the folder's descriptor, without following a link, and
+checked on the open file (``fstat``): a link planted in the store is never read or written
+through (the sweep removes it).
 """
 
 from __future__ import annotations
@@ -28,12 +32,14 @@ import contextlib
 import os
 import re
 import secrets
-import tempfile
+import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from subsetsel_core.errors import InputError
+from subsetsel_core.io.safe_write import open_folder, write_into
 from subsetsel_core.settings import server as server_settings
 
 #: Bytes of randomness in an id.
@@ -123,77 +129,90 @@ class SessionStore:
         """The entry ``sid`` (and it counts as used now); None for an invalid, unknown or expired id."""
         if not valid_id(sid):
             return None
-        path = self._path(sid)
+        name = self._path(sid).name
         try:
-            st = path.stat()
-            now = self.clock()
-            if now - max(st.st_atime, st.st_mtime) > self.max_idle:
-                path.unlink(missing_ok=True)
-                return None
-            data = path.read_bytes()
-            os.utime(path, (now, st.st_mtime))
-        except OSError:
+            with self._folder() as folder:
+                fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=folder)
+                with os.fdopen(fd, "rb") as fh:
+                    st = os.fstat(fh.fileno())  # the file opened, not the name: a link swapped in is never read
+                    if not stat.S_ISREG(st.st_mode):
+                        return None
+                    now = self.clock()
+                    if now - max(st.st_atime, st.st_mtime) > self.max_idle:
+                        os.unlink(name, dir_fd=folder)
+                        return None
+                    data = fh.read(self.max_entry + 1)
+                    if len(data) > self.max_entry:
+                        return None
+                    os.utime(fh.fileno(), (now, st.st_mtime))
+        except (OSError, InputError):
             return None
         return Stored(data, st.st_mtime)
+
+    @contextlib.contextmanager
+    def _folder(self, *, create: bool = False) -> Iterator[int]:
+        """The store's folder, open (its last component never a link; created mode 0700 with ``create``)."""
+        if create and not self.folder.exists():
+            self.folder.parent.mkdir(parents=True, exist_ok=True)
+            with contextlib.suppress(FileExistsError):
+                self.folder.mkdir(mode=0o700)
+        fd = open_folder(self.folder)
+        try:
+            yield fd
+        finally:
+            os.close(fd)
 
     def put(self, sid: str, data: bytes) -> bool:
         """Keep ``data`` under ``sid``; False when it is over the entry cap or cannot be written.
 
         Afterwards the expired entries and, beyond the total cap, those idle longest are removed.
         """
-        path = self._path(sid)
+        name = self._path(sid).name
         if len(data) > self.max_entry:
             return False
-        tmp = None
         try:
-            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=SUFFIX)  # mode 0600
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            now = self.clock()
-            os.utime(tmp, (now, now))
-            os.replace(tmp, path)
-            tmp = None
-        except OSError:
+            with self._folder(create=True) as folder:
+                now = self.clock()
+                write_into(folder, name, data, mode=0o600, times=(now, now))
+        except (OSError, InputError):
             return False
-        finally:
-            if tmp is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
         self.sweep(keep=sid)
         return True
 
     def delete(self, sid: str) -> None:
         """Remove the entry ``sid`` (no-op for an invalid or unknown id)."""
         if valid_id(sid):
-            with contextlib.suppress(OSError):
-                self._path(sid).unlink()
+            with contextlib.suppress(OSError, InputError), self._folder() as folder:
+                os.unlink(self._path(sid).name, dir_fd=folder)
 
     def sweep(self, keep: str | None = None) -> None:
         """Remove expired entries, then the least recently used ones beyond the total cap (never ``keep``)."""
+        try:
+            with self._folder() as folder:
+                self._sweep(folder, keep)
+        except (OSError, InputError):
+            return
+
+    def _sweep(self, folder: int, keep: str | None) -> None:
         now = self.clock()
         entries = []
-        try:
-            names = os.listdir(self.folder)
-        except OSError:
-            return
-        for name in names:
-            if not name.endswith(SUFFIX) or not (name.startswith(".tmp-") or valid_id(name[:-len(SUFFIX)])):
+        for name in os.listdir(folder):
+            tmp = name.startswith(".") and name.endswith(".tmp") and valid_id(name[1:].split(SUFFIX)[0])
+            if not tmp and not (name.endswith(SUFFIX) and valid_id(name[:-len(SUFFIX)])):
                 continue  # only this store's own entries are ever deleted
-            path = self.folder / name
             try:
-                st = path.stat()
+                st = os.stat(name, dir_fd=folder, follow_symlinks=False)
             except OSError:
                 continue
             used = max(st.st_atime, st.st_mtime)
-            if name.startswith(".tmp-"):
+            if tmp:
                 if now - used > 3600:  # left by a writer that died
                     with contextlib.suppress(OSError):
-                        path.unlink()
+                        os.unlink(name, dir_fd=folder)
                 continue
-            if now - used > self.max_idle:
+            if now - used > self.max_idle or not stat.S_ISREG(st.st_mode):
                 with contextlib.suppress(OSError):
-                    path.unlink()
+                    os.unlink(name, dir_fd=folder)  # a link in the store is removed, never followed
                 continue
             entries.append((used, st.st_size, name))
         total = sum(size for _, size, _ in entries)
@@ -203,5 +222,5 @@ class SessionStore:
             if name == f"{keep}{SUFFIX}":
                 continue
             with contextlib.suppress(OSError):
-                (self.folder / name).unlink()
+                os.unlink(name, dir_fd=folder)
             total -= size

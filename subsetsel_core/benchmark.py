@@ -235,6 +235,7 @@ def load_scores(
     label: str | None = None,
     result_format: str | None = None,
     result_metric: str | Mapping[str, str] | None = None,
+    cache: bool = False,
     **options: Any,
 ) -> Benchmark:
     """Load and validate a score table.
@@ -260,6 +261,9 @@ def load_scores(
         The metric a results folder's scores are taken from
         (:func:`~subsetsel_core.io.result_folders.parse_metric_choice`; default: each
         format's main metric).
+    cache : bool
+        Keep ``source`` given as bytes in the score cache too (a benchmark folder's file, read by
+        descriptor); a path on disk is always cached, an upload's bytes are not by default.
     **options
         Fields of :class:`ScoreFormat` that replace those of ``fmt``, e.g.
         ``load_scores(path, higher_is_better=False)``; ``wide=True`` stands for
@@ -280,7 +284,8 @@ def load_scores(
     fmt = replace(fmt or ScoreFormat(), **options)
     label = source_label(source, label)
     source, fmt, found = _result_scores(source, fmt, result_format, result_metric, label)
-    key = None if fmt.missing == "partial" else _cache_key(source, fmt, name, label)
+    key = None if fmt.missing == "partial" or (isinstance(source, bytes) and not cache) else _cache_key(
+        source, fmt, name, label)
     cached = None if key is None else score_cache.load(key)
     if cached is not None:
         benchmark = Benchmark(*cached[:-1])
@@ -358,10 +363,10 @@ def _result_scores(
 def _cache_key(source: TableSource, fmt: ScoreFormat, name: str | None, label: str) -> str | None:
     """The :mod:`~subsetsel_core.io.score_cache` key of a score file on disk (None: not a file,
     unreadable, or the cache is off)."""
-    if not isinstance(source, str | os.PathLike) or score_cache.cache_dir() is None:
+    if not isinstance(source, str | os.PathLike | bytes) or score_cache.cache_dir() is None:
         return None
     try:
-        raw = Path(source).read_bytes()
+        raw = source if isinstance(source, bytes) else Path(source).read_bytes()
     except OSError:
         return None  # read_table words the error
     return score_cache.entry_key(raw, [repr(fmt), name or "", label, str(max_bytes())])

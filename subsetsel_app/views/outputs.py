@@ -3,7 +3,6 @@ LaTeX, the run's config file) with their provenance, and the critical-difference
 
 from __future__ import annotations
 
-import json
 import shlex
 from collections.abc import Mapping
 from typing import Any
@@ -27,6 +26,7 @@ from subsetsel_core.io.score_format import ScoreFormat
 from subsetsel_core.outputs.latex import auc_latex
 from subsetsel_core.outputs.run_config import RunConfig, config_toml
 from subsetsel_core.ranks.metrics import METRICS
+from subsetsel_core.text import strict_json
 from subsetsel_core.text.rounding import round_frame
 from subsetsel_core.text.safe_csv import csv_text
 from subsetsel_core.viz.critical_difference import cd_figure
@@ -112,7 +112,7 @@ def downloads(res: EvaluationResult, pt: PermutationTest | None, stab: Stability
 
     def results() -> bytes:
         out = evaluation_json(res, pt, stab, provenance=prov)
-        return json.dumps(out, indent=2, default=float).encode("utf-8")
+        return strict_json.dumps(out, indent=2, default=float, ensure_ascii=True).encode("utf-8")
 
     def table(frame: Any) -> bytes:
         return csv_text(round_frame(frame), comments=prov.items()).encode("utf-8")

@@ -29,6 +29,7 @@ from subsetsel_core.ranks.metrics import METRICS
 from subsetsel_core.representations.descriptors import Representation
 from subsetsel_core.representations.recipe import RepresentationRecipe
 from subsetsel_core.selection.subsets import Selection
+from subsetsel_core.text import strict_json
 from subsetsel_core.text.rounding import text
 from subsetsel_core.viz import curves, maps, rankings, style
 from subsetsel_core.viz.report import Report, Section, figure_images
@@ -272,11 +273,9 @@ def render_images(c: Content, signature: str) -> None:
 
 def with_provenance(imgs: dict[str, dict[str, bytes]], record: dict[str, Any]) -> dict[str, dict[str, bytes]]:
     """The images with the provenance inside (a PNG text chunk, an SVG ``<metadata>``)."""
-    import json
-
     from subsetsel_core.outputs.provenance import PNG_KEY, png_with_text, svg_with_metadata
 
-    meta = json.dumps(record, ensure_ascii=False)
+    meta = strict_json.dumps(record)
     return {name: {fmt: png_with_text(blob, PNG_KEY, meta) if fmt == "png"
                    else svg_with_metadata(blob, meta) if fmt == "svg" else blob for fmt, blob in by_fmt.items()}
             for name, by_fmt in imgs.items()}

@@ -173,6 +173,15 @@ def load(args: argparse.Namespace, tables: Sequence[str] | None = None) -> Data:
     return _with_names(data, [*(tables or ()), *asked])
 
 
+def table_names(args: argparse.Namespace) -> tuple[str, ...]:
+    """The descriptor tables the options offer (a folder's manifest, or the ``--features`` files), read cheaply."""
+    if args.benchmark:
+        from subsetsel_core.loading.manifest import read_manifest
+
+        return read_manifest(args.benchmark).representation_names
+    return tuple(_stems(list(args.features or [])))
+
+
 def _with_names(data: Data, wanted: Sequence[str]) -> Data:
     """The data with a names table of each names kind ``wanted`` names that the source does not have."""
     from subsetsel_core.representations.names import NAME_KINDS, add_name_tables
@@ -312,16 +321,29 @@ def representations(args: argparse.Namespace, data: Data, seed: int) -> list[tup
     return [(r, build(r, data, seed)) for r in recipes(args, data)]
 
 
+#: Topics of notes that say the benchmark read differs from the file as written (a dataset's direction
+#: flipped, cells or names rewritten, the text re-encoded): printed as warnings, like the warnings themselves.
+#: (Result folders report what they changed as warnings of their own.)
+CHANGED_TOPICS = frozenset({"direction", "dropped", "numbers", "whitespace", "encoding"})
 _PRINTED: set[str] = set()  # warnings printed since the data was loaded (each once)
 
 
+def changes(report: Any) -> list[str]:
+    """The findings of a validation report the command line prints on stderr: every warning, and every note
+    that says the benchmark differs from the file (a direction flipped, cells or names rewritten, a model or
+    dataset dropped, the text re-encoded)."""
+    return [f.message for f in report.findings
+            if f.level == "warning" or (f.level == "info" and f.topic in CHANGED_TOPICS)]
+
+
 def warn(*reports: Any) -> None:
-    """Print the warnings of validation reports on stderr (each once per command)."""
+    """Print on stderr the warnings of validation reports, and the notes that say the data was changed
+    (each once per command)."""
     for r in reports:
-        for f in r.findings:
-            if f.level == "warning" and f.message not in _PRINTED:
-                _PRINTED.add(f.message)
-                say(f"warning: {f.message}", err=True)
+        for message in changes(r):
+            if message not in _PRINTED:
+                _PRINTED.add(message)
+                say(f"warning: {message}", err=True)
 
 
 def say(text: str, *, err: bool = False) -> None:
@@ -336,9 +358,8 @@ def write(text: str, out: str | None) -> None:
     pipe or a file gets the exact text.
     """
     if out:
-        try:
-            Path(out).write_bytes(text.encode("utf-8"))
-        except OSError as exc:
-            raise InputError(f"cannot write {out}: {exc.strerror}. Check the folder exists and is writable.") from None
+        from subsetsel_core.io.safe_write import write_file
+
+        write_file(out, text.encode("utf-8"))  # a new file renamed into place, never written through a link
     else:
         sys.stdout.write(printable(text, newlines=True) if sys.stdout.isatty() else text)

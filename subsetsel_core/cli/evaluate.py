@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TYPE_CHECKING, Any
 
 from subsetsel_core.cli import data as D
 from subsetsel_core.cli.args import readable
 from subsetsel_core.errors import InputError
+from subsetsel_core.text import strict_json
 
 if TYPE_CHECKING:
     from subsetsel_core.evaluation.permutation import PermutationTest
@@ -136,7 +136,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         theory = entry_theories(data.benchmark, {rep.name: rep for rep in reps}, res)
         out = evaluation_json(res, permutation, stability, theory, provenance=from_arguments(args))
         _note_names(out, reps)
-        D.write(json.dumps(out, indent=1) + "\n", args.out)
+        D.write(strict_json.dumps(out, indent=1, ensure_ascii=True) + "\n", args.out)
         D.say(f"wrote {args.out}", err=True)
     else:
         D.write(format_table(res, permutation, stability), None)

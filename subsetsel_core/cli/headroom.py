@@ -8,7 +8,6 @@ that were held out (PROTOCOL.md, "Score-aware selection").
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +18,7 @@ from subsetsel_core.cli.args import count, fraction, names, output_path, readabl
 from subsetsel_core.errors import InputError
 from subsetsel_core.ranks.metrics import METRICS
 from subsetsel_core.strategies import REGISTRY, SCORE_AWARE, STRATEGIES
+from subsetsel_core.text import strict_json
 from subsetsel_core.text.rounding import text
 
 if TYPE_CHECKING:
@@ -122,7 +122,7 @@ def cmd_headroom(args: argparse.Namespace) -> int:
     res = evaluate_headroom(data.benchmark, reps, cfg, splits=args.splits, fraction=args.fraction,
                             release_dates=dates)
     if args.out:
-        D.write(json.dumps(res.to_json(args.metric), indent=1) + "\n", args.out)
+        D.write(strict_json.dumps(res.to_json(args.metric), indent=1, ensure_ascii=True) + "\n", args.out)
         D.say(f"wrote {args.out}", err=True)
     else:
         D.write(format_headroom(res, args.metric), None)

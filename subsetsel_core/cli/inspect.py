@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from subsetsel_core.cli import scores as cli_scores
 from subsetsel_core.cli.args import output_path
+from subsetsel_core.text import strict_json
 
 
 def add_inspect_args(p: argparse.ArgumentParser) -> None:
@@ -29,7 +29,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     if is_result_source(args.file):
         return inspect_results(args)
     _, _, guess = cli_scores.guess_scores(args.file, args)
-    write(json.dumps(guess.to_json_dict(), indent=2, ensure_ascii=False) + "\n", args.out)
+    write(strict_json.dumps(guess.to_json_dict(), indent=2) + "\n", args.out)
     return 0
 
 
@@ -53,5 +53,5 @@ def inspect_results(args: argparse.Namespace) -> int:
         from subsetsel_core.text.safe_csv import csv_text
 
         write(csv_text(table.table_rows(), comments=from_arguments(args)), args.table)
-    write(json.dumps(out, indent=2, ensure_ascii=False, allow_nan=False) + "\n", args.out)
+    write(strict_json.dumps(out, indent=2) + "\n", args.out)
     return 0

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from subsetsel_core.cli.args import (
     check_environment,
@@ -115,10 +116,90 @@ JOBS = count(0, 1024, "jobs")
 
 
 class _Parser(argparse.ArgumentParser):
+    """Argument errors as one line (what is wrong, and the fix), never argparse's usage block."""
+
+    commands: Mapping[str, argparse.ArgumentParser]
+    seen: list[str]
+
+    def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                         namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
+        self.seen = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        sys.stderr.write(f"subsetsel: error: {safe_message(message)}\n")
+        sys.stderr.write(f"{self.prog}: error: {safe_message(argument_error(self, message), 600)}\n")
         raise SystemExit(2)
+
+
+def _options(parser: argparse.ArgumentParser) -> list[str]:
+    return list(dict.fromkeys(re.findall(r"(?<![\w-])--?[A-Za-z][\w-]*", parser.format_usage())))
+
+
+def _command_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The sub-command's parser when the top-level parser reports an error for it."""
+    commands = getattr(parser, "commands", {})
+    for word in getattr(parser, "seen", []):
+        if word in commands:
+            return commands[word]
+    return parser
+
+
+def argument_error(parser: argparse.ArgumentParser, message: str) -> str:
+    """argparse's ``message`` as one line in the user's words: what is wrong and what to type instead."""
+    from subsetsel_core.io.names import did_you_mean
+
+    hint = f"See '{parser.prog} --help' for the options."
+    m = re.fullmatch(r"argument (\S+?)(?:/\S+)?: invalid choice: '(.*)' \(choose from (.*)\)", message, re.S)
+    if m:
+        choices = re.findall(r"'((?:[^'\\]|\\.)*)'", m.group(3))
+        if m.group(1) == "command":
+            return (f"'{m.group(2)}' is not a command{did_you_mean(m.group(2), choices, 1)}. The commands: "
+                    f"{', '.join(choices)}.")
+        return (f"{m.group(1)} '{m.group(2)}' is not one of its choices{did_you_mean(m.group(2), choices, 1)}. "
+                f"Use one of: {', '.join(choices)}.")
+    m = re.fullmatch(r"unrecognized arguments: (.*)", message, re.S)
+    if m:
+        target = _command_parser(parser)
+        words = m.group(1).split()
+        flag = next((w for w in words if w.startswith("-")), words[0] if words else "")
+        known = _options(target)
+        where = f"'{target.prog}'"
+        if flag.startswith("-"):
+            return (f"{where} has no option {flag.split('=')[0]}{did_you_mean(flag.split('=')[0], known, 1)}. "
+                    f"See '{target.prog} --help' for the options.")
+        return (f"{where} takes no value '{flag}' here (a value given to an option that takes none, or a file "
+                f"name without its option?). See '{target.prog} --help' for the options.")
+    m = re.fullmatch(r"the following arguments are required: (.*)", message, re.S)
+    if m:
+        if m.group(1) == "command":
+            return f"give a command: {', '.join(getattr(parser, 'commands', {}))}. {hint}"
+        usage = " ".join(parser.format_usage().split())
+        wanted = []
+        for flag in m.group(1).split(", "):
+            value = re.search(re.escape(flag) + r" ([A-Z][\w.]*)", usage)
+            wanted.append(f"{flag} {value.group(1)}" if value else flag)
+        return f"{m.group(1)} {'is' if len(wanted) == 1 else 'are'} required; add {' and '.join(wanted)}. {hint}"
+    m = re.fullmatch(r"argument (\S+?)(?:/\S+)?: expected one argument", message)
+    if m:
+        return f"{m.group(1)} needs a value after it (e.g. {m.group(1)} VALUE). {hint}"
+    m = re.fullmatch(r"argument (\S+?)(?:/\S+)?: not allowed with argument (\S+)", message)
+    if m:
+        return f"{m.group(1)} and {m.group(2)} cannot be given together; keep one of them."
+    m = re.fullmatch(r"one of the arguments (.*) is required", message)
+    if m:
+        return f"give one of {', '.join(m.group(1).split())}. {hint}"
+    m = re.fullmatch(r"ambiguous option: (\S+) could match (.*)", message)
+    if m:
+        return f"{m.group(1)} is short for several options ({m.group(2)}); write the option in full."
+    m = re.fullmatch(r"argument (\S+?)(?:/\S+)?: invalid (\w+) value: '(.*)'", message, re.S)
+    if m:
+        kind = {"int": "a whole number", "float": "a number"}.get(m.group(2), f"a {m.group(2)} value")
+        return f"{m.group(1)} must be {kind}, got '{m.group(3)}'."
+    m = re.fullmatch(r"argument (\S+?)(?:/\S+)?: (.*)", message, re.S)
+    if m:
+        text = m.group(2).rstrip(".")
+        return f"{m.group(1)}: {text}."
+    return message.rstrip(".") + f". {hint}"
 
 
 def _protocol_args(p: argparse.ArgumentParser, trials: int) -> None:
@@ -135,6 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``subsetsel``."""
     p = _Parser(prog="subsetsel", description="Choose a subset of a benchmark's datasets that preserves the model ranking.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    p.commands = sub.choices  # the sub-commands' parsers, to word an error the top level reports for one
 
     s = sub.add_parser("select", help="choose k datasets (or datasets within a budget)")
     add_data_args(s)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 import time
 from pathlib import Path
@@ -31,6 +30,8 @@ from typing import TYPE_CHECKING, Any
 from subsetsel_core.cli import data as D
 from subsetsel_core.cli.args import count
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.safe_write import check_folder, write_files
+from subsetsel_core.text import strict_json
 
 if TYPE_CHECKING:
     from subsetsel_core.outputs.run_config import RunConfig
@@ -112,6 +113,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     cfg = read_run_config(args.config) if args.config else RunConfig()
     check_names(cfg, label)
     out = Path(args.out)
+    check_folder(out)  # a link planted at --out is refused before the evaluation, not after
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {args.out} is a file; give a folder (it is created when missing).")
     bar = Progress()
@@ -158,6 +160,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     written = write_outputs(out, data, res, permutation, stability, cd, metric, recipe, rep, strategy, cfg, prov,
                             title=args.title or cfg.title, images=cfg.images and not args.no_images, progress=bar)
     bar.close()
+    if cd.note:
+        D.say(f"warning: critical-difference diagram: {cd.note}", err=True)
     D.say(f"wrote {len(written)} files into {out}: " + ", ".join(written), err=True)
     return 0
 
@@ -233,9 +237,9 @@ def write_outputs(out: Path, data: D.Data, res: Any, permutation: Any, stability
                           map_method=where[1] if where is not None else "", map_note=where[2] if where else "")
     files: dict[str, bytes] = {
         "report.html": build_html(report).encode("utf-8"),
-        "evaluation.json": (json.dumps({**evaluation_json(res, permutation, stability, provenance=prov),
-                                        "critical_difference": cd.to_json_dict()}, indent=1, default=float)
-                            + "\n").encode("utf-8"),
+        "evaluation.json": (strict_json.dumps({**evaluation_json(res, permutation, stability, provenance=prov),
+                                               "critical_difference": cd.to_json_dict()}, indent=1, default=float,
+                                              ensure_ascii=True) + "\n").encode("utf-8"),
         "auc.csv": csv_text(round_frame(res.to_frame()), comments=prov.items()).encode("utf-8"),
         "curves.csv": csv_text(round_frame(res.curves_frame()), comments=prov.items()).encode("utf-8"),
         "auc.tex": auc_latex(res, provenance=prov).encode("utf-8"),
@@ -244,12 +248,7 @@ def write_outputs(out: Path, data: D.Data, res: Any, permutation: Any, stability
         "run.toml": config_toml(cfg, comments={"made by": str(prov.get("command"))}).encode("utf-8"),
     }
     files.update(figure_files(figures, prov, images=images, progress=progress))
-    try:
-        (out / "figures").mkdir(parents=True, exist_ok=True)
-        for name, blob in files.items():
-            (out / name).write_bytes(blob)
-    except OSError as exc:
-        raise InputError(f"cannot write into {out}: {exc.strerror}. Check the folder is writable.") from None
+    write_files(out, files)  # created inside the folder, never through a link planted in it
     return list(files)
 
 
@@ -289,7 +288,7 @@ def figure_files(figures: dict[str, Any], prov: dict[str, Any], *, images: bool,
     """``figures/NAME.png`` and ``.svg`` with the provenance inside, and ``figures/figures.json``."""
     from subsetsel_core.outputs.provenance import PNG_KEY, png_with_text, svg_with_metadata
 
-    meta = json.dumps(prov, ensure_ascii=False)
+    meta = strict_json.dumps(prov)
     out: dict[str, bytes] = {}
     error = None
     if images:
@@ -309,7 +308,7 @@ def figure_files(figures: dict[str, Any], prov: dict[str, Any], *, images: bool,
                                   "files": [f for f in out if f.startswith(f"figures/{name}.")]}
                            for name, fig in figures.items()},
                "images_error": error, "provenance": prov}
-    out["figures/figures.json"] = (json.dumps(listing, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+    out["figures/figures.json"] = (strict_json.dumps(listing, indent=1) + "\n").encode("utf-8")
     return out
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from subsetsel_core.cli import data as D
 from subsetsel_core.cli.args import readable
 from subsetsel_core.errors import InputError
+from subsetsel_core.text import strict_json
 from subsetsel_core.text.rounding import text
 
 if TYPE_CHECKING:
@@ -38,6 +39,25 @@ def _from_sidecar(args: argparse.Namespace) -> SubsetRecipe:
     return read_sidecar(args.recipe)
 
 
+def _check_recipe_tables(args: argparse.Namespace, tables: list[str]) -> None:
+    """Refuse a sidecar whose representation names a descriptor table the data does not have, listing those it has."""
+    from subsetsel_core.io.names import did_you_mean
+    from subsetsel_core.representations.names import NAME_KINDS
+
+    have = D.table_names(args)
+    unknown = [t for t in tables if t not in have and t not in NAME_KINDS]
+    if not unknown:
+        return
+    offered = [*have, *NAME_KINDS]
+    where = "this benchmark folder does" if args.benchmark else "the descriptor files given (--features) do"
+    raise InputError(
+        f"{Path(args.recipe).name}: key 'representation_recipe.tables' names the descriptor table '{unknown[0]}'"
+        f"{did_you_mean(unknown[0], offered, 1)}, which {where} not have. Use the benchmark the sidecar was "
+        f"made from, or change the table to one of: {', '.join(offered)}"
+        f"{'' if have else ' (the dataset names; add descriptor files with --features for more)'}.",
+        field="recipe")
+
+
 def cmd_select(args: argparse.Namespace) -> int:
     """``subsetsel select``: one subset, written as the dashboard writes it."""
     from subsetsel_core.outputs import export
@@ -47,6 +67,7 @@ def cmd_select(args: argparse.Namespace) -> int:
     side = _from_sidecar(args) if args.recipe else None
     if side is not None:
         tables = None if side.budget is not None or side.representation is None else list(side.representation.tables)
+        _check_recipe_tables(args, tables or [])
     else:
         tables = None if args.budget is not None else D.requested_tables(args)
     data = D.load(args, tables)
@@ -79,9 +100,9 @@ def cmd_select(args: argparse.Namespace) -> int:
               "benchmark or its descriptor tables are not the ones it was chosen from.", err=True)
     if args.format == "json":
         note = _names_note(rep)
-        D.write(json.dumps({**meta, **({"note": note} if note else {}),
-                            "subset": json.loads(table.to_json(orient="records"))}, indent=2,
-                           ensure_ascii=False) + "\n", args.out)
+        D.write(strict_json.dumps({**meta, **({"note": note} if note else {}),
+                                   "subset": json.loads(table.to_json(orient="records"))}, indent=2) + "\n",
+                args.out)
     else:
         D.write(export.subset_csv(table, meta), args.out)
     if args.sidecar:

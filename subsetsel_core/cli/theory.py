@@ -4,7 +4,6 @@ next to what is observed on the protocol's subsets."""
 from __future__ import annotations
 
 import argparse
-import json
 from typing import TYPE_CHECKING
 
 from subsetsel_core.cli import data as D
@@ -12,6 +11,7 @@ from subsetsel_core.cli.args import count, names, output_path, seed, share
 from subsetsel_core.errors import InputError
 from subsetsel_core.strategies import REGISTRY
 from subsetsel_core.strategies import STRATEGIES as ALL_STRATEGIES
+from subsetsel_core.text import strict_json
 from subsetsel_core.text.rounding import text
 
 if TYPE_CHECKING:
@@ -100,7 +100,8 @@ def cmd_theory(args: argparse.Namespace) -> int:
                            k_min=args.k_min, k_max=args.k_max, seed=args.seed)
     th = coverage_theory(data.benchmark, reps[0], cfg, strategy=args.strategy)
     if args.out:
-        D.write(json.dumps({"benchmark": data.benchmark.name, **th.to_json_dict()}, indent=1) + "\n", args.out)
+        D.write(strict_json.dumps({"benchmark": data.benchmark.name, **th.to_json_dict()}, indent=1, ensure_ascii=True)
+                + "\n", args.out)
         D.say(f"wrote {args.out}", err=True)
     else:
         D.write(format_theory(th, data.benchmark.name), None)

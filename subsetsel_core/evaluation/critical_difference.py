@@ -62,6 +62,12 @@ class CriticalDifference:
         The groups joined by a bar (two or more entries each), in rank order.
     metric : str
         The agreement metric whose AUC was ranked.
+    dropped : tuple of str
+        Entries left out of the diagram because their AUC is not a number (NaN or infinite)
+        on some trial that others have: a diagram ranks complete blocks only.
+    note : str
+        What was left out and why (empty when nothing was): trials on which no entry has a
+        number, and the entries of :attr:`dropped`.
     """
 
     labels: tuple[str, ...]
@@ -74,6 +80,8 @@ class CriticalDifference:
     p_pairs: dict[tuple[str, str], float] = field(default_factory=dict)
     cliques: tuple[tuple[str, ...], ...] = ()
     metric: str = ""
+    dropped: tuple[str, ...] = ()
+    note: str = ""
 
     def describe(self) -> str:
         """One sentence on how the diagram was made."""
@@ -87,14 +95,15 @@ class CriticalDifference:
         if self.friedman_p is None or self.friedman_p >= self.alpha:
             fr += " — no entry is shown to differ, so all are joined"
         return (f"Mean rank of each entry's AUC over {self.n_blocks} trials (1 = best). Bars join entries not "
-                f"told apart at α = {self.alpha:g} ({how}); {fr}.")
+                f"told apart at α = {self.alpha:g} ({how}); {fr}." + (f" {self.note}" if self.note else ""))
 
     def to_json_dict(self) -> dict[str, Any]:
         """Plain JSON (full precision)."""
         return {"labels": list(self.labels), "mean_ranks": list(self.mean_ranks), "n_blocks": self.n_blocks,
                 "test": self.test, "alpha": self.alpha, "friedman_p": self.friedman_p, "cd": self.cd,
                 "cliques": [list(c) for c in self.cliques], "metric": self.metric,
-                "p_pairs": [{"a": a, "b": b, "p_holm": p} for (a, b), p in self.p_pairs.items()]}
+                "p_pairs": [{"a": a, "b": b, "p_holm": p} for (a, b), p in self.p_pairs.items()],
+                "dropped": list(self.dropped), "note": self.note}
 
 
 def block_ranks(scores: np.ndarray, higher_is_better: bool = True) -> np.ndarray:
@@ -176,6 +185,7 @@ def from_scores(scores: np.ndarray, labels: Sequence[str], *, higher_is_better: 
     x = np.asarray(scores, dtype=float)
     if x.ndim != 2 or x.shape[1] != len(labels):
         raise ValueError("scores must have one column per label.")
+    x, labels, dropped, note = _complete(x, list(labels))
     n, k = x.shape
     ranks = block_ranks(x, higher_is_better).mean(axis=0) if n else np.full(k, np.nan)
     order = [int(i) for i in np.argsort(ranks, kind="stable")]
@@ -197,7 +207,36 @@ def from_scores(scores: np.ndarray, labels: Sequence[str], *, higher_is_better: 
 
     runs = cliques(sorted_ranks, differ)
     return CriticalDifference(tuple(labels[i] for i in order), tuple(sorted_ranks), n, test, alpha, fr, cd, p_pairs,
-                              tuple(tuple(labels[order[i]] for i in range(a, b + 1)) for a, b in runs), metric)
+                              tuple(tuple(labels[order[i]] for i in range(a, b + 1)) for a, b in runs), metric,
+                              dropped, note)
+
+
+def _complete(x: np.ndarray, labels: list[str]) -> tuple[np.ndarray, list[str], tuple[str, ...], str]:
+    """The blocks and entries a diagram can rank: every value a finite number.
+
+    Trials on which no entry has a number are left out first; then every entry without a
+    number on some remaining trial (ranking it there would be a guess). Returns the scores,
+    labels, the entries left out and a sentence saying what was left out.
+    """
+    finite = np.isfinite(x)
+    if finite.all():
+        return x, labels, (), ""
+    keep_rows = finite.any(axis=1)
+    if not keep_rows.any():
+        return (np.zeros((0, 0)), [], tuple(labels),
+                f"Not in the diagram: no entry has a number (the AUC is not a number on all {len(x)} trial(s)).")
+    x, finite = x[keep_rows], finite[keep_rows]
+    keep_cols = finite.all(axis=0)
+    dropped = tuple(label for label, keep in zip(labels, keep_cols, strict=True) if not keep)
+    parts = []
+    if not keep_rows.all():
+        parts.append(f"{int((~keep_rows).sum())} trial(s) where no entry has a number are left out")
+    if dropped:
+        shown = ", ".join(dropped[:6]) + (f" and {len(dropped) - 6} more" if len(dropped) > 6 else "")
+        parts.append(f"left out (AUC not a number on {int((~finite[:, ~keep_cols]).any(axis=1).sum())} "
+                     f"trial(s)): {shown}")
+    note = "Not in the diagram: " + "; ".join(parts) + "." if parts else ""
+    return x[:, keep_cols], [label for label, keep in zip(labels, keep_cols, strict=True) if keep], dropped, note
 
 
 def _wilcoxon(a: np.ndarray, b: np.ndarray) -> float:

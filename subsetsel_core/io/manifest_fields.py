@@ -7,13 +7,14 @@ field (``scores.file``, ``representations[0] ('facts').kind``, …) and the fix.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.archive import MAX_DEPTH, DuplicateKey, depth, unique_keys
-from subsetsel_core.io.file_guard import file_kind, inside, read_input_file, regular_file
+from subsetsel_core.io.file_guard import file_kind, inside, read_confined
 from subsetsel_core.io.names import did_you_mean
 from subsetsel_core.io.tables import TABLE_SUFFIXES
 
@@ -136,7 +137,8 @@ def read_manifest_json(path: Path, folder: Path, limit: int) -> Any:
     path : Path
         The ``manifest.json``.
     folder : Path
-        Its benchmark folder (resolved); the file may not be a link out of it.
+        Its benchmark folder, or a directory above it (resolved); the file is read by
+        descriptor below it and may not be a link out of it.
     limit : int
         Largest size read, in bytes.
 
@@ -147,8 +149,7 @@ def read_manifest_json(path: Path, folder: Path, limit: int) -> Any:
         in one object, a number too long to read, or nesting deeper than
         :data:`~subsetsel_core.io.archive.MAX_DEPTH`.
     """
-    regular_file(path, str(path), folder=folder)
-    raw = read_input_file(path, str(path), limit)
+    raw = read_confined(folder, os.path.relpath(path, folder), str(path), limit)
     try:
         data = json.loads(raw.decode("utf-8-sig"), object_pairs_hook=unique_keys)
     except UnicodeDecodeError:

@@ -19,7 +19,7 @@ import io
 
 from subsetsel_core.errors import InputError
 
-__all__ = ["CELL_BYTES", "check_parquet", "decoded_size"]
+__all__ = ["CELL_BYTES", "check_parquet", "decoded_size", "unreadable_parquet"]
 
 CELL_BYTES = 8
 """Bytes counted per cell besides a string's own bytes."""
@@ -57,8 +57,7 @@ def decoded_size(raw: bytes, limit: int, label: str = "table") -> int:
     import pyarrow.parquet as pq
 
     def unreadable(exc: Exception) -> InputError:
-        return InputError(f"{label}: cannot be read as Parquet ({type(exc).__name__}: {str(exc)[:200]}). "
-                          "Save it again as Parquet or CSV.")
+        return unreadable_parquet(label, exc)
 
     try:
         pf = pq.ParquetFile(io.BytesIO(raw))
@@ -118,3 +117,20 @@ def check_parquet(raw: bytes, label: str, limit: int) -> None:
     size = decoded_size(raw, limit, label)
     if size > limit:
         raise _too_big(label, size, limit, "decoded,")
+
+
+def unreadable_parquet(label: str, exc: BaseException) -> InputError:
+    """Why a Parquet file cannot be read, in a reader's words (never the Arrow library's own message)."""
+    said = str(exc).lower()
+    if "magic bytes" in said or "footer" in said or "file size" in said:
+        why = ("it does not end the way a Parquet file ends: it was cut short (copy or download it again), or it "
+               "is not a Parquet file")
+    elif "thrift" in said or "page header" in said or "deserializ" in said or "corrupt" in said:
+        why = "a part of it is damaged (a page or its header cannot be decoded); it was probably changed or cut short"
+    elif "codec" in said or "compression" in said or "decompress" in said:
+        why = "it is compressed with a method this installation cannot decode"
+    elif "memory" in said:
+        why = "reading it needs more memory than is available"
+    else:
+        why = "its contents do not follow the Parquet format"
+    return InputError(f"{label}: cannot be read as Parquet: {why}. Save it again as Parquet or as CSV.")

@@ -11,23 +11,29 @@ code runs when an entry is read).
 
 Where: ``$SUBSETSEL_CACHE_DIR``, else ``$XDG_CACHE_HOME/subsetsel/scores``, else
 ``~/.cache/subsetsel/scores``. ``SUBSETSEL_NO_CACHE=1`` turns the cache off. Any problem
-reading or writing an entry (no permission, a damaged file) falls back to parsing.
+reading or writing an entry (no permission, a damaged file) falls back to parsing. Entries
+are written by :mod:`subsetsel_core.io.safe_write` (mode 0600, never through a link) and read
+without following a link.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
+import stat
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
+from subsetsel_core.errors import InputError
+from subsetsel_core.io import safe_write
 from subsetsel_core.io.validation import Finding, ValidationReport
+from subsetsel_core.text import strict_json
 
 
 class Entry(NamedTuple):
@@ -89,7 +95,7 @@ def load(key: str) -> Entry | None:
     if folder is None:
         return None
     try:
-        with np.load(folder / f"{key}.npz", allow_pickle=False) as z:
+        with np.load(io.BytesIO(_read_entry(folder, f"{key}.npz")), allow_pickle=False) as z:
             scores = np.array(z["scores"], dtype=float)
             sums = np.array(z["rank_sums"], dtype=np.int64)
             meta = json.loads(str(z["meta"]))
@@ -116,17 +122,35 @@ def store(key: str, benchmark: Entry) -> None:
         "findings": [[f.level, f.topic, f.message] for f in benchmark.report.findings],
         "facts": [list(f) for f in benchmark.report.facts],
     }
+    buf = io.BytesIO()
+    np.savez(buf, scores=benchmark.scores, rank_sums=benchmark.rank_sums, meta=np.array(strict_json.dumps(meta)))
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                np.savez(fh, scores=benchmark.scores, rank_sums=benchmark.rank_sums, meta=np.array(json.dumps(meta)))
-            os.replace(tmp, folder / f"{key}.npz")
-        finally:
-            Path(tmp).unlink(missing_ok=True)
-        entries = sorted(folder.glob("*.npz"), key=lambda p: p.stat().st_mtime)
-        for old in entries[: max(0, len(entries) - MAX_ENTRIES)]:
-            old.unlink(missing_ok=True)
-    except OSError:
+        fd = safe_write.open_folder(folder, create=True)
+    except InputError:  # not writable, or a link planted in place of the folder: no cache
         return
+    try:
+        safe_write.write_into(fd, f"{key}.npz", buf.getvalue(), mode=0o600)
+        entries = []
+        for name in os.listdir(fd):
+            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            if name.endswith(".npz") and stat.S_ISREG(st.st_mode):
+                entries.append((st.st_mtime, name))
+        for _, name in sorted(entries)[: max(0, len(entries) - MAX_ENTRIES)]:
+            os.unlink(name, dir_fd=fd)
+    except (OSError, InputError):
+        return
+    finally:
+        os.close(fd)
+
+
+def _read_entry(folder: Path, name: str) -> bytes:
+    """The bytes of one entry, opened below the folder without following a link."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    try:
+        entry = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
+    finally:
+        os.close(fd)
+    with os.fdopen(entry, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise OSError("not a regular file")
+        return fh.read()

@@ -20,7 +20,7 @@ from subsetsel_core.io.encodings import (
     utf16_text,
 )
 from subsetsel_core.io.file_guard import read_input_file
-from subsetsel_core.io.parquet_guard import check_parquet
+from subsetsel_core.io.parquet_guard import check_parquet, unreadable_parquet
 from subsetsel_core.settings import server as server_settings
 
 TableSource: TypeAlias = str | Path | pd.DataFrame | bytes | io.IOBase
@@ -116,8 +116,10 @@ def _gunzip(raw: bytes, label: str) -> bytes:
                 d = zlib.decompressobj(wbits=31)
             elif not data and not chunk:
                 break  # all input read and no output pending: the stream ended (or was cut)
-    except zlib.error as exc:
-        raise InputError(f"{label}: looks gzip-compressed but cannot be read ({exc}).") from None
+    except zlib.error:
+        raise InputError(f"{label}: starts like a gzip file but its compressed data is damaged (after {size} "
+                         "bytes of text); it was changed or cut short. Copy or download it again, or give the "
+                         "uncompressed table.") from None
     if not d.eof:
         raise InputError(
             f"{label}: the gzip file is truncated (it ends before the end of its compressed "
@@ -133,9 +135,7 @@ def _read_parquet(raw: bytes, label: str) -> pd.DataFrame:
     try:
         meta = pq.ParquetFile(io.BytesIO(raw)).metadata
     except Exception as exc:  # noqa: BLE001 - any failure means: not a readable parquet file
-        raise InputError(
-            f"{label}: cannot be read as Parquet ({type(exc).__name__}: {exc}). Save it again as Parquet or CSV."
-        ) from None
+        raise unreadable_parquet(label, exc) from None
     size = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
     if size > max_bytes():
         raise _too_big(label, size, max_bytes(), "uncompressed ")
@@ -143,9 +143,7 @@ def _read_parquet(raw: bytes, label: str) -> pd.DataFrame:
     try:
         return pq.read_table(io.BytesIO(raw)).to_pandas()
     except Exception as exc:  # noqa: BLE001
-        raise InputError(
-            f"{label}: cannot be read as Parquet ({type(exc).__name__}: {exc}). Save it again as Parquet or CSV."
-        ) from None
+        raise unreadable_parquet(label, exc) from None
 
 
 def _sniff_delimiter(text: str) -> str:
@@ -211,7 +209,16 @@ def _read_table(source: TableSource, label: str, object_text: bool) -> pd.DataFr
             raise InputError(f"{label}: the file is empty. Give a table with a header row.")
         if len(raw) > max_bytes():
             raise _too_big(label, len(raw), max_bytes())
-        if _is_parquet(raw, label):
+        if raw[:2] == b"\x1f\x8b":  # gzip: a compressed CSV, or a Parquet file compressed again
+            raw = _gunzip(raw, label)
+            if raw[:4] == b"PAR1":
+                df = _read_parquet(raw, label)  # read as it is: Parquet inside gzip
+            else:
+                df = _read_csv(raw, label, object if object_text else str)
+        elif _is_parquet(raw, label):
+            if raw[:4] == b"PK\x03\x04":
+                raise InputError(f"{label}: is a zip archive, not a Parquet file. Unzip it and give the table "
+                                 "inside, or save the table again as Parquet or CSV.")
             df = _read_parquet(raw, label)
         else:
             df = _read_csv(raw, label, object if object_text else str)
@@ -232,6 +239,10 @@ def _read_table(source: TableSource, label: str, object_text: bool) -> pd.DataFr
 _COMMENT_BLOCK = re.compile(rb'\A(?:"?# [A-Za-z_][\w.]*: [^\n]*\n)+')
 
 
+#: Excel's first line naming the delimiter of a CSV it saved (``sep=;``), quoted or not.
+_EXCEL_SEP = re.compile(r'\A"?sep=([,;\t|])"?[ \t]*\r?\n')
+
+
 def _read_csv(raw: bytes, label: str, dtype: type) -> pd.DataFrame:
     if raw[:2] == b"\x1f\x8b":
         raw = _gunzip(raw, label)
@@ -242,26 +253,57 @@ def _read_csv(raw: bytes, label: str, dtype: type) -> pd.DataFrame:
     buffer: io.IOBase
     if text is None:  # UTF-8: the parser reads these bytes, as it would the text's
         raw = raw.removeprefix(b"\xef\xbb\xbf")
+        excel = _EXCEL_SEP.match(raw[:16].decode("utf-8", errors="ignore"))
+        if excel:
+            raw = raw[raw.find(b"\n") + 1:]
+        _not_json(raw[:1 << 16].decode("utf-8", errors="ignore"), label)
         end = raw.find(b"\n")
-        sep = _sniff_delimiter((raw if end < 0 else raw[:end]).decode("utf-8"))
+        sep = excel.group(1) if excel else _sniff_delimiter((raw if end < 0 else raw[:end]).decode("utf-8"))
         check_header(raw[: 1 << 16].decode("utf-8", errors="ignore"), sep, label)
         buffer = io.BytesIO(raw)
     else:
-        sep = _sniff_delimiter(text)
+        text = text.removeprefix("\ufeff")
+        excel = _EXCEL_SEP.match(text)
+        if excel:
+            text = text[excel.end():]
+        _not_json(text[:1 << 16], label)
+        sep = excel.group(1) if excel else _sniff_delimiter(text)
         check_header(text[: 1 << 16], sep, label)
         buffer = io.StringIO(text)
     try:
         df = pd.read_csv(buffer, sep=sep, dtype=dtype, keep_default_na=False)
     except pd.errors.ParserError as exc:
-        raise InputError(
-            f"{label}: not a well-formed CSV table ({exc}). Check that every row has "
-            "as many cells as the header."
-        ) from None
+        raise InputError(f"{label}: not a well-formed CSV table: {_parser_problem(str(exc), sep)}") from None
     except pd.errors.EmptyDataError:
         raise InputError(f"{label}: the file is empty. Give a table with a header row.") from None
     if encoding != "utf-8":
         df.attrs["encoding"] = encoding
     return df
+
+
+def _not_json(text: str, label: str) -> None:
+    """Refuse a JSON file given as a table (a ``.json`` renamed ``.csv``), saying that it is JSON."""
+    head = text.lstrip(" \t\r\n")
+    if head[:1] not in ("{", "[") or not re.match(r'[{\[]\s*(?:"|\{|\[|\]|\}|-?\d|true|false|null)', head):
+        return
+    raise InputError(
+        f"{label}: is a JSON file (it starts with '{head[0]}'), not a table of values separated by commas. Give the "
+        "score table as CSV, TSV or Parquet; if the file holds lm-eval, MTEB or Every Eval Ever results, give it "
+        "back its .json name so that it is read as results.")
+
+
+def _parser_problem(said: str, sep: str) -> str:
+    """The CSV parser's complaint in a reader's words: which line has how many cells."""
+    shown = {",": "commas", ";": "semicolons", "\t": "tabs", "|": "bars"}.get(sep, repr(sep))
+    m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", said)
+    if m:
+        return (f"line {m.group(2)} has {m.group(3)} cells but the lines before it have {m.group(1)} (cells "
+                f"separated by {shown}). Check that line for an extra delimiter or a quote left open.")
+    if "EOF inside string" in said or "EOF while" in said:
+        m = re.search(r"line (\d+)", said)
+        return (f"a quote opened{' on line ' + m.group(1) if m else ''} is never closed. Close the quote or remove "
+                "it.")
+    return f"the cells could not be split (separated by {shown}). Check that every row has as many cells as the header."
 
 
 def encoding_note(df: pd.DataFrame, label: str) -> str | None:

@@ -10,6 +10,7 @@ lists every folder with a manifest in a configurable directory (:func:`scan_benc
 
 from __future__ import annotations
 
+import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ from subsetsel_core.errors import InputError
 from subsetsel_core.io.file_guard import file_kind, inside
 from subsetsel_core.io.manifest_fields import FORMAT_HELP
 from subsetsel_core.io.names import describe_mismatch, did_you_mean
+from subsetsel_core.io.tables import max_bytes
 from subsetsel_core.io.validation import ReportBuilder, ValidationReport
 from subsetsel_core.loading.manifest import MANIFEST_FILE, Manifest, read_manifest
 from subsetsel_core.representations.descriptors import (
@@ -92,7 +94,7 @@ def _subfolders(d: Path) -> list[Path]:
     return [p for p in entries if file_kind(p) == "folder"]
 
 
-def scan_benchmarks(directory: str | Path | None = None) -> Catalog:
+def scan_benchmarks(directory: str | Path | None = None, *, within: str | Path | None = None) -> Catalog:
     """Read every benchmark folder in a directory, keeping the broken ones aside.
 
     Parameters
@@ -101,6 +103,10 @@ def scan_benchmarks(directory: str | Path | None = None) -> Catalog:
         Directory holding one folder per benchmark (default: the embedded
         ``sample_data/``). Sub-folders without a ``manifest.json`` are not benchmarks and
         are ignored.
+
+    within : str or Path, optional
+        A directory (a benchmark root) every folder and file read must stay in, by descriptor
+        (default: ``directory`` itself).
 
     Returns
     -------
@@ -118,6 +124,10 @@ def scan_benchmarks(directory: str | Path | None = None) -> Catalog:
         If the directory does not exist.
     """
     d = _directory(directory)
+    base = d if within is None else Path(os.path.realpath(Path(within).expanduser()))
+    if not inside(d, base):
+        raise InputError(f"{d}: is not inside {within}, the directory benchmarks are read from. Choose a directory "
+                         "inside it.")
     found: list[Manifest] = []
     problems: list[tuple[Path, str]] = []
     names: dict[str, Path] = {}
@@ -129,7 +139,7 @@ def scan_benchmarks(directory: str | Path | None = None) -> Catalog:
         try:
             if file_kind(sub / MANIFEST_FILE) == "missing":
                 continue
-            m = read_manifest(sub)
+            m = read_manifest(sub, within=base)
         except InputError as exc:
             problems.append((sub, str(exc)))
             continue
@@ -277,7 +287,8 @@ def _coverage(
         )
 
 
-def load_benchmark_folder(folder: str | Path | Manifest, tables: tuple[str, ...] | None = None) -> LoadedBenchmark:
+def load_benchmark_folder(folder: str | Path | Manifest, tables: tuple[str, ...] | None = None, *,
+                          within: str | Path | None = None) -> LoadedBenchmark:
     """Load a benchmark folder: manifest, scores and every descriptor table.
 
     Parameters
@@ -286,6 +297,11 @@ def load_benchmark_folder(folder: str | Path | Manifest, tables: tuple[str, ...]
         The benchmark folder, or its already-read manifest.
     tables : tuple of str, optional
         Load only these descriptor tables (default: every one).
+    within : str or Path, optional
+        A directory (a benchmark root) the folder and its files must stay in (see
+        :func:`~subsetsel_core.loading.manifest.read_manifest`); ignored for a manifest
+        already read. Every file is read once, by descriptor, never through a link out of
+        the folder (or ``within``).
 
     Returns
     -------
@@ -299,13 +315,14 @@ def load_benchmark_folder(folder: str | Path | Manifest, tables: tuple[str, ...]
         :func:`~subsetsel_core.benchmark.load_scores` and
         :func:`~subsetsel_core.representations.descriptors.load_descriptors`); messages name the file.
     """
-    manifest = folder if isinstance(folder, Manifest) else read_manifest(folder)
+    manifest = folder if isinstance(folder, Manifest) else read_manifest(folder, within=within)
     prefix = manifest.folder.name
     benchmark = load_scores(
-        manifest.path(manifest.scores_file),
+        manifest.read(manifest.scores_file, max_bytes()),
         manifest.scores,
         name=manifest.name,
         label=f"{prefix}/{manifest.scores_file}",
+        cache=True,
     )
     rb = ReportBuilder()
     descriptors: dict[str, pd.DataFrame] = {}
@@ -313,7 +330,7 @@ def load_benchmark_folder(folder: str | Path | Manifest, tables: tuple[str, ...]
         if tables is not None and rep.name not in tables:
             continue
         table = load_descriptors(
-            [manifest.path(f) for f in rep.files],
+            [manifest.read(f, max_bytes()) for f in rep.files],
             dataset_column=rep.dataset_column,
             aliases=rep.aliases or None,
             labels=[f"{prefix}/{f}" for f in rep.files],

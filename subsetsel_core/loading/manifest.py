@@ -41,29 +41,28 @@ The format (documented for users in ``sample_data/README.md``)::
 
 Paths are relative to the folder and must stay inside it, links followed: a file that is a
 link to somewhere outside the folder is refused, as is anything but a regular file (a pipe,
-a device). The manifest is read with a cap on its size (:data:`MAX_MANIFEST_BYTES`) and its
+a device). Every file is read through descriptors
+(:func:`~subsetsel_core.io.file_guard.read_confined`): opened once, each component without
+following links, so a link swapped in while the folder is read is never followed out of it.
+A manifest read with ``within`` (a benchmark root, a scanned directory) is confined to that
+directory the same way, folder included. The manifest is read with a cap on its size (:data:`MAX_MANIFEST_BYTES`) and its
 nesting (:func:`~subsetsel_core.io.manifest_fields.read_manifest_json`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from subsetsel_core.errors import InputError
-from subsetsel_core.io.file_guard import file_kind, regular_file
+from subsetsel_core.io.file_guard import file_kind, read_confined, regular_file
 from subsetsel_core.io.manifest_fields import FORMAT_HELP, FieldChecker, read_manifest_json
 from subsetsel_core.io.names import did_you_mean
-from subsetsel_core.io.score_format import (
-    LAYOUTS,
-    MISSING_POLICIES,
-    Layout,
-    MissingPolicy,
-    ScoreFormat,
-)
+from subsetsel_core.io.score_format import ScoreFormat
+from subsetsel_core.loading.scores_section import scores_section
 from subsetsel_core.representations.spec import RepresentationSpec, parse_representation
 
 __all__ = [
@@ -93,15 +92,6 @@ _TOP_KEYS = (
     "scores",
     "representations",
 )
-_SCORES_KEYS = (
-    "file",
-    "layout",
-    "dataset_column",
-    "model_column",
-    "score_column",
-    "fold_column",
-    "missing",
-)
 
 
 @dataclass(frozen=True)
@@ -126,6 +116,9 @@ class Manifest:
         Free-form facts (for example the settings of a generated benchmark).
     format_version : int
         Version of the folder format.
+    within : Path, optional
+        The directory every file of the folder is read from by descriptor (a benchmark root,
+        resolved); None: the folder itself.
     """
 
     folder: Path
@@ -141,6 +134,7 @@ class Manifest:
     representations: tuple[RepresentationSpec, ...] = ()
     parameters: dict[str, Any] = field(default_factory=dict, hash=False)
     format_version: int = FORMAT_VERSION
+    within: Path | None = field(default=None, compare=False)
 
     @property
     def higher_is_better(self) -> bool:
@@ -184,6 +178,18 @@ class Manifest:
             regular file; the message names the file, never its contents.
         """
         return regular_file(self.folder / file, f"{self.folder.name}/{file}", folder=self.folder)
+
+    def read(self, file: str, limit: int) -> bytes:
+        """The bytes of a file named in the manifest, opened once below the folder (or ``within``)
+        without following a link out of it (:func:`~subsetsel_core.io.file_guard.read_confined`).
+
+        Raises
+        ------
+        InputError
+            Missing, a link out of the folder, not a regular file, over ``limit`` bytes.
+        """
+        base, rel = _base(self.folder, self.within)
+        return read_confined(base, f"{rel}/{file}" if rel else file, f"{self.folder.name}/{file}", limit)
 
     def to_dict(self) -> dict[str, Any]:
         """The manifest as JSON-ready data (what :func:`read_manifest` reads back)."""
@@ -230,67 +236,28 @@ class Manifest:
         return out
 
 
-def _scores_section(chk: FieldChecker, data: Any, higher_is_better: bool) -> tuple[str, ScoreFormat]:
-    """The score file and its :class:`ScoreFormat`, from the manifest's ``scores`` field."""
-    if data is None:
-        raise chk.fail(
-            "scores",
-            "is missing",
-            'Add "scores": {"file": "scores.csv", "layout": "long"} naming the score table. '
-            + FORMAT_HELP,
-        )
-    if isinstance(data, str):
-        data = {"file": data}
-    if not isinstance(data, Mapping):
-        raise chk.fail(
-            "scores",
-            f"must be an object, got {json.dumps(data)}",
-            'Write it as {"file": "scores.csv", "layout": "long"}.',
-        )
-    chk.keys(data, _SCORES_KEYS, "scores")
-    if "file" not in data:
-        raise chk.fail("scores.file", "is missing", 'Name the score table, e.g. "scores.csv".')
-    file = chk.file(data["file"], "scores.file")
-    layout = chk.string(data, "layout", "scores.layout", default="long")
-    if layout not in LAYOUTS:
-        raise chk.fail(
-            "scores.layout",
-            f"is '{layout}'{did_you_mean(layout, LAYOUTS, 1)}",
-            'Use "long" (one row per dataset, model and optional fold, with a score column) '
-            'or "wide" (one row per dataset, one column per model).',
-        )
-    fold: str | None
-    if "fold_column" in data and data["fold_column"] is None:
-        fold = None
-    else:
-        fold = chk.optional_column(data, "fold_column", "scores.fold_column", "fold")
-    missing = chk.string(data, "missing", "scores.missing", default="error")
-    if missing not in MISSING_POLICIES:
-        raise chk.fail(
-            "scores.missing",
-            f"is '{missing}'{did_you_mean(missing, MISSING_POLICIES, 1)}",
-            f"Use one of {', '.join(MISSING_POLICIES)}.",
-        )
-    return file, ScoreFormat(
-        layout=cast(Layout, layout),
-        dataset_column=chk.optional_column(
-            data, "dataset_column", "scores.dataset_column", "dataset"
-        ),
-        model_column=chk.optional_column(data, "model_column", "scores.model_column", "model"),
-        score_column=chk.optional_column(data, "score_column", "scores.score_column", "score"),
-        fold_column=fold,
-        higher_is_better=higher_is_better,
-        missing=cast(MissingPolicy, missing),
-    )
+def _base(folder: Path, within: Path | None) -> tuple[Path, str]:
+    """The directory reads start from and the folder's path below it ('' for the folder itself)."""
+    if within is None:
+        return folder, ""
+    try:
+        rel = folder.relative_to(within)
+    except ValueError:
+        raise InputError(f"{folder}: is not inside {within}, the directory it is read from; only folders "
+                         "inside it are read. Move or copy the benchmark folder into it.") from None
+    return within, rel.as_posix() if str(rel) != "." else ""
 
 
-def read_manifest(folder: str | Path) -> Manifest:
+def read_manifest(folder: str | Path, *, within: str | Path | None = None) -> Manifest:
     """Read and validate the ``manifest.json`` of a benchmark folder.
 
     Parameters
     ----------
     folder : str or Path
         The benchmark folder (or its ``manifest.json``).
+    within : str or Path, optional
+        A directory (a benchmark root) the folder and its files must stay in, links followed
+        and checked by descriptor as they are read. None: the folder's files stay in the folder.
 
     Returns
     -------
@@ -316,7 +283,9 @@ def read_manifest(folder: str | Path) -> Manifest:
             f"{folder}: no {MANIFEST_FILE} in this folder. A benchmark folder needs a "
             f"{MANIFEST_FILE} naming its score file and descriptor files. {FORMAT_HELP}"
         )
-    data = read_manifest_json(path, folder, MAX_MANIFEST_BYTES)
+    inner = None if within is None else Path(os.path.realpath(Path(within).expanduser()))
+    base, rel = _base(folder, inner)
+    data = read_manifest_json(base / rel / MANIFEST_FILE if rel else path, base, MAX_MANIFEST_BYTES)
     chk = FieldChecker(path)
     if not isinstance(data, dict):
         raise InputError(
@@ -368,7 +337,7 @@ def read_manifest(folder: str | Path) -> Manifest:
                 "Give every representation its own name.",
             )
         seen.add(r.name)
-    scores_file, scores = _scores_section(chk, data.get("scores"), hib)
+    scores_file, scores = scores_section(chk, data.get("scores"), hib)
     return Manifest(
         folder=folder,
         name=name,
@@ -383,4 +352,5 @@ def read_manifest(folder: str | Path) -> Manifest:
         representations=reps,
         parameters=dict(params),
         format_version=FORMAT_VERSION,
+        within=inner,
     )

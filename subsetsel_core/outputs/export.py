@@ -9,7 +9,6 @@ run are neutralised); a sidecar read back by :func:`read_sidecar` reproduces its
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from subsetsel_core.errors import InputError
 from subsetsel_core.io.archive import json_part
 from subsetsel_core.io.file_guard import read_input_file
 from subsetsel_core.representations.recipe import RepresentationRecipe
+from subsetsel_core.text import strict_json
 from subsetsel_core.text.safe_csv import csv_text
 from subsetsel_core.version import VERSION
 
@@ -141,7 +141,7 @@ def sidecar(selection: Selection, benchmark: Benchmark, recipe: RepresentationRe
 
 def sidecar_json(meta: Mapping[str, Any]) -> str:
     """The text of a sidecar file (indented JSON, UTF-8 names kept, a final newline)."""
-    return json.dumps(meta, indent=2, ensure_ascii=False, default=str) + "\n"
+    return strict_json.dumps(meta, indent=2, default=str) + "\n"
 
 
 def file_stem(selection: Selection, budget: float | None = None) -> str:

@@ -7,12 +7,15 @@ lowest for a lower-is-better metric) is bold; **ties**: every entry whose mean, 
 equals the best printed mean is bold too. The file starts with the provenance as ``%``
 lines; it needs ``\usepackage{booktabs}``.
 
-Names are escaped (:func:`escape`): ``\ { } _ % & # $ ~ ^`` and control characters.
+Names are escaped (:func:`escape`) so that the table always compiles with pdflatex: the
+specials, every line or paragraph separator (U+2028, U+2029), control and format
+characters, and every character pdflatex's default fonts cannot set.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -26,29 +29,78 @@ __all__ = ["auc_latex", "best_keys", "escape"]
 _SPECIALS = {
     "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "_": r"\_", "%": r"\%", "&": r"\&", "#": r"\#",
     "$": r"\$", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+    "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",  # OT1 would print ¡ ¿ —
+    "[": "{[}", "]": "{]}", "*": "{*}",  # after a row's \\ they would be read as its options
     "–": "--", "—": "---", "…": r"\dots{}", "×": r"$\times$", "±": r"$\pm$", "≤": r"$\leq$", "≥": r"$\geq$",
-    "‘": "`", "’": "'", "“": "``", "”": "''", "\u00a0": "~",
+    "‘": "`", "’": "'", "“": "``", "”": "''", "\u00a0": "~", "«": r"\textless{}\textless{}",
+    "»": r"\textgreater{}\textgreater{}", "−": "$-$", "∞": r"$\infty$", "≈": r"$\approx$", "≠": r"$\neq$",
+    "√": r"$\surd$", "′": "$'$", "″": "$''$", "∑": r"$\sum$", "∏": r"$\prod$", "∫": r"$\int$",
+    "µ": r"$\mu$", "Ð": "D", "ð": "d", "Þ": "Th", "þ": "th", "đ": "d", "Đ": "D", "ħ": "h", "Ħ": "H",
+    "ı": r"\i{}", "ẞ": "SS", "ŧ": "t", "Ŧ": "T", "ſ": "s",
 }
 _GREEK = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho varsigma sigma "
           "tau upsilon phi chi psi omega").split()
 _SPECIALS.update({chr(0x3B1 + i): rf"$\{g}$" for i, g in enumerate(_GREEK) if g != "omicron"})
 _SPECIALS["ο"] = "o"
+_UPPER = "A B Gamma Delta E Z H Theta I K Lambda M N Xi O Pi P - Sigma T Upsilon Phi X Psi Omega".split()
+_SPECIALS.update({chr(0x391 + i): (rf"$\{g}$" if len(g) > 1 else g) for i, g in enumerate(_UPPER) if g != "-"})
+
+#: Characters beyond ASCII that pdflatex sets in a default document (utf8 input, OT1 or T1 fonts), found
+#: by compiling each one: Latin-1 and Latin Extended-A letters, the common punctuation and currency signs.
+_NATIVE = frozenset(chr(c) for a, b in (
+    (0xA1, 0xAA), (0xAC, 0xAC), (0xAE, 0xBA), (0xBC, 0xCF), (0xD1, 0xDD), (0xDF, 0xEF), (0xF1, 0xFD),
+    (0xFF, 0x103), (0x106, 0x10F), (0x112, 0x117), (0x11A, 0x125), (0x128, 0x12D), (0x130, 0x137),
+    (0x139, 0x13E), (0x141, 0x148), (0x14C, 0x165), (0x168, 0x171), (0x174, 0x17E), (0x192, 0x192),
+    (0x1C4, 0x1D4), (0x1E2, 0x1E3), (0x1E6, 0x1E9), (0x1F0, 0x1F0), (0x1F4, 0x1F5), (0x218, 0x21B),
+    (0x232, 0x233), (0x237, 0x237), (0x2010, 0x2016), (0x2018, 0x2019), (0x201C, 0x201D), (0x2020, 0x2022),
+    (0x2026, 0x2026), (0x2030, 0x2031), (0x203B, 0x203B), (0x203D, 0x203D), (0x2044, 0x2044),
+    (0x20AC, 0x20AC), (0x2103, 0x2103), (0x2116, 0x2117), (0x2122, 0x2122), (0x2126, 0x2126),
+    (0x2190, 0x2193)) for c in range(a, b + 1))
+#: Combining accents pdflatex's default fonts can put on an ASCII letter.
+_ACCENTS = {"\u0300": "`", "\u0301": "'", "\u0302": "^", "\u0303": "~", "\u0304": "=", "\u0306": "u",
+            "\u0307": ".", "\u0308": '"', "\u030a": "r", "\u030b": "H", "\u030c": "v", "\u0327": "c",
+            "\u0323": "d", "\u0331": "b"}
+
+
+def _accented(c: str) -> str | None:
+    """``c`` as an ASCII letter under LaTeX accents (``\\v{z}``), or None."""
+    plain = unicodedata.normalize("NFKD", c)
+    if plain.isascii() and plain.isprintable():  # a ligature (ﬁ), a circled or wide digit (①, ３)
+        return "".join(_SPECIALS.get(ch, ch) for ch in plain)
+    base, marks = (plain or " ")[0], list((plain or " ")[1:])
+    if not base.isascii() or not base.isalnum() or len(marks) > 3:
+        return None
+    marks = [m for m in marks if m in _ACCENTS]  # an accent the fonts lack (an ogonek in OT1): the bare letter
+    out = base if base not in "ij" or not marks else "\\" + base  # a dotless i or j under an accent
+    for m in marks:
+        out = f"\\{_ACCENTS[m]}{{{out}}}"
+    return out
 
 
 def escape(name: str) -> str:
-    """``name`` as LaTeX text: the specials escaped, Greek letters and dashes as LaTeX, control characters
-    dropped, line breaks as spaces. Other characters stay (pdflatex reads accented Latin letters; a
-    name in another script needs lualatex or xelatex)."""
+    r"""``name`` as LaTeX text that pdflatex always compiles.
+
+    The specials ``\ { } _ % & # $ ~ ^ < > |`` are escaped; Greek letters, dashes and a few signs are
+    written as LaTeX; accented letters pdflatex sets are kept, others are built from LaTeX accents
+    (``{z}``) or plain letters; every line or paragraph separator (``
+``, U+2028, U+2029, any other
+    space) becomes a space; control and format characters (zero-width, bidirectional) are dropped;
+    anything else (another script, an emoji) is written as its code point, ``[U+4E2D]`` (compile with
+    lualatex and keep the names in a separate file to show those names).
+    """
     out = []
-    for c in str(name):
+    for c in unicodedata.normalize("NFC", str(name)):
         if c in _SPECIALS:
             out.append(_SPECIALS[c])
-        elif c in "\r\n\t":
-            out.append(" ")
-        elif ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F:
+        elif " " <= c <= "~" or c in _NATIVE:
+            out.append(c)
+        elif c.isspace() or unicodedata.category(c).startswith("Z"):
+            if not out or out[-1] != " ":  # a run of separators (\r\n) is one space
+                out.append(" ")
+        elif unicodedata.category(c) in ("Cc", "Cf", "Cs", "Mn", "Me", "Mc"):
             continue
         else:
-            out.append(c)
+            out.append(_accented(c) or f"{{[}}U+{ord(c):04X}{{]}}")
     return "".join(out)
 
 

@@ -24,6 +24,7 @@ dashboard's settings that made the file). No time stamp: the same run gives the 
 from __future__ import annotations
 
 import hashlib
+import os
 import shlex
 import struct
 import zlib
@@ -70,12 +71,13 @@ def input_hashes(paths: Iterable[str | Path | None]) -> dict[str, str]:
             continue
         p = Path(raw)
         if p.is_dir():
-            from subsetsel_core.io.file_guard import inside
-
-            # a link out of the folder is not its file (and is never read)
-            files = sorted(f for f in p.rglob("*") if f.is_file() and inside(f, p))[:MAX_FOLDER_FILES]
+            # a link out of the folder is not its file: each file is opened below the folder by descriptor,
+            # never through a link that leads out (a link swapped in meanwhile included)
+            files = sorted(f for f in p.rglob("*") if f.is_file())[:MAX_FOLDER_FILES]
             for f in files:
-                out[str(p / f.relative_to(p))] = file_sha256(f)
+                digest = confined_sha256(p, f.relative_to(p).as_posix())
+                if digest is not None:
+                    out[str(p / f.relative_to(p))] = digest
         elif p.is_file():
             out[str(raw)] = file_sha256(p)
         else:
@@ -90,7 +92,24 @@ def benchmark_inputs(folder: str | Path) -> dict[str, str]:
     p = Path(folder)
     m = read_manifest(p)
     names = ["manifest.json", m.scores_file, *(f for r in m.representations for f in r.files)]
-    return input_hashes(p / n for n in dict.fromkeys(names))
+    return {str(p / n): confined_sha256(m.folder, n) or "" for n in dict.fromkeys(names)}
+
+
+def confined_sha256(folder: Path, relative: str) -> str | None:
+    """The SHA-256 of the regular file ``relative`` below ``folder``, opened without following a link out of
+    it (:func:`~subsetsel_core.io.file_guard.open_confined`); None when it cannot be opened so."""
+    from subsetsel_core.errors import InputError
+    from subsetsel_core.io.file_guard import open_confined
+
+    try:
+        fd = open_confined(folder, relative, relative)
+    except InputError:
+        return None
+    h = hashlib.sha256()
+    with os.fdopen(fd, "rb") as f:
+        while block := f.read(_CHUNK):
+            h.update(block)
+    return h.hexdigest()
 
 
 def command_text(argv: Sequence[str]) -> str:
@@ -154,7 +173,7 @@ def argument_settings(namespace: Any) -> dict[str, Any]:
 
 def latex_comments(record: Mapping[str, Any]) -> str:
     """``% key: value`` lines (values as one-line JSON) for the top of a LaTeX file."""
-    return "".join(f"% {k}: {json_line(v)}\n" for k, v in record.items())
+    return "".join(f"% {' '.join(str(k).split())}: {json_line(v)}\n" for k, v in record.items())  # no line break
 
 
 def png_with_text(png: bytes, key: str, text: str) -> bytes:

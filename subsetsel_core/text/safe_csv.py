@@ -39,6 +39,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from subsetsel_core.text import strict_json
+
 __all__ = ["BREAKS", "TRIGGERS", "comment_line", "csv_text", "neutralise", "restore", "json_line", "restore_frame",
            "split_comments"]
 
@@ -159,7 +161,7 @@ def json_line(value: Any) -> str:
     Items are separated by ``","`` with no space, so that a reader that trims spaces cannot
     see a formula after a separator: :func:`comment_line` neutralises what follows each one.
     """
-    out = json.dumps(value, ensure_ascii=False, separators=(",", ": "), default=str)
+    out = strict_json.dumps(value, separators=(",", ": "), default=str)
     return "".join(f"\\u{ord(c):04x}" if 0x7F <= ord(c) <= 0x9F or c in "\u2028\u2029" else c for c in out)
 
 

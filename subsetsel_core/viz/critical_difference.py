@@ -37,7 +37,12 @@ def cd_figure(cd: CriticalDifference, *, title: str | None = None, width_hint: i
     k = len(cd.labels)
     fig = go.Figure()
     if k == 0:
-        return apply_layout(fig, title, 200)
+        apply_layout(fig, title, 200)
+        if cd.note:
+            fig.add_annotation(text=escape(cd.note), x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False)
+        fig.update_xaxes(visible=False)
+        fig.update_yaxes(visible=False)
+        return fig
     lo, hi = 1.0, float(max(k, 2))
     half = math.ceil(k / 2)
     rows = max(half, k - half)
@@ -81,6 +86,10 @@ def cd_figure(cd: CriticalDifference, *, title: str | None = None, width_hint: i
                            "line": {"color": "#d62728", "width": 2}})
         notes.append({"x": lo + cd.cd / 2, "y": 1.3, "text": f"CD = {text(cd.cd, 'statistic')}", "showarrow": False,
                       "yanchor": "bottom", "font": {"color": "#d62728", "size": 12}})
+    if cd.note:  # entries or trials left out (their AUC is not a number): said under the diagram
+        bottom -= 0.8
+        notes.append({"x": (lo + hi) / 2, "y": bottom + 0.3, "text": escape(cd.note), "showarrow": False,
+                      "font": {"color": "#6b6f7b", "size": 11}})
     height = int(60 + (top - bottom) * _ROW + (40 if title else 10))
     side = int(min(width_hint * 0.38, max(80, longest * _CHAR)))
     apply_layout(fig, title, height)

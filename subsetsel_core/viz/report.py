@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import html
-import json
 import os
 import shutil
 from collections.abc import Mapping, Sequence
@@ -25,7 +24,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from subsetsel_core.text import rounding
+from subsetsel_core.text import rounding, strict_json
 from subsetsel_core.viz.style import for_export
 
 __all__ = ["Report", "Section", "build_html", "chromium_path", "figure_images", "table_html"]
@@ -211,7 +210,7 @@ def _provenance_html(record: Mapping[str, Any]) -> str:
     """The folded provenance section, and the record as JSON for programs (``</`` escaped)."""
     rows = "".join(f"<tr><th>{html.escape(str(k))}</th><td><code>{html.escape(_plain_value(v))}</code></td></tr>"
                    for k, v in record.items())
-    data = json.dumps(dict(record), ensure_ascii=False, default=str).replace("<", "\\u003c")  # no tag in a script
+    data = strict_json.dumps(dict(record), default=str).replace("<", "\\u003c")  # no tag in a script
     return (f'<section id="provenance-section"><details><summary><h2 style="display:inline">Provenance</h2></summary>'
             f'<p class="note">What made this report: the product version, the command or dashboard settings, the '
             f'seed, and the SHA-256 of each input file.</p><table><tbody>{rows}</tbody></table></details>'
@@ -221,7 +220,7 @@ def _provenance_html(record: Mapping[str, Any]) -> str:
 def _plain_value(value: Any) -> str:
     if isinstance(value, str):
         return value
-    return json.dumps(value, ensure_ascii=False, default=str, indent=1)
+    return strict_json.dumps(value, default=str, indent=1)
 
 
 def chromium_path() -> str | None:

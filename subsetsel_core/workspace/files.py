@@ -22,7 +22,6 @@ an evaluation that does not fit the file's benchmark is left out the same way.
 from __future__ import annotations
 
 import io
-import json
 import math
 import zipfile
 from dataclasses import dataclass, field
@@ -43,6 +42,7 @@ from subsetsel_core.io.tables import max_bytes
 from subsetsel_core.ranks.metrics import METRICS
 from subsetsel_core.representations.recipe import RepresentationRecipe
 from subsetsel_core.strategies import STRATEGIES  # a-priori only (no score-aware runs)
+from subsetsel_core.text import strict_json
 from subsetsel_core.text.safe_csv import csv_text, restore_frame
 from subsetsel_core.version import VERSION as PRODUCT_VERSION
 from subsetsel_core.workspace.checks import Fields
@@ -148,10 +148,12 @@ def save_workspace(ws: Workspace, target: str | Path | None = None) -> bytes:
                     z.writestr(f"evaluations/{i}/{j}_{m}.npy", _npy(res.values[e.key][m]))
                 if e.key in res.covered:
                     z.writestr(f"evaluations/{i}/{j}_covered.npy", _npy(res.covered[e.key]))
-        z.writestr("workspace.json", json.dumps(meta, indent=1, default=str))
+        z.writestr("workspace.json", strict_json.dumps(meta, indent=1, default=str, ensure_ascii=True))
     data = buf.getvalue()
     if target is not None:
-        Path(target).write_bytes(data)
+        from subsetsel_core.io.safe_write import write_file
+
+        write_file(target, data)
     return data
 
 

@@ -272,9 +272,15 @@ def _wide_guess(df: pd.DataFrame, kinds: dict[str, Column], layout: str, given: 
                          "read the table with models as rows, or leave the release column out.",
                          field="release_column")
     if not values:
-        raise InputError(f"{label}: no column of scores besides {', '.join(repr(s.column) for s in aside) or 'none'}"
-                         f" and the names in '{name}'. A wide table needs one column of scores per "
-                         f"{'dataset' if layout == 'models-as-rows' else 'model'}.", field="drop_columns")
+        per = "dataset" if layout == "models-as-rows" else "model"
+        if aside:
+            shown = ", ".join(f"'{s.column}' ({s.reason})" for s in aside[:6]) + (" …" if len(aside) > 6 else "")
+            what = f"besides the names in '{name}', every column was set aside: {shown}"
+        else:
+            what = f"it has only the column '{name}' of names"
+        raise InputError(f"{label}: no column of scores: {what}. A wide table needs one column of scores per {per}; "
+                         "give the columns of numbers, or name the score column of a long table.",
+                         field="drop_columns" if aside else "scores_file")
     rows = names_of(df[name])
     folds = names_of(df[fold]) if fold else pd.Series("0", index=df.index)
     matrix = np.column_stack([kinds[c].numbers for c in values])

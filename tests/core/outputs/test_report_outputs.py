@@ -185,7 +185,7 @@ def test_rounding_registry() -> None:
 def test_latex_escapes_every_special() -> None:
     assert escape(r"a_b%c&d#e$f{g}h~i^j\k") == (r"a\_b\%c\&d\#e\$f\{g\}h\textasciitilde{}i\textasciicircum{}j"
                                                 r"\textbackslash{}k")
-    assert escape("Spearman ρ\n") == r"Spearman $\rho$ " and escape("\x1b[2J") == "[2J"
+    assert escape("Spearman ρ\n") == r"Spearman $\rho$ " and escape("\x1b[2J") == "{[}2J"  # [ never opens an option
 
 
 def test_latex_table_structure_and_bold(small_result) -> None:  # type: ignore[no-untyped-def]
@@ -229,10 +229,13 @@ def test_latex_compiles_with_pdflatex(small_result, tmp_path: Path) -> None:  # 
     from subsetsel_core.evaluation.result import Entry
 
     res = small_result
-    weird = "fafi_{x}%&#$~^\\"
-    entries = tuple(Entry(e.key, weird if e.strategy == "kmeans" else e.strategy, e.representation)
-                    for e in res.entries)
-    (tmp_path / "auc.tex").write_text(auc_latex(replace(res, entries=entries)), encoding="utf-8")
+    weird = ["fafi_{x}%&#$~^\\", "line\u2028sep\u2029para\r\n\x0b\x0c\x85end", "ctl\x00\x1b[31m\x7f\u200b\u202e",
+             "中文 кириллица ΑΒΓ 😀 ą ẞ ﬁ e\u0301\u0328 <b>|", "\\input{/etc/passwd} \\end{document}"]
+    entries = tuple(Entry(e.key, weird[i % len(weird)] if e.strategy != "random" else e.strategy, e.representation)
+                    for i, e in enumerate(res.entries))
+    tex = auc_latex(replace(res, entries=entries, info={**res.info, "benchmark": "bench\u2028mark\nx}{"}),
+                    provenance={"command": "subsetsel evaluate --name 'a\nb\u2028c'"})
+    (tmp_path / "auc.tex").write_text(tex, encoding="utf-8")
     (tmp_path / "doc.tex").write_text("\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n"
                                       "\\input{auc.tex}\n\\end{document}\n", encoding="utf-8")
     r = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex"], cwd=tmp_path,
