@@ -29,7 +29,7 @@ from subsetsel_core.evaluation.result import EvaluationConfig
 from subsetsel_core.ranks.metrics import METRICS
 from subsetsel_core.representations.descriptors import Representation
 from subsetsel_core.representations.recipe import RepresentationRecipe
-from subsetsel_core.strategies import SCORE_AWARE
+from subsetsel_core.strategies import BASELINE, SCORE_AWARE
 from subsetsel_core.strategies.score_aware import LABEL
 from subsetsel_core.text.rounding import printf
 from subsetsel_core.viz.headroom import headroom_figure
@@ -121,7 +121,7 @@ def _result(job: jobs.Job) -> None:
                  f" computed in {job.elapsed:.1f} s, kept for these settings.")
     p = res.price(metric)
     (st.warning if p.lo > 0 else st.info)(widgets.md_escape(res.sentence(metric)), icon=widgets.ICONS["info"])
-    keys = list(dict.fromkeys([p.best_a_priori, p.best_score_aware, "random"]))  # random for scale
+    keys = list(dict.fromkeys([p.best_a_priori, p.best_score_aware, BASELINE]))  # the baseline for scale
     widgets.chart(headroom_figure(res.curves_frame(), metric, keys,
                                   title=f"{METRICS[metric].label} vs k on held-out models: best a-priori vs best "
                                         "score-aware"), key="ev_hr_curves")

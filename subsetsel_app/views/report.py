@@ -24,7 +24,7 @@ from subsetsel_core.evaluation.permutation import PermutationTest
 from subsetsel_core.evaluation.result import BASELINE, Entry, EvaluationResult
 from subsetsel_core.evaluation.stability import Stability
 from subsetsel_core.evaluation.verdict import NOT_TESTED, Verdict, favoured_entry, settings_label
-from subsetsel_core.ranks.metrics import METRICS
+from subsetsel_core.ranks.metrics import HEADLINE, METRICS
 from subsetsel_core.representations.descriptors import Representation
 from subsetsel_core.representations.recipe import RepresentationRecipe
 from subsetsel_core.selection.subsets import Selection
@@ -33,7 +33,7 @@ from subsetsel_core.viz import curves, maps, rankings, style
 from subsetsel_core.viz.report import Report, Section, figure_images
 
 #: The agreement metric quoted in the report's headline numbers.
-HEADLINE_METRIC = "spearman"
+HEADLINE_METRIC = HEADLINE
 
 
 @dataclass

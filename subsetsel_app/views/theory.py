@@ -19,7 +19,7 @@ from subsetsel_app.active_data import ActiveData
 from subsetsel_app.state import K
 from subsetsel_core.errors import InputError
 from subsetsel_core.evaluation.result import Entry, EvaluationConfig, EvaluationResult
-from subsetsel_core.strategies import REGISTRY
+from subsetsel_core.strategies import COVERING
 from subsetsel_core.text.rounding import text
 from subsetsel_core.viz.report import Section
 from subsetsel_core.viz.style import strategy_color
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 #: The entries that get the bound (as :data:`subsetsel_core.evaluation.theory.THEORY_STRATEGIES`,
 #: named here without importing the GP code, which loads scipy.optimize).
-STRATEGIES = tuple(s for s in REGISTRY if s.startswith("fafi-"))
+STRATEGIES = COVERING
 TITLE = "What the theory predicts"
 PROMISE = ("Under a Gaussian-process model of the standardized scores over the descriptor space, a subset that "
            "covers every dataset within distance h leaves each model's estimated mean standardized score with an "

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 from subsetsel_core.cli import data as D
 from subsetsel_core.cli.args import count, output_path, seed, share
 from subsetsel_core.errors import InputError
-from subsetsel_core.strategies import REGISTRY
+from subsetsel_core.strategies import COVERING
 
 if TYPE_CHECKING:
     from subsetsel_core.evaluation.theory import Theory
 
 #: Strategies the bound is computed for (as :data:`subsetsel_core.evaluation.theory.THEORY_STRATEGIES`).
-STRATEGIES = tuple(s for s in REGISTRY if s.startswith("fafi-"))
+STRATEGIES = COVERING
 
 
 def add_theory_args(p: argparse.ArgumentParser) -> None:
