@@ -129,13 +129,7 @@ def use_favoured(data: ActiveData, strategy: str, representation: str | None) ->
     st.session_state[K.SEL_STRATEGY] = strategy
     rec = session.offered_recipes(data).get(representation) if representation else None
     if rec is not None:
-        st.session_state[K.REP_TABLES] = list(rec.tables)
-        st.session_state[K.REP_COLUMNS] = None if rec.columns is None else list(rec.columns)
-        st.session_state[K.REP_TEXT] = rec.text
-        st.session_state[K.REP_LOG] = rec.log
-        st.session_state[K.REP_PCA] = rec.pca is not None
-        if rec.pca is not None:
-            st.session_state[K.REP_PCA_VAR] = rec.pca
+        session.recipe_to_state(rec, st.session_state)
 
 
 def facts(c: Content) -> list[tuple[str, str]]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from subsetsel_core.cli.args import names, readable, share
+from subsetsel_core.cli.args import option, readable
 from subsetsel_core.cli.scores import add_score_args, is_table, read_scores
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.result_records import RESULT_FORMATS
@@ -52,20 +52,16 @@ def add_data_args(p: argparse.ArgumentParser, scores_flag: str = "--scores") -> 
 def add_representation_args(p: argparse.ArgumentParser) -> None:
     """The options of a representation recipe (as on the dashboard's Representation page)."""
     g = p.add_argument_group("representation (as on the dashboard's Representation page)")
-    g.add_argument("--representation", metavar="T[+T][,…]", type=names, default=None,
-                   help="descriptor tables (a manifest's representations, or --features file names); "
+    option(g, "tables", help="descriptor tables (a manifest's representations, or --features file names); "
                         "'A+B' joins tables into one representation, ',' separates representations "
                         "(default: the first table, or every --features file joined); 'names': the dataset "
                         "names as weak text descriptors, on any benchmark ('names-sentence': sentence "
                         "embeddings, an extra; 'names+T' appends T's text columns)")
-    g.add_argument("--columns", metavar="A,B", type=names, default=None,
-                   help="columns of the joined tables to use (default: each table's manifest columns); "
-                        "embedding tables are always used in full")
-    g.add_argument("--text", action=argparse.BooleanOptionalAction, default=None,
-                   help="embed text columns with TF-IDF + SVD (default) or drop them (--no-text)")
-    g.add_argument("--log", action="store_true", default=None, help="log1p of heavy-tailed count columns")
-    g.add_argument("--pca", type=share, metavar="VARIANCE", default=None,
-                   help="reduce with PCA keeping this fraction of the variance, e.g. 0.9")
+    option(g, "columns", help="columns of the joined tables to use (default: each table's manifest columns); "
+                              "embedding tables are always used in full")
+    option(g, "text", action=argparse.BooleanOptionalAction, default=None)  # None: not given (a sidecar's applies)
+    option(g, "log", default=None)
+    option(g, "pca")
 
 
 def aliases(values: Sequence[str] | None) -> dict[str, str]:

@@ -7,7 +7,7 @@ import json
 from typing import TYPE_CHECKING
 
 from subsetsel_core.cli import data as D
-from subsetsel_core.cli.args import count, output_path, seed, share
+from subsetsel_core.cli.args import option, output_path
 from subsetsel_core.errors import InputError
 from subsetsel_core.strategies import COVERING
 
@@ -24,12 +24,10 @@ def add_theory_args(p: argparse.ArgumentParser) -> None:
     D.add_representation_args(p)
     p.add_argument("--strategy", choices=STRATEGIES, default=STRATEGIES[0],
                    help="whose first k datasets give the covering radius h_k (default: %(default)s)")
-    p.add_argument("--trials", type=count(1, 100_000, "trials"), default=200,
-                   help="trials of the protocol behind the observed share")
-    p.add_argument("--alpha", type=share, default=0.8, help="dataset-pool fraction α of the observed subsets")
-    p.add_argument("--k-min", type=count(1, 10**6, "k"), default=2)
-    p.add_argument("--k-max", type=count(1, 10**6, "k"), default=20)
-    p.add_argument("--seed", type=seed, default=0)
+    option(p, "trials", help="trials of the protocol behind the observed share")
+    option(p, "alpha", help="dataset-pool fraction α of the observed subsets")
+    for name in ("k_min", "k_max", "seed"):
+        option(p, name)
     p.add_argument("--out", type=output_path, metavar="theory.json", help="write JSON here")
 
 

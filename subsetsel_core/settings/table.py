@@ -227,7 +227,7 @@ SELECT: tuple[Setting, ...] = (
 
 REPORT: tuple[Setting, ...] = (
     Setting("metric", "choice", "spearman", choices=_metrics, help="the metric of the figures and the verdict",
-            toml="report.metric", workspace="ev_metric", label="Metric"),
+            flag="--metric", metavar="NAME", toml="report.metric", workspace="ev_metric", label="Metric"),
     Setting("images", "bool", True, help="PNG and SVG of every figure (needs Chromium)", toml="report.images",
             only="cli", field="config"),
     Setting("title", "str", "", help="the report's title", toml="title", workspace="rp_title", label="Title",
