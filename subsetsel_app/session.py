@@ -8,7 +8,7 @@ offers :func:`offered_recipes`. Computations go through :mod:`subsetsel_app.cach
 
 from __future__ import annotations
 
-from collections.abc import Mapping, MutableMapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import streamlit as st
@@ -117,8 +117,10 @@ def _typed(name: str, value: Any) -> Any:
     return {"bool": bool, "float": float, "int": int, "names": tuple}.get(kind, lambda v: v)(value)
 
 
-def recipe_from_state(ss: Mapping[str, Any]) -> RepresentationRecipe:
+def recipe_from_state(ss: Any) -> RepresentationRecipe:
     """The recipe the session's Representation settings describe (unnamed), field by setting name.
+
+    ``ss``: ``st.session_state`` or a plain mapping of its keys.
 
     PCA is applied when its toggle is on (the variance is kept while it is off).
     """
@@ -128,7 +130,7 @@ def recipe_from_state(ss: Mapping[str, Any]) -> RepresentationRecipe:
     return RepresentationRecipe(**values)
 
 
-def recipe_to_state(rec: RepresentationRecipe, ss: MutableMapping[str, Any]) -> None:
+def recipe_to_state(rec: RepresentationRecipe, ss: Any) -> None:
     """Set the Representation settings of the session to a recipe's (the inverse of :func:`recipe_from_state`)."""
     for name, key in RECIPE_KEYS.items():
         value = getattr(rec, name)

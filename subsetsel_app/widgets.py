@@ -235,15 +235,18 @@ def _bounds(key: str) -> tuple[Any, Any, str]:
         raise KeyError(f"session key {key!r} holds no setting of subsetsel_core.settings.table")
     s = SETTINGS[name]
     lo, hi = s.widget_range()
-    cast = int if s.kind == "int" else float
-    return cast(lo), cast(hi), s.label or s.name
+    if lo is None or hi is None:
+        raise KeyError(f"the setting {name!r} has no range for a widget")
+    as_type = int if s.kind == "int" else float
+    return as_type(lo), as_type(hi), s.label or s.name
 
 
 def number(key: str, *, where: DeltaGenerator | None = None, label: str | None = None, **kwargs: Any) -> Any:
     """A number input for a session key holding a setting: label, min and max from the settings table."""
     lo, hi, text = _bounds(key)
-    return (where or st).number_input(label or text, min_value=lo, max_value=hi, key=key,
-                                      persist_state=state.PERSIST, **kwargs)
+    target: Any = where if where is not None else st  # a column, a form, or the page
+    return target.number_input(label or text, min_value=lo, max_value=hi, key=key, persist_state=state.PERSIST,
+                               **kwargs)
 
 
 def slider(key: str, *, where: DeltaGenerator | None = None, label: str | None = None,
@@ -251,5 +254,6 @@ def slider(key: str, *, where: DeltaGenerator | None = None, label: str | None =
     """A slider for a session key holding a setting: label and range from the settings table (``high``:
     a lower maximum, e.g. the benchmark's datasets)."""
     lo, hi, text = _bounds(key)
-    return (where or st).slider(label or text, lo, hi if high is None else type(hi)(high), key=key,
-                                persist_state=state.PERSIST, **kwargs)
+    target: Any = where if where is not None else st
+    return target.slider(label or text, lo, hi if high is None else type(hi)(high), key=key,
+                         persist_state=state.PERSIST, **kwargs)

@@ -122,7 +122,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
                          field="permutations")
     mapper = _mapper(args)
     res = evaluate(data.benchmark, reps, cfg, mapper=mapper)
-    permutation = _permutation(args, data, reps, res, mapper) if args.permutations else None
+    tested = args.permutations and any(e.strategy != BASELINE for e in res.entries)  # random alone: nothing to test
+    permutation = _permutation(args, data, reps, res, mapper) if tested else None
     stability = full_stability(data.benchmark, resamples=args.resamples, seed=cfg.seed, metrics=cfg.metrics)
     if getattr(args, "latex", None):
         from subsetsel_core.outputs.latex import auc_latex
