@@ -39,3 +39,31 @@ def test_widget_ranges_are_the_settings(app: Any, page: str) -> None:
         assert rule(past, 10**6) is not None
     if page in ("evaluate", "representation", "select"):
         assert seen, f"no widget holding a setting on the {page} page"
+
+
+def test_every_saved_setting_has_its_session_key_and_a_rule() -> None:
+    from subsetsel_app.state import SAVED
+
+    for s in SETTINGS.values():
+        if s.workspace is None:
+            continue
+        key = KEYS[s.workspace]
+        assert key.saved_in_workspace, s.name
+        if key.setting is None:  # the k range holds two settings in one slider
+            assert s.name in ("k_min", "k_max") and key.default == (SETTINGS["k_min"].default, SETTINGS["k_max"].default)
+            continue
+        assert key.setting == s.name
+        assert key.default == (list(s.dashboard_default()) if isinstance(s.dashboard_default(), tuple)
+                               else s.dashboard_default())
+    assert set(SAVED) <= set(RULES), sorted(set(SAVED) - set(RULES))
+
+
+def test_a_recipe_travels_whole_through_the_session() -> None:
+    from subsetsel_app.session import recipe_from_state, recipe_to_state
+    from subsetsel_core.representations.recipe import RepresentationRecipe
+
+    for rec in (RepresentationRecipe(("a", "b"), ("x",), text=False, log=True, pca=0.8),
+                RepresentationRecipe(("a",))):
+        ss: dict[str, Any] = {"rep_pca_var": 0.9}
+        recipe_to_state(rec, ss)
+        assert recipe_from_state(ss) == rec
