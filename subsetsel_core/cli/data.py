@@ -21,6 +21,7 @@ from subsetsel_core.cli.scores import add_score_args, is_table, read_scores
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.result_records import RESULT_FORMATS
 from subsetsel_core.io.score_format import MISSING_POLICIES, MissingPolicy
+from subsetsel_core.settings.table import RECIPE, Setting
 from subsetsel_core.text.safe_text import printable, safe_message
 
 if TYPE_CHECKING:
@@ -49,19 +50,42 @@ def add_data_args(p: argparse.ArgumentParser, scores_flag: str = "--scores") -> 
     g.add_argument("--name", help="benchmark name shown in outputs")
 
 
+#: Longer help of the recipe's options than the settings table's one line.
+_RECIPE_HELP = {
+    "tables": "descriptor tables (a manifest's representations, or --features file names); 'A+B' joins tables "
+              "into one representation, ',' separates representations (default: the first table, or every "
+              "--features file joined); 'names': the dataset names as weak text descriptors, on any benchmark "
+              "('names-sentence': sentence embeddings, an extra; 'names+T' appends T's text columns)",
+    "columns": "columns of the joined tables to use (default: each table's manifest columns); embedding tables are "
+               "always used in full",
+}
+
+
+def _dest(s: Setting) -> str:
+    return (s.flag or s.name).lstrip("-").replace("-", "_")
+
+
 def add_representation_args(p: argparse.ArgumentParser) -> None:
-    """The options of a representation recipe (as on the dashboard's Representation page)."""
+    """The options of a representation recipe (as on the dashboard's Representation page): one per
+    setting of :data:`~subsetsel_core.settings.table.RECIPE`."""
     g = p.add_argument_group("representation (as on the dashboard's Representation page)")
-    option(g, "tables", help="descriptor tables (a manifest's representations, or --features file names); "
-                        "'A+B' joins tables into one representation, ',' separates representations "
-                        "(default: the first table, or every --features file joined); 'names': the dataset "
-                        "names as weak text descriptors, on any benchmark ('names-sentence': sentence "
-                        "embeddings, an extra; 'names+T' appends T's text columns)")
-    option(g, "columns", help="columns of the joined tables to use (default: each table's manifest columns); "
-                              "embedding tables are always used in full")
-    option(g, "text", action=argparse.BooleanOptionalAction, default=None)  # None: not given (a sidecar's applies)
-    option(g, "log", default=None)
-    option(g, "pca")
+    for s in RECIPE:
+        kw: dict[str, Any] = {"help": _RECIPE_HELP[s.name]} if s.name in _RECIPE_HELP else {}
+        if s.kind == "bool":  # None: not given (a sidecar's value applies); on by default: --no-… turns it off
+            kw["default"] = None
+            if s.default:
+                kw["action"] = argparse.BooleanOptionalAction
+        option(g, s.name, **kw)
+
+
+def recipe_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The recipe's settings besides its tables and columns, from the options (the table's default where not given)."""
+    out = {}
+    for s in RECIPE:
+        if s.name not in ("tables", "columns"):
+            value = getattr(args, _dest(s))
+            out[s.name] = s.default if value is None else (bool(value) if s.kind == "bool" else value)
+    return out
 
 
 def aliases(values: Sequence[str] | None) -> dict[str, str]:
@@ -206,9 +230,7 @@ def recipes(args: argparse.Namespace, data: Data) -> list[RepresentationRecipe]:
         return []
     else:
         groups = [list(data.tables[:1])] if data.specs else [list(data.tables)]
-    text = True if args.text is None else bool(args.text)
-    return [make_recipe(data.descriptors, data.specs, g, args.columns, text=text, log=bool(args.log), pca=args.pca)
-            for g in groups]
+    return [make_recipe(data.descriptors, data.specs, g, args.columns, **recipe_options(args)) for g in groups]
 
 
 def build(recipe: RepresentationRecipe, data: Data, seed: int) -> Representation:
