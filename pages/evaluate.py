@@ -33,22 +33,20 @@ with st.form("ev_form", border=True):
     c[1].multiselect("Representations", list(reps), key=K.EV_REPS, persist_state=state.PERSIST,
                      help="Each descriptor table with its defaults, and the one configured on the Representation page.")
     c = st.columns(4)
-    c[0].number_input("Trials T", min_value=2, max_value=5000, step=10, key=K.EV_TRIALS, persist_state=state.PERSIST,
-                      help="Random pools; more trials give tighter bands and p-values (the paper uses 200).")
-    c[1].slider("α — share of datasets per pool", 0.1, 1.0, step=0.05, key=K.EV_ALPHA, persist_state=state.PERSIST)
-    c[2].slider("β — share of models per pool", 0.1, 1.0, step=0.05, key=K.EV_BETA, persist_state=state.PERSIST)
+    widgets.number(K.EV_TRIALS, where=c[0], step=10,
+                   help="Random pools; more trials give tighter bands and p-values (the paper uses 200).")
+    widgets.slider(K.EV_ALPHA, where=c[1], step=0.05)
+    widgets.slider(K.EV_BETA, where=c[2], step=0.05)
     c[3].slider("k range", 1, n, key=K.EV_KRANGE, persist_state=state.PERSIST)
     c = st.columns([2, 1, 1])
     c[0].toggle("Test against shuffled descriptors (permutation test)", key=K.EV_PERMUTE, persist_state=state.PERSIST,
                 help="The only test behind a verdict that a strategy helps: the gain over random is compared with "
                      "the gains of the same strategies on descriptors shuffled between datasets, on the same pools. "
                      "Runs after the evaluation; entries stop early once ten shuffles beat them.")
-    c[1].number_input("Shuffles B", min_value=19, max_value=9999, step=10, key=K.EV_PERMUTATIONS,
-                      persist_state=state.PERSIST,
-                      help="With m strategies besides random the smallest Holm-adjusted p is m / (B + 1): five "
-                           "need B ≥ 100 for any 'helps' at 5 %.")
-    c[2].number_input("Trials of the test T′", min_value=2, max_value=5000, step=10, key=K.EV_PERM_TRIALS,
-                      persist_state=state.PERSIST, help="Gain and null on the first T′ trials (at most T).")
+    widgets.number(K.EV_PERMUTATIONS, where=c[1], step=10,
+                   help="With m strategies besides random the smallest Holm-adjusted p is m / (B + 1): five "
+                        "need B ≥ 100 for any 'helps' at 5 %.")
+    widgets.number(K.EV_PERM_TRIALS, where=c[2], step=10, help="Gain and null on the first T′ trials (at most T).")
     st.form_submit_button("Run evaluation", type="primary", icon=":material/play_arrow:",
                           on_click=evaluate.start_from_state)
 if not reps:

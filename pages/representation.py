@@ -53,7 +53,7 @@ with settings:
     st.toggle("PCA", key=K.REP_PCA, persist_state=state.PERSIST,
               help="Replace the columns by principal components of the standardised columns.")
     if st.session_state[K.REP_PCA]:
-        st.slider("Variance kept by PCA", 0.5, 1.0, step=0.05, key=K.REP_PCA_VAR, persist_state=state.PERSIST)
+        widgets.slider(K.REP_PCA_VAR, label="Variance kept by PCA", step=0.05)
 
 rec, rep, err = session.current_representation(data)
 with settings:

@@ -79,7 +79,7 @@ def select_panel(data: ActiveData) -> None:
         c = st.columns([1.3, 2, 1.6], gap="medium")
         c[0].selectbox("Strategy", strategies, key=K.SEL_STRATEGY, persist_state=state.PERSIST,
                        help=view.strategy_help(strategies))
-        c[1].slider("k — datasets in the subset", 1, k_max, key=K.SEL_K, persist_state=state.PERSIST)
+        widgets.slider(K.SEL_K, where=c[1], label="k — datasets in the subset", high=k_max)
     where = c[-1]
     where.markdown(f"**Representation:** {widgets.md_escape(rec.label) if rec is not None else 'none'}")
     where.page_link(page("representation").file, label="change the descriptors", icon=":material/tune:")

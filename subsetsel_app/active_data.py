@@ -250,6 +250,11 @@ def make_recipe(data: ActiveData, tables: Sequence[str], columns: Sequence[str] 
     return R.make_recipe(data.tables, data.specs, tables, columns, text=text, log=log, pca=pca)
 
 
+def named_recipe(data: ActiveData, draft: RepresentationRecipe) -> RepresentationRecipe:
+    """A recipe completed for this benchmark's tables (its display name filled in)."""
+    return R.named_recipe(data.tables, data.specs, draft)
+
+
 def table_recipe(data: ActiveData, table: str) -> RepresentationRecipe:
     """The default representation of one descriptor table."""
     return make_recipe(data, [table])

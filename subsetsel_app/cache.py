@@ -190,10 +190,9 @@ def default_columns(data: ActiveData, tables: tuple[str, ...]) -> tuple[str, ...
 
 
 @st.cache_resource(max_entries=256, show_spinner=False, hash_funcs=BY_TOKEN)
-def recipe(data: ActiveData, tables: tuple[str, ...], columns: tuple[str, ...] | None = None, *, text: bool = True,
-           log: bool = False, pca: float | None = None) -> RepresentationRecipe:
-    """:func:`subsetsel_app.active_data.make_recipe`."""
-    return active_data.make_recipe(data, tables, columns, text=text, log=log, pca=pca)
+def recipe(data: ActiveData, draft: RepresentationRecipe) -> RepresentationRecipe:
+    """:func:`subsetsel_app.active_data.named_recipe`: the recipe, named for the benchmark."""
+    return active_data.named_recipe(data, draft)
 
 
 @st.cache_resource(max_entries=64, show_spinner="Building the representation …", hash_funcs=BY_TOKEN)

@@ -26,9 +26,13 @@ from typing import Any
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.errors import Cancelled, InputError, SubsetselError
 from subsetsel_core.evaluation.parallel import Mapper
-from subsetsel_core.evaluation.permutation import PermutationTest, iter_permutation_test
+from subsetsel_core.evaluation.permutation import (
+    PermutationTest,
+    iter_permutation_test,
+    verdict_metric,
+)
 from subsetsel_core.evaluation.protocol import iter_evaluate, prepare
-from subsetsel_core.evaluation.result import EvaluationConfig, EvaluationResult
+from subsetsel_core.evaluation.result import BASELINE, EvaluationConfig, EvaluationResult
 from subsetsel_core.representations.descriptors import Representation
 
 log = logging.getLogger(__name__)
@@ -270,7 +274,7 @@ def _evaluate(job: Job, benchmark: Benchmark, reps: Mapping[str, Representation]
     if job.result is None or not job.result.complete:
         raise Cancelled("stopped")
     req: Evaluation = job.request
-    if req.permutations > 0 and any(e.strategy != "random" for e in job.result.entries):
+    if req.permutations > 0 and any(e.strategy != BASELINE for e in job.result.entries):
         observed = job.result
         submit(permutation_key(job.key), "the permutation test", req.permutations,
                lambda j: _permute(j, benchmark, reps, observed, req, mapper), owner=job.owner)
@@ -285,7 +289,7 @@ def permutation_key(evaluation: JobKey) -> JobKey:
 def _permute(job: Job, benchmark: Benchmark, reps: Mapping[str, Representation], observed: EvaluationResult,
              req: Evaluation, mapper: Mapper | None) -> PermutationTest:
     trials = min(req.permutation_trials or observed.config.trials, observed.config.trials)
-    metric = "spearman" if "spearman" in observed.config.metrics else observed.config.metrics[0]
+    metric = verdict_metric(observed.config)
     for part in iter_permutation_test(benchmark, reps, observed.config, permutations=req.permutations,
                                       trials=trials, observed=observed, verdict_metric=metric, mapper=mapper,
                                       should_stop=job.should_stop):

@@ -15,6 +15,7 @@ import streamlit as st
 
 from subsetsel_core.representations.descriptors import Representation
 from subsetsel_core.representations.recipe import RepresentationRecipe
+from subsetsel_core.settings.table import RECIPE, SETTINGS
 
 from . import cache, state
 from .active_data import ActiveData
@@ -73,7 +74,7 @@ def filled_in(data: ActiveData, ss: Mapping[Any, Any] | None = None) -> dict[str
                            K.REP_TABLES: _default_tables(data),
                            K.SEL_K: min(int(state.default(K.SEL_K)), n),
                            K.EV_KRANGE: tuple(max(1, min(int(v), n)) for v in state.default(K.EV_KRANGE)),
-                           K.EV_REPS: [cache.recipe(data, (t,)).label for t in data.usable_tables()[:1]]}
+                           K.EV_REPS: [cache.recipe(data, RepresentationRecipe((t,))).label for t in data.usable_tables()[:1]]}
     tables = ss.get(K.REP_TABLES)
     if tables and set(tables) <= set(data.tables):
         out[K.REP_COLUMNS] = list(cache.default_columns(data, tuple(tables)))
@@ -104,6 +105,42 @@ def reset_rep_columns() -> None:
     st.session_state[K.REP_COLUMNS] = None
 
 
+#: The recipe's settings and the session keys that hold them (the Representation page's widgets).
+RECIPE_KEYS: dict[str, str] = {spec.setting: key for key, spec in state.KEYS.items()
+                               if spec.setting in {s.name for s in RECIPE}}
+
+
+def _typed(name: str, value: Any) -> Any:
+    kind = SETTINGS[name].kind
+    if value is None:
+        return None
+    return {"bool": bool, "float": float, "int": int, "names": tuple}.get(kind, lambda v: v)(value)
+
+
+def recipe_from_state(ss: Any) -> RepresentationRecipe:
+    """The recipe the session's Representation settings describe (unnamed), field by setting name.
+
+    ``ss``: ``st.session_state`` or a plain mapping of its keys.
+
+    PCA is applied when its toggle is on (the variance is kept while it is off).
+    """
+    values = {name: _typed(name, ss.get(key)) for name, key in RECIPE_KEYS.items()}
+    if not ss.get(K.REP_PCA):
+        values["pca"] = None
+    return RepresentationRecipe(**values)
+
+
+def recipe_to_state(rec: RepresentationRecipe, ss: Any) -> None:
+    """Set the Representation settings of the session to a recipe's (the inverse of :func:`recipe_from_state`)."""
+    for name, key in RECIPE_KEYS.items():
+        value = getattr(rec, name)
+        if name == "pca":
+            ss[K.REP_PCA] = value is not None
+            if value is None:
+                continue  # the variance stays as the user left it
+        ss[key] = list(value) if isinstance(value, tuple) else value
+
+
 def current_recipe(data: ActiveData) -> RepresentationRecipe | None:
     """The representation configured on the Representation page (None without tables)."""
     if not data.tables:
@@ -112,9 +149,7 @@ def current_recipe(data: ActiveData) -> RepresentationRecipe | None:
     tables = tuple(st.session_state[K.REP_TABLES])
     if not tables:
         return None
-    pca = float(st.session_state[K.REP_PCA_VAR]) if st.session_state[K.REP_PCA] else None
-    return cache.recipe(data, tables, tuple(st.session_state[K.REP_COLUMNS]), text=bool(st.session_state[K.REP_TEXT]),
-                        log=bool(st.session_state[K.REP_LOG]), pca=pca)
+    return cache.recipe(data, recipe_from_state(st.session_state))
 
 
 def current_representation(data: ActiveData) -> tuple[RepresentationRecipe | None, Representation | None, str | None]:
@@ -126,7 +161,7 @@ def current_representation(data: ActiveData) -> tuple[RepresentationRecipe | Non
 
 def offered_recipes(data: ActiveData) -> dict[str, RepresentationRecipe]:
     """Representations the Evaluate page offers: each usable table, and the configured one."""
-    out = {r.label: r for r in (cache.recipe(data, (t,)) for t in data.usable_tables())}
+    out = {r.label: r for r in (cache.recipe(data, RepresentationRecipe((t,))) for t in data.usable_tables())}
     cur = current_recipe(data)
     if cur is not None and cur.label not in out:
         out[cur.label] = cur

@@ -15,12 +15,12 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from subsetsel_app.state import MAP_METHODS, K
+from subsetsel_app.state import KEYS, MAP_METHODS, K
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.score_format import ScoreFormat
 from subsetsel_core.ranks.metrics import METRICS
 from subsetsel_core.representations import BUILDERS
-from subsetsel_core.strategies import STRATEGIES
+from subsetsel_core.settings.table import SETTINGS, Setting
 
 __all__ = ["check_app_description", "check_settings", "setting_problem"]
 
@@ -79,34 +79,39 @@ def _k_range(v: Any, n: int) -> str | None:
     if (not isinstance(v, list) or len(v) != 2
             or not all(isinstance(x, int) and not isinstance(x, bool) for x in v)):
         return f"must be two whole numbers [k_min, k_max], got {v!r:.40}"
-    return None if 1 <= v[0] <= v[1] <= 10**6 else f"is {v}, not two sizes from 1 up, in order"
+    return None if 1 <= v[0] <= v[1] <= (SETTINGS["k_max"].high or 0) else f"is {v}, not two sizes from 1 up, in order"
 
 
-#: The rule of each setting a workspace saves (the widgets' ranges and options).
+def rule_of(setting: Setting) -> Rule:
+    """The workspace rule of a setting of the table: its widget's range, its options."""
+    lo, hi = setting.widget_range()
+    if setting.kind == "int":
+        return _whole(int(lo if lo is not None else 0), int(hi if hi is not None else 2**63 - 1))
+    if setting.kind == "float":
+        return _number(float(lo if lo is not None else -math.inf), float(hi if hi is not None else math.inf))
+    if setting.kind == "bool":
+        return _flag
+    if setting.kind == "choice":
+        return _one_of(setting.options())
+    if setting.kind == "names":
+        return _names(setting.options() or None, optional=setting.default is None)
+    return _text()
+
+
+#: The rule of each setting a workspace saves (the widgets' ranges and options): those holding a
+#: setting of the table from it, the dashboard's own ones here.
 RULES: dict[str, Rule] = {
-    K.REP_TABLES: _names(optional=True),
-    K.REP_COLUMNS: _names(optional=True),
-    K.REP_TEXT: _flag,
-    K.REP_LOG: _flag,
+    **{key: rule_of(SETTINGS[spec.setting]) for key, spec in KEYS.items()
+       if spec.setting is not None and spec.saved_in_workspace},
     K.REP_PCA: _flag,
-    K.REP_PCA_VAR: _number(0.5, 1.0),
     K.MAP_METHOD: _one_of(MAP_METHODS),
     K.MAP_COLOR: _text(optional=True),
-    K.SEED: _whole(0, 2**31 - 1),
-    K.SEL_STRATEGY: _one_of(STRATEGIES),
-    K.SEL_K: _whole(1, 10**6),  # the Select page caps it at the datasets
-    K.SEL_INCLUDE: _names(),
-    K.SEL_EXCLUDE: _names(),
     K.SEL_METRIC: _one_of(tuple(METRICS)),
-    K.EV_STRATEGIES: _names(STRATEGIES),
     K.EV_REPS: _names(optional=True),
-    K.EV_TRIALS: _whole(2, 5000),
-    K.EV_ALPHA: _number(0.1, 1.0),
-    K.EV_BETA: _number(0.1, 1.0),
     K.EV_KRANGE: _k_range,
-    K.EV_METRIC: _one_of(tuple(METRICS)),
     K.EV_BANDS: _flag,
-    K.RP_TITLE: _text(),
+    K.EV_ALL_BANDS: _flag,
+    K.EV_PERMUTE: _flag,
 }
 
 

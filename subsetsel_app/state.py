@@ -17,7 +17,7 @@ from typing import Any, Final
 import streamlit as st
 
 from subsetsel_core.selection.costs import COST_ESTIMATE
-from subsetsel_core.strategies import STRATEGIES
+from subsetsel_core.settings.table import SETTINGS
 
 from .active_data import NONE
 
@@ -47,6 +47,8 @@ class Key:
     label : str or None
         How the notice after a benchmark switch names the setting when the switch reset it
         (None: an internal value, never named).
+    setting : str or None
+        The :data:`~subsetsel_core.settings.table.SETTINGS` entry it holds (default, widget range).
     """
 
     default: Any = None
@@ -54,6 +56,12 @@ class Key:
     saved_in_workspace: bool = False
     widget: bool = False
     label: str | None = None
+    setting: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.setting is not None and self.default is None:
+            value = SETTINGS[self.setting].dashboard_default()
+            object.__setattr__(self, "default", list(value) if isinstance(value, tuple) else value)
 
 
 class K:
@@ -183,23 +191,23 @@ KEYS: dict[str, Key] = {
     K.UP_RES_NAME: Key(""),
     K.UP_RES_SEEN: Key(None),  # digest of the results files whose missing-score policy was set
     # representation
-    K.REP_TABLES: Key(None, **_BW, label="descriptor tables"),
-    K.REP_COLUMNS: Key(None, **_BW, label="descriptor columns"),
-    K.REP_TEXT: Key(True, **_BW, label="text columns"),
-    K.REP_LOG: Key(False, **_BW, label="log scaling"),
+    K.REP_TABLES: Key(None, **_BW, label="descriptor tables", setting="tables"),
+    K.REP_COLUMNS: Key(None, **_BW, label="descriptor columns", setting="columns"),
+    K.REP_TEXT: Key(**_BW, label="text columns", setting="text"),
+    K.REP_LOG: Key(**_BW, label="log scaling", setting="log"),
     K.REP_PCA: Key(False, **_BW, label="PCA"),
-    K.REP_PCA_VAR: Key(0.9, **_BW, label="PCA variance"),
+    K.REP_PCA_VAR: Key(**_BW, label="PCA variance", setting="pca"),
     K.REP_CHECK_TRIALS: Key(50),  # trials of the representation check's quick run
     K.REP_CHECK_JOB: Key(None),  # job key of the session's latest representation check
     K.MAP_METHOD: Key("UMAP", **_W),
     K.MAP_COLOR: Key(None, **_BW, label="map colour"),
-    K.SEED: Key(0, **_W),
+    K.SEED: Key(**_W, setting="seed"),
     # select
     K.SEL_MODE: Key(SELECT_MODES[0]),  # k datasets or a total budget
-    K.SEL_STRATEGY: Key("fafi-cosine", **_BW, label="strategy"),
-    K.SEL_K: Key(10, **_BW, label="k"),
-    K.SEL_INCLUDE: Key([], **_BW, label="must include"),
-    K.SEL_EXCLUDE: Key([], **_BW, label="exclude"),
+    K.SEL_STRATEGY: Key(**_BW, label="strategy", setting="strategy"),
+    K.SEL_K: Key(**_BW, label="k", setting="k"),
+    K.SEL_INCLUDE: Key(**_BW, label="must include", setting="include"),
+    K.SEL_EXCLUDE: Key(**_BW, label="exclude", setting="exclude"),
     K.SEL_METRIC: Key("spearman", **_W),
     K.SEL_COST: Key(COST_ESTIMATE, **_B, label="cost per dataset"),  # COST_ESTIMATE or a numeric descriptor column
     K.SEL_BUDGET: Key(None, **_B),  # total budget in the cost's units
@@ -211,18 +219,18 @@ KEYS: dict[str, Key] = {
     K.PL_NAME: Key("new model", **_B, label="new model's name"),
     K.PL_NONCE: Key(0),  # bumped to clear the score uploader
     # evaluate
-    K.EV_STRATEGIES: Key(list(STRATEGIES), **_W),
+    K.EV_STRATEGIES: Key(**_W, setting="strategies"),
     K.EV_REPS: Key(None, **_BW, label="evaluated representations"),
-    K.EV_TRIALS: Key(50, **_W),
-    K.EV_ALPHA: Key(0.8, **_W),
-    K.EV_BETA: Key(1.0, **_W),
-    K.EV_KRANGE: Key((2, 20), **_BW, label="k range"),
-    K.EV_METRIC: Key("spearman", **_W),
+    K.EV_TRIALS: Key(**_W, setting="trials"),
+    K.EV_ALPHA: Key(**_W, setting="alpha"),
+    K.EV_BETA: Key(**_W, setting="beta"),
+    K.EV_KRANGE: Key((SETTINGS["k_min"].default, SETTINGS["k_max"].default), **_BW, label="k range"),
+    K.EV_METRIC: Key(**_W, setting="metric"),
     K.EV_BANDS: Key(True, **_W),
     K.EV_ALL_BANDS: Key(False, **_W),  # bands of every strategy, not only random's and the favoured one's
     K.EV_PERMUTE: Key(True, **_W),  # run the permutation test after the evaluation
-    K.EV_PERMUTATIONS: Key(199, **_W),  # its shuffles B (five entries need B ≥ 100 for any "helps")
-    K.EV_PERM_TRIALS: Key(50, **_W),  # its trials T' (the first T' of the evaluation)
+    K.EV_PERMUTATIONS: Key(**_W, setting="permutations"),  # its shuffles B (five entries need B ≥ 100)
+    K.EV_PERM_TRIALS: Key(**_W, setting="permutation_trials"),  # its trials T' (the first T' of the evaluation)
     K.EV_RUN: Key(None),  # job key of this session's latest evaluation
     K.EV_COMPUTE: Key(COMPUTE_MODES[0]),
     K.EV_JOBS: Key(2),  # local worker processes
@@ -244,7 +252,7 @@ KEYS: dict[str, Key] = {
     K.EV_HR_METRIC: Key("spearman"),
     K.EV_HR_JOB: Key(None),  # job key of the session's latest headroom run
     # report
-    K.RP_TITLE: Key("", **_BW, label="report title"),
+    K.RP_TITLE: Key(**_BW, label="report title", setting="title"),
     K.RP_IMAGES: Key(None, **_B),  # {"signature", "images": {name: {fmt: bytes}}, "error"}
     K.WS_NONCE: Key(0),  # bumped to clear the workspace uploader after a load
     # the session kept across reloads (subsetsel_app.persist)
@@ -255,13 +263,8 @@ KEYS: dict[str, Key] = {
 }
 
 
-def _check_names() -> None:
-    names = {v for n, v in vars(K).items() if n.isupper()}
-    if names != set(KEYS):
-        raise RuntimeError(f"state.K and state.KEYS disagree: {sorted(names ^ set(KEYS))}")
-
-
-_check_names()
+if {v for n, v in vars(K).items() if n.isupper()} != set(KEYS):
+    raise RuntimeError(f"state.K and state.KEYS disagree: {sorted({v for n, v in vars(K).items() if n.isupper()} ^ set(KEYS))}")
 
 #: Keys a workspace file holds.
 SAVED: tuple[str, ...] = tuple(k for k, v in KEYS.items() if v.saved_in_workspace)

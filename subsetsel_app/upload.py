@@ -91,6 +91,7 @@ FIELD_HINTS: dict[str, str] = {
     "k_range": "Change the 'k range' on the Evaluate page.",
     "metric": "Choose another metric.",
     "seed": "Change the seed in the sidebar.",
+    "resamples": "The bootstrap resamples of the full benchmark's stability are fixed here; on the command line they are --resamples.",
     "permutations": "Change 'Shuffles B' of the permutation test on the Evaluate page.",
     "workspace": "Load a .subsetsel file saved by this app.",
     "recipe": "A sidecar is replayed on the command line: subsetsel select --recipe SIDECAR.json.",

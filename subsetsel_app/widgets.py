@@ -18,6 +18,7 @@ from subsetsel_core.errors import InputError
 from subsetsel_core.io.validation import ValidationReport
 from subsetsel_core.representations.descriptors import Representation
 from subsetsel_core.representations.recipe import RepresentationRecipe
+from subsetsel_core.settings.table import SETTINGS
 from subsetsel_core.viz import maps, svg
 
 from . import cache, entry, limits, persist, projection, session, state
@@ -225,3 +226,34 @@ def map_glance(data: ActiveData, rec: RepresentationRecipe, rep: Representation,
                      color=cache.color_values(data, st.session_state.get(K.MAP_COLOR)), method=proj.method,
                      height=height))
     _projection_note(data, rec, proj)
+
+
+def _bounds(key: str) -> tuple[Any, Any, str]:
+    """``(min, max, label)`` of the widget of a session key that holds a setting of the table."""
+    name = state.KEYS[key].setting
+    if name is None:
+        raise KeyError(f"session key {key!r} holds no setting of subsetsel_core.settings.table")
+    s = SETTINGS[name]
+    lo, hi = s.widget_range()
+    if lo is None or hi is None:
+        raise KeyError(f"the setting {name!r} has no range for a widget")
+    as_type = int if s.kind == "int" else float
+    return as_type(lo), as_type(hi), s.label or s.name
+
+
+def number(key: str, *, where: DeltaGenerator | None = None, label: str | None = None, **kwargs: Any) -> Any:
+    """A number input for a session key holding a setting: label, min and max from the settings table."""
+    lo, hi, text = _bounds(key)
+    target: Any = where if where is not None else st  # a column, a form, or the page
+    return target.number_input(label or text, min_value=lo, max_value=hi, key=key, persist_state=state.PERSIST,
+                               **kwargs)
+
+
+def slider(key: str, *, where: DeltaGenerator | None = None, label: str | None = None,
+           high: float | None = None, **kwargs: Any) -> Any:
+    """A slider for a session key holding a setting: label and range from the settings table (``high``:
+    a lower maximum, e.g. the benchmark's datasets)."""
+    lo, hi, text = _bounds(key)
+    target: Any = where if where is not None else st
+    return target.slider(label or text, lo, hi if high is None else type(hi)(high), key=key,
+                         persist_state=state.PERSIST, **kwargs)

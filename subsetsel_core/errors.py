@@ -71,6 +71,7 @@ FIELDS: dict[str, str] = {
     "k_range": "the range of k",
     "metric": "the metric",
     "seed": "the seed",
+    "resamples": "the bootstrap resamples of the full benchmark's own stability",
     "permutations": "the permutation test's settings (shuffles B, its trials T')",
     "workspace": "the workspace file",
     "recipe": "the JSON sidecar a subset is reproduced from",

@@ -256,3 +256,183 @@ def test_comments_tell_no_history() -> None:
 def test_tests_do_not_import_benchmarks(path: Path) -> None:
     for imported, _, line in _imports(path):
         assert not imported.startswith("benchmarks"), f"{path}:{line} imports {imported}"
+
+
+# --- registry names, library internals ------------------------------------------------------------
+
+#: Modules that define a registry: the only places a registry name may be written as a string.
+REGISTRY_MODULES = ("subsetsel_core/strategies/", "subsetsel_core/ranks/metrics.py")
+#: Files read for the registry-name and patching rules: the packages, the tests and the benchmarks.
+CHECKED_DIRS = (*PACKAGES, "tests", "benchmarks")
+
+
+def _checked_files() -> list[Path]:
+    files = [ROOT / "app.py"]
+    for d in CHECKED_DIRS:
+        files += sorted((ROOT / d).rglob("*.py"))
+    return [f for f in files if not str(f.relative_to(ROOT)).startswith(REGISTRY_MODULES)]
+
+
+def _registry_names() -> set[str]:
+    from subsetsel_core.ranks.metrics import METRICS
+    from subsetsel_core.strategies import REGISTRY
+
+    return set(REGISTRY) | set(METRICS)
+
+
+def _registry_prefixes(names: set[str]) -> set[str]:
+    """Family prefixes of the names (``fafi-`` of ``fafi-cosine``)."""
+    return {n[: n.index("-") + 1] for n in names if "-" in n}
+
+
+def _str(node: ast.AST) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def name_comparisons(tree: ast.AST, names: set[str]) -> Iterator[tuple[int, str]]:
+    """Registry names compared as string literals: ``x == "random"``, ``m in ("mae", …)``,
+    ``s.startswith("fafi-")``."""
+    prefixes = _registry_prefixes(names)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            for op, right in zip(node.ops, node.comparators, strict=True):
+                left = node.left
+                sides = [left, right]
+                if isinstance(op, ast.In | ast.NotIn) and isinstance(right, ast.Tuple | ast.List | ast.Set):
+                    sides += list(right.elts)
+                for side in sides:
+                    if _str(side) in names:
+                        yield node.lineno, f"compares {_str(side)!r}"
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("startswith", "endswith") and node.args):
+            text = _str(node.args[0])
+            if text and (text in names or text in prefixes):
+                yield node.lineno, f"{node.func.attr}({text!r})"
+
+
+def _registry_sets() -> list[frozenset[str]]:
+    """The name sets a hand copy would repeat: every strategy, the offered ones (with and without the
+    baseline), the score-aware ones, every metric."""
+    from subsetsel_core.ranks.metrics import METRICS
+    from subsetsel_core.strategies import BASELINE, REGISTRY, SCORE_AWARE, STRATEGIES
+
+    sets = [set(REGISTRY), set(STRATEGIES), set(STRATEGIES) - {BASELINE}, set(SCORE_AWARE), set(METRICS)]
+    return [frozenset(x) for x in sets if len(x) >= 2]
+
+
+def name_lists(tree: ast.AST, names: set[str]) -> Iterator[tuple[int, str]]:
+    """Hand-written copies of a registry: a list, tuple, set or the keys of a dict of registry names
+    (and nothing else) that name a whole registry set (every strategy, every metric, …). Choosing a few
+    entries (a test that runs ``("random", "kmeans")``) is a choice, not a copy."""
+    whole = _registry_sets()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.List | ast.Tuple | ast.Set):
+            elts = node.elts
+        elif isinstance(node, ast.Dict):
+            elts = [k for k in node.keys if k is not None]
+        else:
+            continue
+        found = [s for s in map(_str, elts) if s in names]
+        if len(found) >= 2 and len(found) == len(elts) and frozenset(found) in whole:
+            yield node.lineno, f"lists {', '.join(found[:4])}{' …' if len(found) > 4 else ''}"
+
+
+def test_no_registry_name_compared_as_text() -> None:
+    names = _registry_names()
+    bad = []
+    for path in _checked_files():
+        if path.relative_to(ROOT).parts[0] in ("tests", "benchmarks"):
+            continue  # a test's assertion names the expected entry
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        bad += [f"{path.relative_to(ROOT)}:{line}: {what}" for line, what in name_comparisons(tree, names)]
+    assert not bad, "ask the registry record instead of the name:\n" + "\n".join(bad)
+
+
+#: Files that still write lists of registry names by hand (path → how many). May only shrink: a
+#: test that runs a few strategies picks them from the registry (``STRATEGIES[:2]``, the
+#: ``deterministic`` ones, …).
+NAME_LISTS: dict[str, int] = {
+    "benchmarks/bench_interactions.py": 2,
+    "benchmarks/naive_protocol.py": 2,  # the straightforward reference loop, written apart from the product
+    "tests/core/evaluation/test_headroom.py": 1,
+    "tests/core/ranks/test_metrics.py": 1,
+}
+
+
+def test_no_hand_written_list_of_registry_names() -> None:
+    names = _registry_names()
+    found: dict[str, list[str]] = {}
+    for path in _checked_files():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        rel = str(path.relative_to(ROOT))
+        found.update({rel: [f"{rel}:{line}: {what}" for line, what in hits]}
+                     if (hits := list(name_lists(tree, names))) else {})
+    bad = [h for rel, hits in found.items() if len(hits) > NAME_LISTS.get(rel, 0) for h in hits]
+    assert not bad, "read the registry (STRATEGIES, METRICS, …) instead:\n" + "\n".join(bad)
+    fixed = sorted(rel for rel, n in NAME_LISTS.items() if len(found.get(rel, [])) < n)
+    assert not fixed, f"lower NAME_LISTS (fewer hand-written lists now): {fixed}"
+
+
+#: Names of the project's own modules and folders (the tests import each other by file name).
+LOCAL = {p.stem for d in CHECKED_DIRS for p in (ROOT / d).rglob("*.py")} | {*CHECKED_DIRS, "app", "__future__"}
+
+
+def _third_party(module: str) -> bool:
+    top = module.split(".")[0]
+    return bool(top) and top not in sys.stdlib_module_names and top not in LOCAL
+
+
+def library_patches(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    """Patches of a dependency's internals: an assignment to an attribute of an imported
+    third-party module, ``mock.patch`` / ``monkeypatch.setattr`` of a third-party path or object,
+    and an import of a dependency's private module or name."""
+    aliases: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+                if _third_party(a.name) and any(p.startswith("_") for p in a.name.split(".")[1:]):
+                    yield node.lineno, f"imports private module {a.name}"
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            for a in node.names:
+                aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+            if _third_party(node.module):
+                if any(p.startswith("_") for p in node.module.split(".")[1:]):
+                    yield node.lineno, f"imports private module {node.module}"
+                for a in node.names:
+                    if a.name.startswith("_") and not a.name.startswith("__"):
+                        yield node.lineno, f"imports private name {a.name} from {node.module}"
+
+    def root(expr: ast.AST) -> str | None:
+        while isinstance(expr, ast.Attribute):
+            expr = expr.value
+        return aliases.get(expr.id) if isinstance(expr, ast.Name) else None
+
+    for node in ast.walk(tree):
+        targets: list[ast.AST] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets = [node.target]
+        for t in targets:
+            if (isinstance(t, ast.Attribute) and (mod := root(t.value)) and _third_party(mod)
+                    and ".session_state" not in ast.unparse(t)):  # session state is Streamlit's public API
+                yield node.lineno, f"assigns {ast.unparse(t)} (an attribute of {mod})"
+        if isinstance(node, ast.Call) and node.args:
+            func = ast.unparse(node.func)
+            if not (func.endswith(("patch", "patch.object", "setattr", "delattr")) and func != "setattr"):
+                continue
+            first = node.args[0]
+            text = _str(first)
+            if text is not None and _third_party(text) and "." in text:
+                yield node.lineno, f"{func}({text!r})"
+            elif text is None and (mod := root(first)) and _third_party(mod):
+                yield node.lineno, f"{func}({ast.unparse(first)}, …) (an object of {mod})"
+
+
+def test_no_patch_of_a_library_and_no_private_module() -> None:
+    bad = []
+    for path in _checked_files():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        bad += [f"{path.relative_to(ROOT)}:{line}: {what}" for line, what in library_patches(tree)]
+    assert not bad, "use the library's public API:\n" + "\n".join(bad)

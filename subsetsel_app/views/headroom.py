@@ -30,7 +30,7 @@ from subsetsel_core.evaluation.result import EvaluationConfig
 from subsetsel_core.ranks.metrics import METRICS
 from subsetsel_core.representations.descriptors import Representation
 from subsetsel_core.representations.recipe import RepresentationRecipe
-from subsetsel_core.strategies import SCORE_AWARE
+from subsetsel_core.strategies import BASELINE, SCORE_AWARE
 from subsetsel_core.strategies.score_aware import LABEL
 from subsetsel_core.text.rounding import printf, text
 from subsetsel_core.viz.headroom import headroom_figure
@@ -129,7 +129,7 @@ def _result(job: jobs.Job) -> None:
                 f"[{text(p.ci_lo, 'gain')}, {text(p.ci_hi, 'gain')}]" if np.isfinite(p.ci_lo) else "—",
                 help=f"t-interval over the {len(p.per_split)} {p.over}; a single {p.over[:-1]}'s price spreads over "
                      f"[{text(p.lo, 'gain')}, {text(p.hi, 'gain')}] (2.5–97.5 %), which is not a confidence interval.")
-    keys = list(dict.fromkeys([p.best_a_priori, p.best_score_aware, "random"]))  # random for scale
+    keys = list(dict.fromkeys([p.best_a_priori, p.best_score_aware, BASELINE]))  # the baseline for scale
     widgets.chart(headroom_figure(res.curves_frame(), metric, keys,
                                   title=f"{METRICS[metric].label} vs k on held-out models: best a-priori vs best "
                                         "score-aware"), key="ev_hr_curves")

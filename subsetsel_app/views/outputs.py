@@ -9,7 +9,7 @@ from typing import Any
 
 import streamlit as st
 
-from subsetsel_app import jobs, session, widgets
+from subsetsel_app import jobs, session, state, widgets
 from subsetsel_app.active_data import ActiveData
 from subsetsel_app.provenance import evaluation_provenance
 from subsetsel_app.state import K
@@ -64,7 +64,7 @@ def settings_config(data: ActiveData) -> RunConfig:
         permutation_trials=min(int(ss[K.EV_PERM_TRIALS]), int(ss[K.EV_TRIALS])) if permute else 0,
         select_strategy=str(ss.get(K.SEL_STRATEGY) or "") if rep is not None else BASELINE,
         select_representation="+".join(rec.tables) if rec is not None and rep is not None else "",
-        select_k=int(ss.get(K.SEL_K) or 10), metric=str(ss.get(K.EV_METRIC) or "spearman"),
+        select_k=int(ss.get(K.SEL_K) or state.default(K.SEL_K)), metric=str(ss.get(K.EV_METRIC) or state.default(K.EV_METRIC)),
         critical_difference=str(ss.get(CD_TEST) or TESTS[0]),
         reading=reading,
     )

@@ -25,7 +25,7 @@ from subsetsel_core.evaluation.result import BASELINE, Entry, EvaluationResult
 from subsetsel_core.evaluation.stability import Stability
 from subsetsel_core.evaluation.tables import auc_table
 from subsetsel_core.evaluation.verdict import NOT_TESTED, Verdict, favoured_entry, settings_label
-from subsetsel_core.ranks.metrics import METRICS
+from subsetsel_core.ranks.metrics import HEADLINE, METRICS
 from subsetsel_core.representations.descriptors import Representation
 from subsetsel_core.representations.recipe import RepresentationRecipe
 from subsetsel_core.selection.subsets import Selection
@@ -35,7 +35,7 @@ from subsetsel_core.viz import curves, maps, rankings, style
 from subsetsel_core.viz.report import Report, Section, figure_images
 
 #: The agreement metric quoted in the report's headline numbers.
-HEADLINE_METRIC = "spearman"
+HEADLINE_METRIC = HEADLINE
 
 
 @dataclass
@@ -131,13 +131,7 @@ def use_favoured(data: ActiveData, strategy: str, representation: str | None) ->
     st.session_state[K.SEL_STRATEGY] = strategy
     rec = session.offered_recipes(data).get(representation) if representation else None
     if rec is not None:
-        st.session_state[K.REP_TABLES] = list(rec.tables)
-        st.session_state[K.REP_COLUMNS] = None if rec.columns is None else list(rec.columns)
-        st.session_state[K.REP_TEXT] = rec.text
-        st.session_state[K.REP_LOG] = rec.log
-        st.session_state[K.REP_PCA] = rec.pca is not None
-        if rec.pca is not None:
-            st.session_state[K.REP_PCA_VAR] = rec.pca
+        session.recipe_to_state(rec, st.session_state)
 
 
 def facts(c: Content) -> list[tuple[str, str]]:

@@ -1,13 +1,12 @@
 """*How many datasets do I need?* on the Evaluate page.
 
-The smallest k whose 95 % band reaches a target (:func:`subsetsel_core.evaluation.required_k.advise`),
-as a table (:func:`advice_frame`, :func:`advice_display`), as starred points on the curves
-(:func:`advice_marks`, :func:`curve_marks`) and as one plain sentence (:func:`advice_sentence`).
+The smallest k whose 95 % band reaches a target, its ordering and its headline come from
+:mod:`subsetsel_core.evaluation.required_k` (as ``subsetsel advise`` prints them); here they are
+shown as a table (:func:`advice_display`), as starred points on the curves (:func:`advice_marks`,
+:func:`curve_marks`) and as the headline sentence.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -16,50 +15,25 @@ import streamlit as st
 from subsetsel_app import state, widgets
 from subsetsel_app.state import K
 from subsetsel_core.evaluation.permutation import PermutationTest
-from subsetsel_core.evaluation.required_k import advise, within_ceiling
+from subsetsel_core.evaluation.required_k import (
+    advice_frame,
+    advice_sentence,
+    best_advice,
+    within_ceiling,
+)
+from subsetsel_core.evaluation.required_k import value_text as _v
 from subsetsel_core.evaluation.result import BASELINE, EvaluationResult
 from subsetsel_core.evaluation.stability import Stability
 from subsetsel_core.ranks.metrics import METRICS
-from subsetsel_core.text.rounding import text
 
-
-def _v(value: Any) -> str:
-    """A metric's value (a mean, a band's end) as a person reads it (:mod:`subsetsel_core.text.rounding`)."""
-    return text(float(value), "agreement")
+__all__ = ["advice_display", "advice_frame", "advice_marks", "advice_section", "advice_sentence", "best_advice",
+           "ceiling_sentence", "curve_marks", "helps_caveat", "target_bounds"]
 
 
 def target_bounds(metric: str, n_models: int | None = None) -> tuple[float, float, float]:
     """``(min, max, step)`` of the target input for a metric."""
     lo, hi = METRICS[metric].bounds(n_models)
     return lo, hi, (0.01 if hi <= 1 else 0.1)
-
-
-def _who(strategy: str, rep: Any) -> str:
-    return f"{strategy} on {rep}" if isinstance(rep, str) and rep else strategy
-
-
-def advice_frame(result: EvaluationResult, metric: str, target: float) -> pd.DataFrame:
-    """One row per strategy × representation: the advised k, the curve value and band there.
-
-    Columns ``key, strategy, representation, k`` (``<NA>`` when not reached up to k_max),
-    ``mean, lo, hi, reached``; reached rows first, by k (then best value).
-    """
-    entries = {e.key: e for e in result.entries}
-    rows = [{"key": a.key, "strategy": entries[a.key].strategy, "representation": entries[a.key].representation,
-             "k": a.k, "mean": a.mean, "lo": a.lo, "hi": a.hi, "reached": a.k is not None}
-            for a in advise(result, metric=metric, target=float(target))]
-    df = pd.DataFrame(rows, columns=["key", "strategy", "representation", "k", "mean", "lo", "hi", "reached"])
-    df["k"] = pd.array(df["k"], dtype="Int64")
-    sign = -1.0 if METRICS[metric].higher_is_better else 1.0
-    order = df.assign(_k=df["k"].astype("Float64").fillna(np.inf), _v=sign * df["mean"].astype(float).fillna(0.0))
-    return df.loc[order.sort_values(["_k", "_v"], kind="stable").index].reset_index(drop=True)
-
-
-def best_advice(frame: pd.DataFrame) -> tuple[pd.Series | None, pd.Series | None]:
-    """The first reached non-random row (fewest datasets) and random's row."""
-    reached = frame[frame["reached"] & (frame["strategy"] != BASELINE)]
-    rand = frame[frame["strategy"] == "random"]
-    return (reached.iloc[0] if len(reached) else None), (rand.iloc[0] if len(rand) else None)
 
 
 def advice_marks(frame: pd.DataFrame) -> pd.DataFrame:
@@ -72,7 +46,7 @@ def advice_marks(frame: pd.DataFrame) -> pd.DataFrame:
         if best is not None and key == best["key"]:
             labels.append(f"{key}: k = {best['k']}")
         elif rand is not None and key == rand["key"] and bool(rand["reached"]):
-            labels.append(f"random: k = {rand['k']}")
+            labels.append(f"{BASELINE}: k = {rand['k']}")
         else:
             labels.append("")
     marks["label"] = labels
@@ -80,35 +54,6 @@ def advice_marks(frame: pd.DataFrame) -> pd.DataFrame:
     # the labelled points last, so they are drawn on top of others at the same k
     marks = marks.assign(_top=[bool(t) for t in labels]).sort_values("_top", kind="stable")
     return marks[["key", "strategy", "k", "mean", "lo", "hi", "label"]].reset_index(drop=True)
-
-
-def advice_sentence(result: EvaluationResult, frame: pd.DataFrame, metric: str, target: float) -> str:
-    """One plain-language sentence: the fewest datasets that reach the target, and random's need.
-
-    E.g. "With fafi-cosine on ucr_info, 8 datasets give Spearman ρ 0.94 [0.91, 0.96]; random needs 17."
-    """
-    label = METRICS[metric].label
-    k_max = int(result.ks[-1])
-    cmp = "≥" if METRICS[metric].higher_is_better else "≤"
-    prefix = "" if result.complete else f"So far ({result.trials_done} of {result.config.trials} trials): "
-    best, rand = best_advice(frame)
-    if rand is None:
-        rand_txt = ""
-    elif bool(rand["reached"]):
-        rand_txt = f"random needs {rand['k']}"
-    else:
-        rand_txt = f"random does not reach it up to k = {k_max}"
-    if best is not None:
-        return (prefix + f"With {_who(str(best['strategy']), best['representation'])}, {best['k']} datasets give "
-                f"{label} {_v(best['mean'])} [{_v(best['lo'])}, {_v(best['hi'])}]"
-                + (f"; {rand_txt}." if rand_txt else "."))
-    if rand is not None and bool(rand["reached"]):
-        lead = ("No strategy besides random was evaluated; " if (frame["strategy"] == BASELINE).all() else
-                f"No strategy reaches {label} {cmp} {target:g} with its whole 95 % band up to k = {k_max}; ")
-        return (prefix + lead + f"random needs {rand['k']} datasets ({label} {_v(rand['mean'])} "
-                f"[{_v(rand['lo'])}, {_v(rand['hi'])}]).")
-    return prefix + (f"Nothing reaches {label} {cmp} {target:g} with its whole 95 % band up to k = {k_max}: "
-                     "relax the target or evaluate larger k.")
 
 
 def advice_display(frame: pd.DataFrame, metric: str, k_max: int) -> pd.DataFrame:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from subsetsel_app import session, state
+from subsetsel_app import session
 from subsetsel_app.active_data import SOURCES
 from subsetsel_app.state import K
 from subsetsel_app.views import compute, workspace
-from subsetsel_app.widgets import md_escape
+from subsetsel_app.widgets import md_escape, number
 from subsetsel_core.errors import InputError
 
 
@@ -32,7 +32,7 @@ def sidebar() -> None:
         st.caption(md_escape(rec.label) if rec is not None else "none (no descriptor table)")
         if data.uses_names(rec):
             st.caption("The datasets' names: weak descriptors — the permutation test judges whether they help.")
-        st.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key=K.SEED, persist_state=state.PERSIST,
-                        help="One seed for selections, maps and evaluations: same seed, same result.")
+        number(K.SEED, step=1,
+               help="One seed for selections, maps and evaluations: same seed, same result.")
     compute.section()
     workspace.section()

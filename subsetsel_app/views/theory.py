@@ -22,7 +22,7 @@ from subsetsel_app.active_data import ActiveData
 from subsetsel_app.state import K
 from subsetsel_core.errors import InputError
 from subsetsel_core.evaluation.result import Entry, EvaluationConfig, EvaluationResult
-from subsetsel_core.strategies import REGISTRY
+from subsetsel_core.strategies import COVERING
 from subsetsel_core.text.rounding import text
 from subsetsel_core.viz.report import Section
 from subsetsel_core.viz.style import strategy_color
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 #: The entries that get the bound (as :data:`subsetsel_core.evaluation.theory.THEORY_STRATEGIES`,
 #: named here without importing the GP code, which loads scipy.optimize).
-STRATEGIES = tuple(s for s in REGISTRY if s.startswith("fafi-"))
+STRATEGIES = COVERING
 TITLE = "What the theory predicts"
 PREDICTION_NOTE = ("Under a Gaussian-process model of the standardized scores over the descriptors (a constant mean "
                    "per model, length-scale ℓ, signal σ² and noise τ² fitted to all models' scores — they describe, "

@@ -17,8 +17,10 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any, Protocol
 
 from subsetsel_core.errors import InputError
+from subsetsel_core.settings import table
 from subsetsel_core.text.safe_text import printable, shorten
 
 __all__ = [
@@ -28,6 +30,7 @@ __all__ = [
     "finite",
     "fraction",
     "names",
+    "option",
     "output_path",
     "readable",
     "scheduler_address",
@@ -35,7 +38,7 @@ __all__ = [
     "share",
 ]
 
-MAX_SEED = 2**63 - 1
+MAX_SEED = table.MAX_SEED
 """Largest seed (seeds are stored as 64-bit integers)."""
 _SCHEMES = ("tcp", "tls", "ucx", "inproc", "ws", "wss")
 _HOST = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)")
@@ -130,6 +133,56 @@ def fraction(*, open_high: bool = False) -> Callable[[str], float]:
 
 share = fraction()
 """A share in (0, 1] (an argparse type)."""
+
+
+def setting_type(s: table.Setting) -> Callable[[str], Any] | None:
+    """The argparse ``type=`` of a setting of :mod:`subsetsel_core.settings.table`, with its bounds."""
+    if s.kind == "int":
+        if s.high == MAX_SEED and s.low == 0:
+            return seed
+        return count(int(s.low or 0), int(s.high if s.high is not None else MAX_SEED), (s.flag or s.name).lstrip("-"))
+    if s.kind == "float":
+        if s.low == 0 and s.high == 1:
+            return fraction(open_high=False) if s.low_open else finite
+        return finite
+    return names if s.kind == "names" else None
+
+
+class Options(Protocol):
+    """A parser or an argument group: what takes options."""
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        """Add one option."""
+
+
+def option(p: Options, name: str, **overrides: Any) -> argparse.Action:
+    """Add the option of a setting from :data:`~subsetsel_core.settings.table.SETTINGS`.
+
+    Its flag, its type with the setting's bounds, its default and its help come from the
+    table; ``overrides`` are passed to ``add_argument`` on top (a command's own default, an
+    ``action``, a longer help).
+
+    Raises
+    ------
+    ValueError
+        A setting without a command-line flag.
+    """
+    s = table.get(name)
+    if s.flag is None:
+        raise ValueError(f"the setting {name!r} has no command-line flag")
+    kw: dict[str, Any] = {"help": s.help}
+    default = s.default_value()
+    if s.kind == "bool":
+        kw.update(action="store_true", default=default)
+    elif s.kind == "choice":
+        kw.update(choices=list(s.options()), default=default)
+    else:
+        kw.update(type=setting_type(s), metavar=s.metavar, default=list(default) if s.kind == "names" and
+                  default is not None else default)
+        if s.kind == "names" and s.options():
+            kw["help"] = f"of {', '.join(s.options())} (default: all)"
+    kw.update(overrides)
+    return p.add_argument(s.flag, **kw)
 
 
 def scheduler_address(value: str) -> str:

@@ -16,11 +16,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from subsetsel_core.cli.args import names, readable, share
+from subsetsel_core.cli.args import option, readable
 from subsetsel_core.cli.scores import add_score_args, is_table, read_scores
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.result_records import RESULT_FORMATS
 from subsetsel_core.io.score_format import MISSING_POLICIES, MissingPolicy, ScoreFormat
+from subsetsel_core.settings.table import RECIPE, Setting
 from subsetsel_core.text.safe_text import printable, safe_message
 
 if TYPE_CHECKING:
@@ -68,25 +69,42 @@ def read_result_folder(args: argparse.Namespace, path: str) -> Any:
     return read_results(readable(path), "auto" if fmt in ("auto", "table") else fmt, label=Path(path).name,
                         metric=None if metric in (None, "score") else metric,
                         skip_unreadable=bool(getattr(args, "skip_unreadable", False)))
+#: Longer help of the recipe's options than the settings table's one line.
+_RECIPE_HELP = {
+    "tables": "descriptor tables (a manifest's representations, or --features file names); 'A+B' joins tables "
+              "into one representation, ',' separates representations (default: the first table, or every "
+              "--features file joined); 'names': the dataset names as weak text descriptors, on any benchmark "
+              "('names-sentence': sentence embeddings, an extra; 'names+T' appends T's text columns)",
+    "columns": "columns of the joined tables to use (default: each table's manifest columns); embedding tables are "
+               "always used in full",
+}
+
+
+def _dest(s: Setting) -> str:
+    return (s.flag or s.name).lstrip("-").replace("-", "_")
 
 
 def add_representation_args(p: argparse.ArgumentParser) -> None:
-    """The options of a representation recipe (as on the dashboard's Representation page)."""
+    """The options of a representation recipe (as on the dashboard's Representation page): one per
+    setting of :data:`~subsetsel_core.settings.table.RECIPE`."""
     g = p.add_argument_group("representation (as on the dashboard's Representation page)")
-    g.add_argument("--representation", metavar="T[+T][,…]", type=names, default=None,
-                   help="descriptor tables (a manifest's representations, or --features file names); "
-                        "'A+B' joins tables into one representation, ',' separates representations "
-                        "(default: the first table, or every --features file joined); 'names': the dataset "
-                        "names as weak text descriptors, on any benchmark ('names-sentence': sentence "
-                        "embeddings, an extra; 'names+T' appends T's text columns)")
-    g.add_argument("--columns", metavar="A,B", type=names, default=None,
-                   help="columns of the joined tables to use (default: each table's manifest columns); "
-                        "embedding tables are always used in full")
-    g.add_argument("--text", action=argparse.BooleanOptionalAction, default=None,
-                   help="embed text columns with TF-IDF + SVD (default) or drop them (--no-text)")
-    g.add_argument("--log", action="store_true", default=None, help="log1p of heavy-tailed count columns")
-    g.add_argument("--pca", type=share, metavar="VARIANCE", default=None,
-                   help="reduce with PCA keeping this fraction of the variance, e.g. 0.9")
+    for s in RECIPE:
+        kw: dict[str, Any] = {"help": _RECIPE_HELP[s.name]} if s.name in _RECIPE_HELP else {}
+        if s.kind == "bool":  # None: not given (a sidecar's value applies); on by default: --no-… turns it off
+            kw["default"] = None
+            if s.default:
+                kw["action"] = argparse.BooleanOptionalAction
+        option(g, s.name, **kw)
+
+
+def recipe_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The recipe's settings besides its tables and columns, from the options (the table's default where not given)."""
+    out = {}
+    for s in RECIPE:
+        if s.name not in ("tables", "columns"):
+            value = getattr(args, _dest(s))
+            out[s.name] = s.default if value is None else (bool(value) if s.kind == "bool" else value)
+    return out
 
 
 def aliases(values: Sequence[str] | None) -> dict[str, str]:
@@ -290,9 +308,7 @@ def recipes(args: argparse.Namespace, data: Data) -> list[RepresentationRecipe]:
         return []
     else:
         groups = [list(data.tables[:1])] if data.specs else [list(data.tables)]
-    text = True if args.text is None else bool(args.text)
-    return [make_recipe(data.descriptors, data.specs, g, args.columns, text=text, log=bool(args.log), pca=args.pca)
-            for g in groups]
+    return [make_recipe(data.descriptors, data.specs, g, args.columns, **recipe_options(args)) for g in groups]
 
 
 def build(recipe: RepresentationRecipe, data: Data, seed: int) -> Representation:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from subsetsel_core.cli import data as D
 from subsetsel_core.cli.args import readable
 from subsetsel_core.errors import InputError
+from subsetsel_core.strategies import BASELINE
 from subsetsel_core.text import strict_json
 
 if TYPE_CHECKING:
@@ -88,7 +89,7 @@ def format_table(res: EvaluationResult, permutation: PermutationTest | None = No
         for e in res.entries:
             a = res.stats[e.key].auc[m]
             p = res.stats[e.key].p_vs_random.get(m)
-            ptxt = "" if e.strategy == "random" else f"  {p_phrase(p)} vs random on these pools"
+            ptxt = "" if e.strategy == BASELINE else f"  {p_phrase(p)} vs random on these pools"
             if permutation is not None and e.key in permutation.gain:
                 ptxt += f"; permutation test {p_phrase(permutation.p_holm[e.key][m])}"
             lines.append(f"  {e.key:<{width}} {R.text(a.mean, 'auc'):>9} ± {R.text(a.std, 'auc'):<7}  "
@@ -121,7 +122,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
                          field="permutations")
     mapper = _mapper(args)
     res = evaluate(data.benchmark, reps, cfg, mapper=mapper)
-    permutation = _permutation(args, data, reps, res, mapper) if args.permutations else None
+    tested = args.permutations and any(e.strategy != BASELINE for e in res.entries)  # random alone: nothing to test
+    permutation = _permutation(args, data, reps, res, mapper) if tested else None
     stability = full_stability(data.benchmark, resamples=args.resamples, seed=cfg.seed, metrics=cfg.metrics)
     if getattr(args, "latex", None):
         from subsetsel_core.outputs.latex import auc_latex
@@ -160,6 +162,7 @@ def _permutation(args: argparse.Namespace, data: D.Data, reps: list[Representati
         permutation_test,
         permutations_needed,
         smallest_p,
+        verdict_metric,
     )
 
     entries = len(res.entries) - 1
@@ -168,9 +171,9 @@ def _permutation(args: argparse.Namespace, data: D.Data, reps: list[Representati
         D.say(f"note: with {entries} entries and --permutations {args.permutations} the smallest possible Holm-"
               f"adjusted p is {low:.3f}, so no entry can be shown to help at 5 %; use --permutations "
               f"{permutations_needed(entries)} or more.", err=True)
-    metric = "spearman" if "spearman" in res.config.metrics else res.config.metrics[0]
     return permutation_test(data.benchmark, reps, res.config, permutations=args.permutations,
-                            trials=args.permutation_trials, observed=res, verdict_metric=metric, mapper=mapper,
+                            trials=args.permutation_trials, observed=res, verdict_metric=verdict_metric(res.config),
+                            mapper=mapper,
                             progress=_progress("permutation test"))
 
 
@@ -223,7 +226,7 @@ def _evaluate_budget(args: argparse.Namespace, data: D.Data, reps: list[Represen
              piv.to_string(float_format=lambda v: f"{v:.3f}")]
     for e in res.entries:
         p = res.stats[e.key].p_vs_random.get(m)
-        tail = "" if e.strategy == "random" or p is None else f", {p_phrase(p)} vs random"
+        tail = "" if e.strategy == BASELINE or p is None else f", {p_phrase(p)} vs random"
         lines.append(f"  {e.key}: AUC {text(res.stats[e.key].auc[m].mean, 'auc')}{tail}")
     D.say("\n".join(lines))
     return 0
@@ -258,7 +261,12 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_advise(args: argparse.Namespace) -> int:
     """``subsetsel advise``: smallest k whose 95 % band meets the target."""
     from subsetsel_core.evaluation.protocol import evaluate
-    from subsetsel_core.evaluation.required_k import advise, within_ceiling
+    from subsetsel_core.evaluation.required_k import (
+        advice_frame,
+        advice_sentence,
+        advise,
+        within_ceiling,
+    )
     from subsetsel_core.evaluation.stability import full_stability
     from subsetsel_core.ranks.metrics import METRICS
 
@@ -270,7 +278,10 @@ def cmd_advise(args: argparse.Namespace) -> int:
                          f"({lo:g} to {hi:g}); give a --target in that range.")
     res = evaluate(data.benchmark, reps, _config(args), mapper=_mapper(args))
     band = full_stability(data.benchmark, seed=args.seed, metrics=(args.metric,)).bands[args.metric]
-    for a in advise(res, metric=args.metric, target=args.target):
+    frame = advice_frame(res, args.metric, args.target)
+    D.say(advice_sentence(res, frame, args.metric, args.target))
+    by_key = {a.key: a for a in advise(res, metric=args.metric, target=args.target)}
+    for a in (by_key[key] for key in frame["key"]):
         k = within_ceiling(res, a.key, args.metric, (band.lo, band.hi))
         D.say(a.sentence(int(res.ks[-1])) + (f" Its mean is within the full benchmark's own stability "
                                             f"({band.lo:.3f}–{band.hi:.3f}) from k = {k}." if k is not None else ""))

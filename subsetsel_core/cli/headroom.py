@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from subsetsel_core.cli import data as D
-from subsetsel_core.cli.args import count, fraction, names, output_path, readable, seed, share
+from subsetsel_core.cli.args import count, fraction, option, output_path, readable
 from subsetsel_core.errors import InputError
 from subsetsel_core.ranks.metrics import METRICS
 from subsetsel_core.strategies import REGISTRY, SCORE_AWARE, STRATEGIES
@@ -29,14 +29,11 @@ def add_headroom_args(p: argparse.ArgumentParser) -> None:
     """The options of ``subsetsel headroom`` (data, representation and protocol as for ``evaluate``)."""
     D.add_data_args(p)
     D.add_representation_args(p)
-    p.add_argument("--strategies", type=names, default=list(STRATEGIES), metavar="S1,S2",
-                   help=f"a-priori strategies, of {', '.join(STRATEGIES)} (default: all); the score-aware ones "
-                        f"({', '.join(SCORE_AWARE)}) always run")
-    p.add_argument("--trials", type=count(1, 100_000, "trials"), default=50, help="trials T per split")
-    p.add_argument("--alpha", type=share, default=0.8, help="dataset-pool fraction α")
-    p.add_argument("--k-min", type=count(1, 10**6, "k"), default=2)
-    p.add_argument("--k-max", type=count(1, 10**6, "k"), default=20)
-    p.add_argument("--seed", type=seed, default=0)
+    option(p, "strategies", help=f"a-priori strategies, of {', '.join(STRATEGIES)} (default: all); the score-aware "
+                                 f"ones ({', '.join(SCORE_AWARE)}) always run")
+    option(p, "trials", default=50, help="trials T per split")
+    for name in ("alpha", "k_min", "k_max", "seed"):
+        option(p, name)
     g = p.add_argument_group("the models held out")
     g.add_argument("--splits", type=count(1, 10_000, "splits"), default=10,
                    help="random splits of the models (default 10; --newest makes one split)")
@@ -46,8 +43,7 @@ def add_headroom_args(p: argparse.ArgumentParser) -> None:
                         "column)")
     g.add_argument("--model-dates", metavar="FILE", help="table with model and release date columns")
     g.add_argument("--date-column", default=None, help="default: release_date, date, released or release")
-    p.add_argument("--metric", default="spearman", choices=list(METRICS),
-                   help="of the ranking, the table and the price (the JSON has every metric)")
+    option(p, "metric", help="of the ranking, the table and the price (the JSON has every metric)")
     p.add_argument("--out", type=output_path, metavar="headroom.json", help="write JSON here")
 
 

@@ -20,9 +20,9 @@ from subsetsel_core.cli.args import (
     finite,
     fraction,
     names,
+    option,
     output_path,
     scheduler_address,
-    seed,
     share,
 )
 from subsetsel_core.cli.data import add_data_args, add_representation_args
@@ -31,11 +31,11 @@ from subsetsel_core.cli.inspect import add_inspect_args
 from subsetsel_core.cli.report import add_report_args
 from subsetsel_core.cli.theory import add_theory_args
 from subsetsel_core.errors import InputError, SubsetselError
-from subsetsel_core.ranks.metrics import METRICS
-from subsetsel_core.strategies import STRATEGIES
+from subsetsel_core.settings.table import GROUPS, SETTINGS
 from subsetsel_core.text.safe_text import safe_message
 
-FLAGS: dict[str, str] = {
+#: The option of each error field that is not one setting's: the data, the files, the recipe as a whole.
+_OTHER_FLAGS: dict[str, str] = {
     "layout": "--layout auto|long|wide|models-as-rows",
     "dataset_column": "--dataset-column COL",
     "model_column": "--model-column COL",
@@ -51,26 +51,32 @@ FLAGS: dict[str, str] = {
     "descriptor_columns": "--columns A,B",
     "scores_file": "--scores FILE or --benchmark FOLDER",
     "descriptor_file": "--features FILE or --benchmark FOLDER",
-    "k": "--k K",
-    "strategy": "--strategy NAME",
     "representation": "--representation TABLE[+TABLE] (with --columns, --no-text, --log, --pca)",
     "recipe": "--recipe SIDECAR.json",
-    "include": "--include D1,D2",
-    "exclude": "--exclude D1,D2",
     "budget": "--budget SHARE and --cost-column COL",
-    "trials": "--trials T",
-    "alpha": "--alpha A",
-    "beta": "--model-fraction B",
-    "k_range": "--k-min K and --k-max K",
-    "metric": "--metric NAME",
-    "seed": "--seed S",
-    "permutations": "--permutations B and --permutation-trials T",
     "release_dates": "--model-dates FILE",
     "splits": "--splits N",
     "fraction": "--fraction F",
     "config": "--config run.toml",
 }
-"""The option that fixes an :class:`~subsetsel_core.errors.InputError`, by its ``field``."""
+
+
+def _setting_flags() -> dict[str, str]:
+    """``field → "--flag METAVAR"`` of the settings: the setting named like its field, else all of the
+    field's settings joined (``--k-min K and --k-max K``)."""
+    out: dict[str, str] = {}
+    for group in GROUPS.values():
+        for field in dict.fromkeys(s.error_field for s in group if s.flag):
+            if field in out or (field in SETTINGS and SETTINGS[field] not in group):
+                continue  # a field named after a setting takes that setting's group
+            out[field] = " and ".join(f"{s.flag} {s.metavar}" if s.metavar else s.flag
+                                      for s in group if s.flag and s.error_field == field)
+    return out
+
+
+FLAGS: dict[str, str] = {**_setting_flags(), **_OTHER_FLAGS}
+"""The option that fixes an :class:`~subsetsel_core.errors.InputError`, by its ``field``
+(the settings' from :attr:`~subsetsel_core.settings.table.Setting.flag`)."""
 
 #: Commands whose options differ from :data:`FLAGS`.
 COMMAND_FLAGS: dict[str, dict[str, str]] = {
@@ -202,14 +208,11 @@ def argument_error(parser: argparse.ArgumentParser, message: str) -> str:
     return message.rstrip(".") + f". {hint}"
 
 
-def _protocol_args(p: argparse.ArgumentParser, trials: int) -> None:
-    p.add_argument("--strategies", type=names, default=list(STRATEGIES), metavar="S1,S2",
-                   help=f"of {', '.join(STRATEGIES)} (default: all)")
-    p.add_argument("--trials", type=TRIALS, default=trials)
-    p.add_argument("--alpha", type=share, default=0.8, help="dataset-pool fraction α")
-    p.add_argument("--k-min", type=K, default=2)
-    p.add_argument("--k-max", type=K, default=20)
-    p.add_argument("--seed", type=seed, default=0)
+def _protocol_args(p: argparse.ArgumentParser, trials: int | None = None) -> None:
+    for name in ("strategies", "trials", "alpha", "k_min", "k_max", "seed"):
+        option(p, name)
+    if trials is not None:
+        p.set_defaults(trials=trials)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -223,18 +226,17 @@ def build_parser() -> argparse.ArgumentParser:
     add_representation_args(s)
     s.add_argument("--recipe", metavar="SIDECAR.json",
                    help="reproduce the subset of a JSON sidecar (downloaded from the dashboard or written with --sidecar)")
-    s.add_argument("--strategy", choices=list(STRATEGIES),
-                   help="score-aware strategies are not offered: 'subsetsel headroom' judges them on held-out models")
-    s.add_argument("--k", type=K, help="number of datasets (or give --budget)")
-    s.add_argument("--budget", type=share, metavar="SHARE",
-                   help="choose under a budget: share (0–1] of the benchmark's total cost")
+    option(s, "strategy",
+           help="score-aware strategies are not offered: 'subsetsel headroom' judges them on held-out models")
+    option(s, "k", default=None, help="number of datasets (or give --budget)")
+    option(s, "budget")
     s.add_argument("--cost-column", metavar="COL", help="descriptor column of per-dataset costs (default: estimated from size columns)")
     s.add_argument("--coverage", action="store_true", help="add which unchosen datasets each chosen one stands for")
-    s.add_argument("--seed", type=seed, help="default 0")
-    s.add_argument("--include", type=names, metavar="D1,D2",
-                   help="datasets chosen first (names as in the subset CSV are accepted; --include=-name for a "
-                        "name starting with '-')")
-    s.add_argument("--exclude", type=names, metavar="D3", help="datasets never chosen")
+    option(s, "seed", default=None, help=f"default {SETTINGS['seed'].default}")
+    option(s, "include", default=None,
+           help="datasets chosen first (names as in the subset CSV are accepted; --include=-name for a "
+                "name starting with '-')")
+    option(s, "exclude", default=None, metavar="D3")
     s.add_argument("--format", choices=("csv", "json"), default="csv")
     s.add_argument("--out", type=output_path, metavar="PATH", help="write here instead of standard output")
     s.add_argument("--sidecar", type=output_path, metavar="PATH.json", help="also write the JSON sidecar (as the dashboard's download)")
@@ -242,10 +244,9 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("evaluate", help="bootstrap protocol: curves, AUC, tests against random")
     add_data_args(e)
     add_representation_args(e)
-    _protocol_args(e, 200)
-    e.add_argument("--model-fraction", type=share, default=1.0, help="model-pool fraction β")
-    e.add_argument("--metrics", type=names, default=list(METRICS), metavar="M1,M2",
-                   help=f"of {', '.join(METRICS)} (default: all)")
+    _protocol_args(e)
+    option(e, "beta")
+    option(e, "metrics")
     e.add_argument("--out", type=output_path, metavar="result.json")
     e.add_argument("--latex", type=output_path, metavar="auc.tex",
                    help="also write the AUC table as LaTeX (booktabs, 95 %% intervals, the best mean per metric "
@@ -255,13 +256,10 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--cost-column", metavar="COL", help="descriptor column of per-dataset costs")
     e.add_argument("--jobs", type=JOBS, default=1, help="worker processes on this machine (0: all cores)")
     e.add_argument("--scheduler", type=scheduler_address, metavar="ADDRESS", help="run the trials on a Dask cluster (tcp://host:8786)")
-    e.add_argument("--permutations", type=count(0, 10**6, "permutations"), default=0, metavar="B",
-                   help="permutation test: up to B shuffles of the descriptors behind every 'helps' "
-                        "(default 0 = off; 99 is usual, 199 lets five entries reach Holm p < 0.05)")
-    e.add_argument("--permutation-trials", type=TRIALS, default=None, metavar="T",
-                   help="the permutation test's gain and null on the first T trials (default: all)")
-    e.add_argument("--resamples", type=count(2, 10**6, "resamples"), default=1000,
-                   help="bootstrap resamples of the full benchmark's own stability (the ceiling)")
+    option(e, "permutations", help=f"permutation test: up to B shuffles of the descriptors behind every 'helps' "
+                                   f"(default {SETTINGS['permutations'].default}; 0: no test)")
+    option(e, "permutation_trials")
+    option(e, "resamples")
 
     c = sub.add_parser("check", help="does a representation track what makes models differ?")
     add_data_args(c)
@@ -271,13 +269,13 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--mantel-permutations", type=count(1, 10**6, "permutations"), default=None,
                    help="of the Mantel test (default: as the dashboard, 999)")
     c.add_argument("--trials", type=TRIALS, default=50, help="trials of the quick protocol run")
-    c.add_argument("--seed", type=seed, default=0)
+    option(c, "seed")
 
     a = sub.add_parser("advise", help="how many datasets are needed to reach a target agreement")
     add_data_args(a)
     add_representation_args(a)
-    _protocol_args(a, 200)
-    a.add_argument("--metric", default="spearman", choices=list(METRICS))
+    _protocol_args(a)
+    option(a, "metric")
     a.add_argument("--target", type=finite, default=0.9, help="within the metric's range")
     a.add_argument("--jobs", type=JOBS, default=1)
 
@@ -289,7 +287,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--model-dates", metavar="FILE", help="table with model and release date columns: hold out the newest")
     g.add_argument("--date-column", default=None, help="default: release_date, date, released or release")
     g.add_argument("--fraction", type=fraction(open_high=True), default=0.5, help="share of models held out")
-    g.add_argument("--metric", default="spearman", choices=list(METRICS))
+    option(g, "metric")
 
     pl = sub.add_parser("place", help="estimate a new model's full-benchmark rank from its subset scores")
     add_data_args(pl, scores_flag="--reference")
@@ -297,7 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--scores", dest="new_scores", required=True, metavar="new_model.csv",
                     help="the new model's scores: dataset[,fold],score")
     pl.add_argument("--model-name", default="new model")
-    pl.add_argument("--seed", type=seed, default=0)
+    option(pl, "seed")
 
     for name, (text, add_args) in SELF_DECLARED.items():
         add_args(sub.add_parser(name, help=text))

@@ -170,10 +170,10 @@ def _subset_choice(args: argparse.Namespace, cfg: RunConfig, data: D.Data,
                    pairs: list[tuple[RepresentationRecipe, Representation]], res: Any,
                    favoured: str | None) -> tuple[RepresentationRecipe | None, Representation | None, str]:
     """The recipe, representation and strategy of the subset shown: the config's, else the favoured entry's."""
-    from subsetsel_core.strategies import REGISTRY
+    from subsetsel_core.strategies import BASELINE, REGISTRY
 
     entry = next((e for e in res.entries if e.key == favoured), None)
-    strategy = cfg.select_strategy or (entry.strategy if entry is not None else "random")
+    strategy = cfg.select_strategy or (entry.strategy if entry is not None else BASELINE)
     if cfg.select_representation:
         found = _representations(args, cfg, data, [cfg.select_representation], cfg.seed)
         recipe, rep = found[0] if found else (None, None)

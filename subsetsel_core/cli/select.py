@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from subsetsel_core.cli import data as D
 from subsetsel_core.cli.args import readable
 from subsetsel_core.errors import InputError
+from subsetsel_core.settings.table import RECIPE, SELECT, SETTINGS
 from subsetsel_core.text import strict_json
 from subsetsel_core.text.rounding import text
 
@@ -24,9 +25,10 @@ if TYPE_CHECKING:
     from subsetsel_core.selection.coverage import Coverage
     from subsetsel_core.selection.subsets import Selection
 
-#: Options a sidecar (``--recipe``) fixes; giving them as well is an error.
-_FIXED = ("strategy", "k", "budget", "cost_column", "seed", "include", "exclude", "representation", "columns",
-          "text", "log", "pca")
+#: Options a sidecar (``--recipe``) fixes (the recipe's and the selection's settings, the seed, the cost
+#: column), as argparse destinations; giving them as well is an error.
+_FIXED = (*(s.flag.lstrip("-").replace("-", "_") for s in (*SELECT, *RECIPE, SETTINGS["seed"]) if s.flag),
+          "cost_column")
 
 
 def _from_sidecar(args: argparse.Namespace) -> SubsetRecipe:

@@ -7,9 +7,9 @@ import argparse
 from typing import TYPE_CHECKING
 
 from subsetsel_core.cli import data as D
-from subsetsel_core.cli.args import count, names, output_path, seed, share
+from subsetsel_core.cli.args import names, option, output_path
 from subsetsel_core.errors import InputError
-from subsetsel_core.strategies import REGISTRY
+from subsetsel_core.strategies import COVERING
 from subsetsel_core.strategies import STRATEGIES as ALL_STRATEGIES
 from subsetsel_core.text import strict_json
 from subsetsel_core.text.rounding import text
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from subsetsel_core.evaluation.theory import Theory
 
 #: Strategies the bound is computed for (as :data:`subsetsel_core.evaluation.theory.THEORY_STRATEGIES`).
-STRATEGIES = tuple(s for s in REGISTRY if s.startswith("fafi-"))
+STRATEGIES = COVERING
 
 
 def add_theory_args(p: argparse.ArgumentParser) -> None:
@@ -26,15 +26,13 @@ def add_theory_args(p: argparse.ArgumentParser) -> None:
     D.add_data_args(p)
     D.add_representation_args(p)
     p.add_argument("--strategy", choices=STRATEGIES, default=STRATEGIES[0],
-                   help="whose first k datasets give the coverage bound's covering radius h_k (default: %(default)s)")
+                   help="whose first k datasets give the covering radius h_k (default: %(default)s)")
     p.add_argument("--strategies", type=names, default=list(ALL_STRATEGIES), metavar="S1,S2",
                    help=f"strategies to predict, of {', '.join(ALL_STRATEGIES)} (default: all; random always)")
-    p.add_argument("--trials", type=count(1, 100_000, "trials"), default=200,
-                   help="the protocol's pools the prediction and the observed share average over")
-    p.add_argument("--alpha", type=share, default=0.8, help="dataset-pool fraction α of the observed subsets")
-    p.add_argument("--k-min", type=count(1, 10**6, "k"), default=2)
-    p.add_argument("--k-max", type=count(1, 10**6, "k"), default=20)
-    p.add_argument("--seed", type=seed, default=0)
+    option(p, "trials", help="trials of the protocol behind the observed share")
+    option(p, "alpha", help="dataset-pool fraction α of the observed subsets")
+    for name in ("k_min", "k_max", "seed"):
+        option(p, name)
     p.add_argument("--out", type=output_path, metavar="theory.json", help="write JSON here")
 
 

@@ -20,6 +20,7 @@ from subsetsel_core.evaluation.stats import EntryStats, compute_stats
 from subsetsel_core.ranks.metrics import METRICS
 from subsetsel_core.representations.descriptors import Representation
 from subsetsel_core.selection.costs import select_under_budget
+from subsetsel_core.settings.table import SETTINGS
 from subsetsel_core.strategies import BUDGET_STRATEGIES
 
 
@@ -79,8 +80,8 @@ def evaluate_budget(
     budgets: Sequence[float] = tuple(np.round(np.linspace(0.02, 0.30, 15), 4)),
     strategies: Sequence[str] = BUDGET_STRATEGIES,
     trials: int = 100,
-    alpha: float = 0.8,
-    seed: int = 0,
+    alpha: float = SETTINGS["alpha"].default,
+    seed: int = SETTINGS["seed"].default,
     metrics: Sequence[str] = tuple(METRICS),
     how: str = "",
 ) -> BudgetResult:

@@ -41,16 +41,12 @@ from subsetsel_core.evaluation.protocol import (
     trial_rng,
 )
 from subsetsel_core.evaluation.result import EvaluationConfig
+from subsetsel_core.ranks.metrics import METRICS
 from subsetsel_core.ranks.ranking import twice_average_ranks
 from subsetsel_core.ranks.table import RankTable
 from subsetsel_core.representations.descriptors import Representation
 from subsetsel_core.strategies import REGISTRY, SCORE_AWARE
-from subsetsel_core.strategies.score_aware import (
-    elimination_scores,
-    greedy_scores,
-    ridge_predict,
-    standardized_scores,
-)
+from subsetsel_core.strategies.score_aware import REGRESSION, ridge_predict, standardized_scores
 
 HEADROOM_STREAM = 17
 """First spawn-key element of the headroom's own streams (pools 0, entries 1, permutations 2,
@@ -170,10 +166,9 @@ class SplitData:
     def orders(self, name: str, pools: np.ndarray, k_max: int) -> np.ndarray:
         """A nested score-aware strategy's selection orders (T, ≥ k_max) in each pool (T, n_pool),
         from the judging models' data only."""
-        if name == "greedy-scores":
-            return greedy_scores(self.judge.rows[pools], self.judge, k_max)
-        if name == "elimination-scores":
-            return elimination_scores(self.z_judge[pools])
+        orders = REGISTRY[name].orders
+        if orders is not None:
+            return orders(self, pools, k_max)
         raise InputError(f"'{name}' has no selection order.", field="strategy")
 
     def predictions(self, pools: np.ndarray, subsets: Sequence[np.ndarray]) -> np.ndarray:
@@ -200,15 +195,16 @@ def _regression(sp: SplitData, pools: np.ndarray, subsets: Sequence[np.ndarray],
     h = table.n_models
     refs = np.tile(ref, (t, 1))
     out: dict[str, np.ndarray] = {}
-    order_metrics = [m for m in metrics if m != "mae"]
+    order_metrics = [m for m in metrics if not METRICS[m].from_values]
     if order_metrics:
         out.update(table.agreement(refs, _as_rows(table, pos), ref_count=table.n_datasets, sub_count=1.0,
                                    metrics=order_metrics)[0])
-    if "mae" in metrics:
+    value_metrics = [m for m in metrics if METRICS[m].from_values]
+    if value_metrics:
         mapped = np.interp(1.0 + (pos - 1.0) * (known.size - 1) / max(h - 1, 1), np.arange(1, known.size + 1),
                            known)
         out.update(table.agreement(refs, _as_rows(table, mapped), ref_count=table.n_datasets, sub_count=1.0,
-                                   metrics=("mae",))[0])
+                                   metrics=value_metrics)[0])
     return {m: out[m] for m in metrics}
 
 
@@ -237,8 +233,9 @@ def _split_values(sp: SplitData, pools: np.ndarray, choices: Sequence[Mapping[st
                                     sub_count=np.tile(ks, len(group)), metrics=metrics)
         for gi, key in enumerate(group):
             out[key] = {m: np.ascontiguousarray(v[:, gi * nk:(gi + 1) * nk]) for m, v in values.items()}
-    if "random-regression" in score_aware:
-        out["random-regression"] = _regression(sp, pools, reg_subsets, metrics)
+    for name in score_aware:
+        if REGISTRY[name].predicts:
+            out[name] = _regression(sp, pools, reg_subsets, metrics)
     return out
 
 
@@ -310,7 +307,7 @@ def evaluate_headroom(
         for t in range(t_count):
             choices.append(trial_choices(ctx, t, pools[t]))
             step(t + 1, "choosing the a-priori subsets")
-        gens = [trial_rng(cfg.seed, HEADROOM_STREAM, 1, stream_key("random-regression"), t) for t in range(t_count)]
+        gens = [trial_rng(cfg.seed, HEADROOM_STREAM, 1, stream_key(REGRESSION.name), t) for t in range(t_count)]
         reg_subsets = [np.stack([g.choice(ctx.n_pool, int(k), replace=False) for g in gens]) for k in ks]
         a_priori = [e.key for e in ctx.entries]
         index = {m: i for i, m in enumerate(benchmark.models)}

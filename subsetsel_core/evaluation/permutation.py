@@ -41,7 +41,7 @@ from subsetsel_core.evaluation.protocol import (
 )
 from subsetsel_core.evaluation.result import BASELINE, EvaluationConfig, EvaluationResult
 from subsetsel_core.evaluation.stats import auc_per_trial, holm
-from subsetsel_core.ranks.metrics import METRICS
+from subsetsel_core.ranks.metrics import HEADLINE, METRICS
 from subsetsel_core.representations.descriptors import Representation
 from subsetsel_core.text.rounding import format_p, text
 
@@ -52,7 +52,13 @@ STOP_AFTER = 10
 #: Level of every "helps".
 LEVEL = 0.05
 #: The metric a verdict is read on unless another is chosen.
-VERDICT_METRIC = "spearman"
+VERDICT_METRIC = HEADLINE
+
+
+def verdict_metric(config: EvaluationConfig) -> str:
+    """The metric a run's verdict is read on: :data:`VERDICT_METRIC` when evaluated, else its first metric."""
+    return VERDICT_METRIC if VERDICT_METRIC in config.metrics else config.metrics[0]
+
 #: What a result without the test says in place of a verdict.
 NOT_TESTED_NOTE = ("not tested against shuffled descriptors: p_vs_random is conditional on one representation "
                    "(vs random on these pools) and is no evidence that the descriptors help")

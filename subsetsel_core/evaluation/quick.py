@@ -28,6 +28,7 @@ from subsetsel_core.evaluation.permutation import (
 )
 from subsetsel_core.evaluation.result import BASELINE, EvaluationConfig, EvaluationResult
 from subsetsel_core.evaluation.verdict import Verdict, evaluation_verdict
+from subsetsel_core.ranks.metrics import HEADLINE
 from subsetsel_core.representations.descriptors import Representation
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
 #: Shuffles B of the check's permutation test: with the five strategies besides random, the
 #: smallest Holm-adjusted p is 5 / (B + 1), so B must exceed 99 for any "helps" at 5 %.
 CHECK_PERMUTATIONS = 199
-METRIC = "spearman"
+METRIC = HEADLINE
 
 
 def quick_verdict(check: RepresentationCheck, verdict: Verdict) -> str:

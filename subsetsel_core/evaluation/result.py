@@ -13,20 +13,22 @@ from typing import Any
 import numpy as np
 
 from subsetsel_core.evaluation.stats import EntryStats, compute_stats, friedman_p
-from subsetsel_core.ranks.metrics import METRICS
+from subsetsel_core.settings.table import PROTOCOL, defaults
+from subsetsel_core.strategies import BASELINE
 
-BASELINE = "random"
-"""The strategy every other is compared with."""
+__all__ = ["BASELINE", "Entry", "EvaluationConfig", "EvaluationResult"]
+
+_DEFAULTS = defaults(PROTOCOL)
 
 
 @dataclass(frozen=True)
 class EvaluationConfig:
-    """Parameters of one evaluation.
+    """Parameters of one evaluation (defaults: :data:`~subsetsel_core.settings.table.PROTOCOL`).
 
     Attributes
     ----------
     strategies : tuple of str
-        Registry names; ``random`` is added as the baseline when absent.
+        Registry names (default: every a-priori strategy); the baseline is added when absent.
     trials : int
         Number of trials T.
     alpha : float
@@ -42,14 +44,14 @@ class EvaluationConfig:
         Trials per partial result.
     """
 
-    strategies: tuple[str, ...] = ("random", "kmeans", "fafi-euclidean", "fafi-cosine", "a-optimal", "d-optimal")
-    trials: int = 200
-    alpha: float = 0.8
-    beta: float = 1.0
-    k_min: int = 2
-    k_max: int = 20
-    seed: int = 0
-    metrics: tuple[str, ...] = tuple(METRICS)
+    strategies: tuple[str, ...] = _DEFAULTS["strategies"]
+    trials: int = _DEFAULTS["trials"]
+    alpha: float = _DEFAULTS["alpha"]
+    beta: float = _DEFAULTS["beta"]
+    k_min: int = _DEFAULTS["k_min"]
+    k_max: int = _DEFAULTS["k_max"]
+    seed: int = _DEFAULTS["seed"]
+    metrics: tuple[str, ...] = _DEFAULTS["metrics"]
     batch_size: int = 20
 
     def to_dict(self) -> dict[str, Any]:

@@ -20,7 +20,7 @@ import numpy as np
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.errors import InputError
 from subsetsel_core.evaluation.protocol import trial_rng
-from subsetsel_core.ranks.metrics import METRICS
+from subsetsel_core.ranks.metrics import HEADLINE, METRICS
 from subsetsel_core.ranks.ranking import twice_average_ranks
 
 if TYPE_CHECKING:
@@ -99,9 +99,9 @@ class Stability:
         first = self.could_be_first
         s = (f"{int(self.decided.sum())} of {n_pairs} adjacent pairs are decided (order holds in ≥ 95 % of "
              f"resamples); {len(first)} model{'s' if len(first) != 1 else ''} could be #1")
-        if "spearman" in self.bands:
-            b = self.bands["spearman"]
-            s += f"; the full benchmark's own Spearman ρ is {b.mean:.3f} [{b.lo:.3f}, {b.hi:.3f}]"
+        if HEADLINE in self.bands:
+            b = self.bands[HEADLINE]
+            s += f"; the full benchmark's own {METRICS[HEADLINE].label} is {b.mean:.3f} [{b.lo:.3f}, {b.hi:.3f}]"
         return s + "."
 
     def frame(self) -> pd.DataFrame:

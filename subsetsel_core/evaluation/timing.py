@@ -3,15 +3,9 @@
 from __future__ import annotations
 
 from subsetsel_core.evaluation.result import EvaluationConfig
+from subsetsel_core.strategies import BASELINE, REGISTRY
 
-#: Rough seconds per trial of each strategy on a 112-dataset benchmark (k = 2…20, one core), its
-#: metrics included: ``benchmarks/bench_protocol.py`` section 2 on the TSC sample (2026-12-01),
-#: times 1.5 for a busy machine.
-SECONDS_PER_TRIAL: dict[str, float] = {
-    "random": 0.001, "kmeans": 0.012, "fafi-euclidean": 0.001, "fafi-cosine": 0.001, "a-optimal": 0.007,
-    "d-optimal": 0.0055,
-}
-#: A strategy not measured above.
+#: A strategy not in the registry (its seconds per trial).
 OTHER_STRATEGY_SECONDS = 0.012
 #: Per trial, besides the strategies: the pools and their rank tables.
 REST_PER_TRIAL = 0.002
@@ -22,20 +16,21 @@ MANTEL_SECONDS_112 = 0.3
 
 def _per_trial(strategies: list[str], n_reps: int, n_datasets: int) -> float:
     """Seconds of one trial of these strategies (each strategy but random once per representation)."""
-    cost = sum(SECONDS_PER_TRIAL.get(s, OTHER_STRATEGY_SECONDS) * (1 if s == "random" else max(1, n_reps))
+    cost = sum((REGISTRY[s].seconds_per_trial if s in REGISTRY else OTHER_STRATEGY_SECONDS)
+               * (max(1, n_reps) if REGISTRY.get(s) is None or REGISTRY[s].uses_features else 1)
                for s in strategies)
     return (REST_PER_TRIAL + cost) * max(0.5, n_datasets / 112)
 
 
 def estimate_seconds(config: EvaluationConfig, n_reps: int, n_datasets: int) -> float:
     """A rough run time of an evaluation: trials × the grid's strategies, scaled by the benchmark's size."""
-    return config.trials * _per_trial(list(dict.fromkeys(["random", *config.strategies])), n_reps, n_datasets)
+    return config.trials * _per_trial(list(dict.fromkeys([BASELINE, *config.strategies])), n_reps, n_datasets)
 
 
 def permutation_seconds(config: EvaluationConfig, n_reps: int, n_datasets: int, permutations: int,
                         trials: int | None = None) -> float:
     """Longest rough run time of a permutation test (every entry drawing all B shuffles; early stops shorten it)."""
-    tested = [s for s in dict.fromkeys(config.strategies) if s != "random"]
+    tested = [s for s in dict.fromkeys(config.strategies) if s != BASELINE]
     t = config.trials if trials is None else trials
     return permutations * t * _per_trial(tested, n_reps, n_datasets) if tested else 0.0
 

@@ -17,7 +17,7 @@ dashboard writes its current settings as this file (:func:`config_toml`), so tha
     k_min = 2
     k_max = 20
     metrics = ["spearman", "kendall"]
-    permutations = 0                # B of the permutation test (0: off)
+    permutations = 199              # B of the permutation test (0: off)
     permutation_trials = 0          # its T′ (0: all trials)
 
     [select]                        # the subset shown (default: the favoured entry, k = 10)
@@ -42,6 +42,10 @@ dashboard writes its current settings as this file (:func:`config_toml`), so tha
 
 Errors (:class:`~subsetsel_core.errors.InputError`) name the key: an unknown section or
 key, a value of the wrong type or out of range.
+
+The keys, their defaults and bounds are those of the settings with a
+:attr:`~subsetsel_core.settings.table.Setting.toml` key; a whole-number setting whose default is
+"automatic" (None) is written as 0 (TOML has no null).
 """
 
 from __future__ import annotations
@@ -55,8 +59,9 @@ from typing import Any
 
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.score_format import ScoreFormat
+from subsetsel_core.settings.table import SETTINGS
 
-__all__ = ["RunConfig", "config_toml", "read_run_config"]
+__all__ = ["SPEC", "RunConfig", "config_toml", "read_run_config"]
 
 #: Largest config file read, in bytes.
 MAX_CONFIG_BYTES = 1 << 20
@@ -68,23 +73,23 @@ READING = "reading"
 class RunConfig:
     """What ``subsetsel report`` runs (see the module's description for the keys)."""
 
-    title: str = ""
-    seed: int = 0
+    title: str = SETTINGS["title"].default
+    seed: int = SETTINGS["seed"].default
     missing: str = ""
-    strategies: tuple[str, ...] = ()
+    strategies: tuple[str, ...] = ()  # (): every strategy
     representations: tuple[str, ...] = ()
-    trials: int = 200
-    alpha: float = 0.8
-    beta: float = 1.0
-    k_min: int = 2
-    k_max: int = 20
-    metrics: tuple[str, ...] = ()
-    permutations: int = 0
-    permutation_trials: int = 0
-    select_strategy: str = ""
+    trials: int = SETTINGS["trials"].default
+    alpha: float = SETTINGS["alpha"].default
+    beta: float = SETTINGS["beta"].default
+    k_min: int = SETTINGS["k_min"].default
+    k_max: int = SETTINGS["k_max"].default
+    metrics: tuple[str, ...] = ()  # (): every metric
+    permutations: int = SETTINGS["permutations"].default
+    permutation_trials: int = 0  # 0: all trials
+    select_strategy: str = ""  # "": the favoured entry's
     select_representation: str = ""
-    select_k: int = 10
-    metric: str = "spearman"
+    select_k: int = SETTINGS["k"].default
+    metric: str = SETTINGS["metric"].default
     critical_difference: str = "wilcoxon-holm"
     images: bool = True
     map_method: str = "UMAP"
@@ -99,21 +104,29 @@ class RunConfig:
         return d
 
 
-# key → (attribute, kind, low, high); kind: "str", "int", "float", "bool", "names"
-_SPEC: dict[str, dict[str, tuple[str, str, float, float]]] = {
-    "": {"title": ("title", "str", 0, 0), "seed": ("seed", "int", 0, 2**63 - 1), "missing": ("missing", "str", 0, 0)},
-    "evaluate": {
-        "strategies": ("strategies", "names", 0, 0), "representations": ("representations", "names", 0, 0),
-        "trials": ("trials", "int", 1, 100_000), "alpha": ("alpha", "float", 0.0, 1.0),
-        "beta": ("beta", "float", 0.0, 1.0), "k_min": ("k_min", "int", 1, 10**6), "k_max": ("k_max", "int", 1, 10**6),
-        "metrics": ("metrics", "names", 0, 0), "permutations": ("permutations", "int", 0, 10**6),
-        "permutation_trials": ("permutation_trials", "int", 0, 100_000),
-    },
-    "select": {"strategy": ("select_strategy", "str", 0, 0), "representation": ("select_representation", "str", 0, 0),
-               "k": ("select_k", "int", 1, 10**6)},
-    "report": {"metric": ("metric", "str", 0, 0), "critical_difference": ("critical_difference", "str", 0, 0),
-               "images": ("images", "bool", 0, 0), "map": ("map_method", "str", 0, 0)},
-}
+#: Keys that are not settings of the table: (section, key, attribute, kind).
+_OTHER_KEYS = (("", "missing", "missing", "str"), ("evaluate", "representations", "representations", "names"),
+               ("select", "representation", "select_representation", "str"),
+               ("report", "critical_difference", "critical_difference", "str"), ("report", "map", "map_method", "str"))
+
+
+def _spec() -> dict[str, dict[str, tuple[str, str, float, float]]]:
+    """section → key → (attribute, kind, low, high); kind: "str", "int", "float", "bool", "names"."""
+    spec: dict[str, dict[str, tuple[str, str, float, float]]] = {"": {}, "evaluate": {}, "select": {}, "report": {}}
+    for s in SETTINGS.values():
+        if s.toml is None:
+            continue
+        section, _, key = s.toml.rpartition(".")
+        low = 0 if s.kind == "int" and s.default is None else (s.low or 0)
+        spec[section][key] = (f"select_{key}" if section == "select" else s.name,
+                              "str" if s.kind == "choice" else s.kind, low, s.high or 0)
+    for section, key, attr, kind in _OTHER_KEYS:
+        spec[section][key] = (attr, kind, 0, 0)
+    return spec
+
+
+SPEC = _spec()
+"""The keys of run.toml: section → key → (attribute of :class:`RunConfig`, kind, low, high)."""
 
 
 def _value(label: str, where: str, raw: Any, kind: str, low: float, high: float) -> Any:
@@ -179,17 +192,17 @@ def read_run_config(source: str | Path | bytes, label: str | None = None) -> Run
                 raise InputError(str(exc), field="config") from None
             continue
         if isinstance(raw_value, dict):
-            if key not in _SPEC or not key:
+            if key not in SPEC or not key:
                 raise InputError(f"{name}: unknown section [{key}]; the sections are "
-                                 f"{', '.join(f'[{s}]' for s in _SPEC if s)}.", field="config")
+                                 f"{', '.join(f'[{s}]' for s in SPEC if s)}.", field="config")
             section, items = key, raw_value
         else:
             section, items = "", {key: raw_value}
         for k, v in items.items():
             where = f"{section}.{k}" if section else k
-            spec = _SPEC[section].get(k)
+            spec = SPEC[section].get(k)
             if spec is None or isinstance(v, dict):
-                known = ", ".join(_SPEC[section])
+                known = ", ".join(SPEC[section])
                 raise InputError(f"{name}: unknown key '{where}'; the keys of "
                                  f"{f'[{section}]' if section else 'the top level'} are {known}.", field="config")
             attr, kind, low, high = spec
@@ -257,7 +270,7 @@ def config_toml(cfg: RunConfig, *, comments: Mapping[str, str] | None = None) ->
     """
     lines = [f"# {k}: {v}".replace("\n", " ") for k, v in (comments or {}).items()]
     current = None
-    for section, keys in _SPEC.items():
+    for section, keys in SPEC.items():
         for k, (attr, _kind, _lo, _hi) in keys.items():
             value = getattr(cfg, attr)
             if attr in ("title", "missing", "select_strategy", "select_representation") and not value:

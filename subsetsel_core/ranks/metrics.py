@@ -171,6 +171,15 @@ class Metric:
         (in rank positions, at least 1).
     lower, upper : float or None
         Bounds of the values (None: the number of models).
+    from_values : bool
+        Computed from the rank values (rank positions), not only from the orderings: a
+        ranking known only as an order (predicted positions) must be mapped onto rank
+        values first.
+    relevance : bool
+        Graded by a relevance taken from the reference's rank values (NDCG): on a subset of
+        the models the reference is re-ranked among them first.
+    headline : bool
+        The metric of the verdicts and one-line summaries (exactly one).
     """
 
     name: str
@@ -181,6 +190,9 @@ class Metric:
     target: float | None = 0.9
     lower: float = -1.0
     upper: float | None = 1.0
+    from_values: bool = False
+    relevance: bool = False
+    headline: bool = False
 
     @property
     def sign(self) -> int:
@@ -204,13 +216,17 @@ class Metric:
 
 
 METRICS: dict[str, Metric] = {m.name: m for m in (
-    Metric("mae", "rank MAE", False, _mae_of, unit="rank positions", target=None, lower=0.0, upper=None),
-    Metric("spearman", "Spearman ρ", True, _spearman_of),
+    Metric("mae", "rank MAE", False, _mae_of, unit="rank positions", target=None, lower=0.0, upper=None,
+           from_values=True),
+    Metric("spearman", "Spearman ρ", True, _spearman_of, headline=True),
     Metric("kendall", "Kendall τ-b", True, _kendall_of, target=0.75),
-    Metric("ndcg5", "NDCG@5", True, _ndcg5_of, lower=0.0),
+    Metric("ndcg5", "NDCG@5", True, _ndcg5_of, lower=0.0, relevance=True),
     Metric("mrr", "MRR", True, _mrr_of, lower=0.0),
 )}
 """The metric registry, in display order (PROTOCOL.md, "Metrics")."""
+
+HEADLINE: str = next(name for name, m in METRICS.items() if m.headline)
+"""The metric of the verdicts and one-line summaries."""
 
 
 def agreement(

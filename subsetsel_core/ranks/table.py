@@ -213,8 +213,9 @@ def _covered_agreement(ref: np.ndarray, sub: np.ndarray, metrics: Sequence[str])
     """The metrics on the covered models only: ``ref`` (m,) and ``sub`` (cells, m) keep their
     1…M values (rank MAE is in the full table's rank positions), and NDCG@5 takes its
     relevance from the reference re-ranked among the covered models (m + 1 − rank ≥ 1)."""
-    plain = [name for name in metrics if name != "ndcg5"]
+    plain = [name for name in metrics if not METRICS[name].relevance]
+    graded = [name for name in metrics if METRICS[name].relevance]
     out = agreement(ref, sub, metrics=plain) if plain else {}
-    if "ndcg5" in metrics:
-        out["ndcg5"] = agreement(twice_average_ranks(ref) / 2.0, sub, metrics=("ndcg5",))["ndcg5"]
+    if graded:
+        out.update(agreement(twice_average_ranks(ref) / 2.0, sub, metrics=graded))
     return {name: out[name] for name in metrics}

@@ -16,7 +16,7 @@ tables' chosen text columns appended (when ``text`` is on); ``log`` does not app
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 import pandas as pd
@@ -24,6 +24,9 @@ import pandas as pd
 from subsetsel_core.errors import InputError
 from subsetsel_core.representations import get_builder
 from subsetsel_core.representations.names import NAME_KINDS
+from subsetsel_core.settings.table import RECIPE, defaults, get, problem
+
+_DEFAULTS = defaults(RECIPE)
 
 if TYPE_CHECKING:
     from subsetsel_core.benchmark import Benchmark
@@ -44,7 +47,7 @@ class TableSpec(Protocol):
 
 @dataclass(frozen=True)
 class RepresentationRecipe:
-    """A representation, described by hashable settings.
+    """A representation, described by hashable settings (defaults: :data:`~subsetsel_core.settings.table.RECIPE`).
 
     Attributes
     ----------
@@ -64,10 +67,10 @@ class RepresentationRecipe:
     """
 
     tables: tuple[str, ...]
-    columns: tuple[str, ...] | None = None
-    text: bool = True
-    log: bool = False
-    pca: float | None = None
+    columns: tuple[str, ...] | None = _DEFAULTS["columns"]
+    text: bool = _DEFAULTS["text"]
+    log: bool = _DEFAULTS["log"]
+    pca: float | None = _DEFAULTS["pca"]
     name: str = ""
 
     @property
@@ -100,12 +103,13 @@ class RepresentationRecipe:
         columns = data.get("columns")
         if columns is not None and (not isinstance(columns, list) or not all(isinstance(c, str) for c in columns)):
             raise bad("'columns' must be null or a list of column names")
-        flags = {k: data.get(k, d) for k, d in (("text", True), ("log", False))}
+        flags = {k: data.get(k, _DEFAULTS[k]) for k in ("text", "log")}
         if not all(isinstance(v, bool) for v in flags.values()):
             raise bad("'text' and 'log' must be true or false")
         pca = data.get("pca")
-        if pca is not None and (isinstance(pca, bool) or not isinstance(pca, int | float) or not 0 < pca <= 1):
-            raise bad("'pca' must be null or a variance fraction in (0, 1]")
+        why = problem(get("pca"), pca)
+        if why:
+            raise bad(f"'pca' must be null or a variance fraction: it {why}")
         name = data.get("name", "")
         if not isinstance(name, str):
             raise bad("'name' must be a string")
@@ -175,22 +179,37 @@ def recipe_name(descriptors: Mapping[str, pd.DataFrame], specs: Mapping[str, Tab
 
 
 def make_recipe(descriptors: Mapping[str, pd.DataFrame], specs: Mapping[str, TableSpec] | None,
-                tables: Sequence[str], columns: Sequence[str] | None = None, *, text: bool = True,
-                log: bool = False, pca: float | None = None) -> RepresentationRecipe:
+                tables: Sequence[str], columns: Sequence[str] | None = None, **options: Any) -> RepresentationRecipe:
     """A recipe with its display name; columns equal to the defaults are stored as None.
+
+    ``options`` are the recipe's other settings (``text``, ``log``, ``pca``: :data:`RECIPE`).
 
     Raises
     ------
     InputError
         An unknown table.
     """
-    tables = tuple(tables)
+    return named_recipe(descriptors, specs, RepresentationRecipe(tuple(tables), None if columns is None
+                                                                 else tuple(columns), **options))
+
+
+def named_recipe(descriptors: Mapping[str, pd.DataFrame], specs: Mapping[str, TableSpec] | None,
+                 draft: RepresentationRecipe) -> RepresentationRecipe:
+    """A recipe completed for these tables: its display name, and columns equal to the defaults as None.
+
+    Raises
+    ------
+    InputError
+        An unknown table.
+    """
+    tables = tuple(draft.tables)
     join_for(descriptors, specs, tables)
-    cols = None if columns is None else tuple(columns)
+    cols = None if draft.columns is None else tuple(draft.columns)
     if cols is not None and list(cols) == default_columns(descriptors, specs, tables):
         cols = None
-    name = recipe_name(descriptors, specs, tables, cols, text=text, log=log, pca=pca)
-    return RepresentationRecipe(tables, cols, bool(text), bool(log), pca, name)
+    rec = replace(draft, tables=tables, columns=cols, text=bool(draft.text), log=bool(draft.log))
+    options = {s.name: getattr(rec, s.name) for s in RECIPE if s.name not in ("tables", "columns")}
+    return replace(rec, name=recipe_name(descriptors, specs, tables, cols, **options))
 
 
 def _chosen(recipe: RepresentationRecipe, descriptors: Mapping[str, pd.DataFrame],

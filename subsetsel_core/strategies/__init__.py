@@ -11,7 +11,9 @@ The registry also holds the score-aware strategies (:mod:`.score_aware`, marked
 
 from subsetsel_core.strategies.base import StrategyInfo, standardize
 from subsetsel_core.strategies.registry import (
+    BASELINE,
     BUDGET_STRATEGIES,
+    COVERING,
     REGISTRY,
     SCORE_AWARE,
     STRATEGIES,
@@ -20,5 +22,5 @@ from subsetsel_core.strategies.registry import (
     select,
 )
 
-__all__ = ["BUDGET_STRATEGIES", "REGISTRY", "SCORE_AWARE", "STRATEGIES", "StrategyInfo", "a_priori", "get_strategy",
+__all__ = ["BASELINE", "BUDGET_STRATEGIES", "COVERING", "REGISTRY", "SCORE_AWARE", "STRATEGIES", "StrategyInfo", "a_priori", "get_strategy",
            "select", "standardize"]

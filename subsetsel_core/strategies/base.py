@@ -48,6 +48,22 @@ class StrategyInfo:
         (:mod:`~subsetsel_core.strategies.score_aware`): they are judged on held-out models
         only (``subsetsel headroom``), never offered for a selection or an evaluation, and
         their ``kernel`` refuses to run.
+    baseline : bool
+        The strategy every other is compared with (exactly one: ``random``).
+    covering : bool
+        A farthest-first covering: FAFI's coverage bound (the theory of
+        :mod:`~subsetsel_core.evaluation.theory`) applies to it.
+    seconds_per_trial : float
+        Rough seconds per protocol trial on a 112-dataset benchmark (k = 2…20, one core),
+        its metrics included: ``benchmarks/bench_protocol.py`` section 2 on the TSC sample
+        (2026-12-01), times 1.5 for a busy machine (:mod:`~subsetsel_core.evaluation.timing`).
+    orders : callable, optional
+        Of a nested score-aware strategy: ``orders(split, pools, k_max) -> ndarray (T, ≥ k_max)``,
+        its selection orders in each pool from the judging models' data of ``split``
+        (:class:`~subsetsel_core.evaluation.headroom.SplitData`).
+    predicts : bool
+        A score-aware strategy that ranks the held-out models by predicted scores (a
+        regression), not by a subset's mean rank.
     """
 
     name: str
@@ -61,6 +77,16 @@ class StrategyInfo:
     colour: str = "#7f7f7f"
     cost_aware: CostKernel | None = None
     score_aware: bool = False
+    baseline: bool = False
+    covering: bool = False
+    seconds_per_trial: float = 0.012
+    orders: Callable[..., np.ndarray] | None = None
+    predicts: bool = False
+
+    @property
+    def deterministic(self) -> bool:
+        """The same input always gives the same subset (no random stream)."""
+        return not self.uses_rng
 
 
 def column_scale(X: np.ndarray) -> np.ndarray:

@@ -142,10 +142,10 @@ def cosine_within_budget(Z: np.ndarray, costs: np.ndarray, budget: float,
 EUCLIDEAN = StrategyInfo(
     "fafi-euclidean", fafi_euclidean, nested=True, uses_features=True, title="FAFI (Euclidean)",
     description="Greedy farthest-first: each new dataset is the one farthest from those already chosen.",
-    uses_rng=False, colour="#ff7f0e", cost_aware=euclidean_within_budget,
+    uses_rng=False, colour="#ff7f0e", cost_aware=euclidean_within_budget, covering=True, seconds_per_trial=0.001,
 )
 COSINE = StrategyInfo(
     "fafi-cosine", fafi_cosine, nested=True, uses_features=True, title="FAFI (cosine)",
     description="Greedy farthest-first with cosine distance between standardized descriptors.",
-    uses_rng=False, colour="#d62728", cost_aware=cosine_within_budget,
+    uses_rng=False, colour="#d62728", cost_aware=cosine_within_budget, covering=True, seconds_per_trial=0.001,
 )

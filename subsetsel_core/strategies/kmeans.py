@@ -129,5 +129,5 @@ def kmeans_select(X: np.ndarray, k: int, *, rng: np.random.Generator, include: S
 INFO = StrategyInfo(
     "kmeans", kmeans_select, nested=False, uses_features=True, title="k-means",
     description="k-means++ clustering into k groups; the dataset nearest each centroid represents it.",
-    many=kmeans_many, colour="#1f77b4",
+    many=kmeans_many, colour="#1f77b4", seconds_per_trial=0.012,
 )

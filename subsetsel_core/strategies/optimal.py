@@ -211,10 +211,10 @@ def _d_many(X: np.ndarray, ks: Sequence[int], rngs: Sequence[np.random.Generator
 A_OPTIMAL = StrategyInfo(
     "a-optimal", a_optimal, nested=False, uses_features=True, title="A-optimal design",
     description="Minimises the average variance of a linear model fitted on the chosen datasets.",
-    many=_a_many, uses_rng=False, colour="#2ca02c",
+    many=_a_many, uses_rng=False, colour="#2ca02c", seconds_per_trial=0.007,
 )
 D_OPTIMAL = StrategyInfo(
     "d-optimal", d_optimal, nested=False, uses_features=True, title="D-optimal design",
     description="Maximises the volume (log-determinant) spanned by the chosen datasets' descriptors.",
-    many=_d_many, uses_rng=False, colour="#9467bd",
+    many=_d_many, uses_rng=False, colour="#9467bd", seconds_per_trial=0.0055,
 )

@@ -57,4 +57,6 @@ INFO = StrategyInfo(
     description="k datasets drawn uniformly at random (the baseline).",
     many=_many,
     cost_aware=random_within_budget,
+    baseline=True,
+    seconds_per_trial=0.001,
 )

@@ -46,6 +46,12 @@ lists, offers or runs."""
 SCORE_AWARE: tuple[str, ...] = tuple(name for name, info in REGISTRY.items() if info.score_aware)
 """The score-aware strategies, judged on held-out models only (``subsetsel headroom``)."""
 
+BASELINE: str = next(name for name, info in REGISTRY.items() if info.baseline)
+"""The strategy every other is compared with."""
+
+COVERING: tuple[str, ...] = tuple(name for name, info in REGISTRY.items() if info.covering)
+"""The farthest-first coverings, whose coverage bound the theory computes, in display order."""
+
 BUDGET_STRATEGIES: tuple[str, ...] = tuple(name for name, info in REGISTRY.items() if info.cost_aware)
 """Strategies with a cost-aware variant (budget mode), in display order."""
 

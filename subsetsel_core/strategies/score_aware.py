@@ -24,7 +24,8 @@ scales weigh alike. All functions are batched over trials (leading axis T).
 
 from __future__ import annotations
 
-from typing import NoReturn
+from collections.abc import Callable
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -219,21 +220,32 @@ def ridge_predict(X: np.ndarray, y: np.ndarray, X_new: np.ndarray, alpha: float 
     return out
 
 
-def _info(name: str, title: str, description: str, *, nested: bool, uses_rng: bool, colour: str) -> StrategyInfo:
+def _info(name: str, title: str, description: str, *, nested: bool, uses_rng: bool, colour: str,
+          orders: Callable[..., np.ndarray] | None = None, predicts: bool = False) -> StrategyInfo:
     return StrategyInfo(name, _refuse(name), nested=nested, uses_features=False,
                         title=f"{title} — {LABEL}", description=description, uses_rng=uses_rng, colour=colour,
-                        score_aware=True)
+                        score_aware=True, orders=orders, predicts=predicts)
+
+
+def _greedy_orders(split: Any, pools: np.ndarray, k_max: int) -> np.ndarray:
+    return greedy_scores(split.judge.rows[pools], split.judge, k_max)
+
+
+def _elimination_orders(split: Any, pools: np.ndarray, k_max: int) -> np.ndarray:
+    return elimination_scores(split.z_judge[pools])
 
 
 GREEDY = _info("greedy-scores", "Greedy on scores",
                "Forward selection maximising the Spearman correlation with the full ranking of the judging "
                "models (score-aware: judged on held-out models only).", nested=True, uses_rng=False,
-               colour="#5b3a29")
+               colour="#5b3a29", orders=_greedy_orders)
 ELIMINATION = _info("elimination-scores", "Elimination on scores",
                     "Removes the dataset best predicted (leave-one-out R², ridge α = 1) from the others' scores "
                     "until k remain, as MTEB built its lite benchmarks (score-aware: judged on held-out models "
-                    "only).", nested=True, uses_rng=False, colour="#b8860b")
+                    "only).", nested=True, uses_rng=False, colour="#b8860b",
+                    orders=_elimination_orders)
 REGRESSION = _info("random-regression", "Random subset + regression",
                    "A random subset, and each model's mean score predicted from its subset scores by a ridge "
                    "regression fitted on the judging models (Zhang, Dorner & Hardt 2025; score-aware: judged on "
-                   "held-out models only).", nested=False, uses_rng=True, colour="#17becf")
+                   "held-out models only).", nested=False, uses_rng=True, colour="#17becf",
+                   predicts=True)

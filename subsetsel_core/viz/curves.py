@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 
 from subsetsel_core.evaluation.permutation import p_phrase
 from subsetsel_core.ranks.metrics import METRICS
+from subsetsel_core.strategies import BASELINE
 from subsetsel_core.text.rounding import d3, text
 from subsetsel_core.viz.style import (
     DASHES,
@@ -104,7 +105,7 @@ def curves_figure(
         fig.add_trace(
             go.Scatter(
                 x=g["k"], y=g["mean"], mode="lines+markers", name=name, legendgroup=name,
-                line={"color": col, "width": 3 if strat != "random" else 2.5, "dash": dash},
+                line={"color": col, "width": 3 if strat != BASELINE else 2.5, "dash": dash},
                 marker={"size": 5},
                 customdata=np.c_[g["lo"], g["hi"]],
                 hovertemplate=f"<b>{name}</b><br>k = %{{x}}<br>mean %{{y:{_AGREE}}}" + _BAND_HOVER,
@@ -212,7 +213,7 @@ def generalisation_figure(
             fig.add_trace(
                 go.Scatter(
                     x=g["k"], y=g["mean"], mode="lines", name=name, legendgroup=name, showlegend=col == 1,
-                    line={"color": c, "width": 2.5 if strat != "random" else 2, "dash": dash},
+                    line={"color": c, "width": 2.5 if strat != BASELINE else 2, "dash": dash},
                     customdata=np.c_[g["lo"], g["hi"]],
                     hovertemplate=f"<b>{name}</b> ({panel})<br>k = %{{x}}<br>mean %{{y:{_AGREE}}}" + _BAND_HOVER,
                 ),
@@ -247,7 +248,7 @@ def auc_figure(auc: pd.DataFrame, metric: str, *, title: str | None = None, heig
     for _, r in df.iloc[::-1].iterrows():
         col = strategy_color(str(r["strategy"]))
         p = r["p_vs_random"]
-        ptxt = "baseline" if r["strategy"] == "random" else (
+        ptxt = "baseline" if r["strategy"] == BASELINE else (
             p_phrase(None if p is None or pd.isna(p) else float(p)) + " vs random on these pools")
         fig.add_trace(
             go.Scatter(
@@ -261,7 +262,7 @@ def auc_figure(auc: pd.DataFrame, metric: str, *, title: str | None = None, heig
                 name=escape(r["key"]),
             )
         )
-    base = df[df["strategy"] == "random"]
+    base = df[df["strategy"] == BASELINE]
     if len(base):
         fig.add_vline(x=float(base["auc_mean_n"].iloc[0]), line_dash="dot", line_color="#7f7f7f")
     fig.update_xaxes(title="normalised AUC (mean, 95% interval)")

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from subsetsel_core.strategies import BASELINE
 from subsetsel_core.viz.style import apply_layout, escape, metric_title, rgba, strategy_color
 
 __all__ = ["SCORE_AWARE_SUFFIX", "headroom_figure"]
@@ -48,7 +49,7 @@ def headroom_figure(
         aware = bool(g["score_aware"].iloc[0])
         colour = strategy_color(strat)
         name = escape(key + (SCORE_AWARE_SUFFIX if aware else ""))
-        if strat != "random":
+        if strat != BASELINE:
             fig.add_trace(go.Scatter(x=g["k"], y=g["hi"], mode="lines", line={"width": 0}, showlegend=False,
                                      legendgroup=name, hoverinfo="skip"))
             fig.add_trace(go.Scatter(x=g["k"], y=g["lo"], mode="lines", line={"width": 0}, fill="tonexty",
@@ -56,7 +57,7 @@ def headroom_figure(
                                      hoverinfo="skip"))
         fig.add_trace(go.Scatter(
             x=g["k"], y=g["mean"], mode="lines+markers", name=name, legendgroup=name,
-            line={"color": colour, "width": 2 if strat == "random" else 3, "dash": "dash" if aware else "solid"},
+            line={"color": colour, "width": 2 if strat == BASELINE else 3, "dash": "dash" if aware else "solid"},
             marker={"size": 5, "symbol": "diamond" if aware else "circle"},
             customdata=np.c_[g["lo"], g["hi"]],
             hovertemplate=f"<b>{name}</b><br>k = %{{x}}<br>mean %{{y:.3f}}" + _HOVER,

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
+from subsetsel_core.strategies import BASELINE
 from subsetsel_core.text.rounding import d3
 from subsetsel_core.viz.style import apply_layout, escape, metric_title, rgba, strategy_color
 
@@ -20,14 +21,14 @@ _AGREE, _COST = d3("agreement"), d3("cost")  # hover formats: agreement values, 
 def _add_random_band(fig: go.Figure, x: np.ndarray, band: Band, name: str, hovertemplate: str) -> None:
     """Random subsets' 95 % band (shaded) and median (dotted grey line) along ``x``."""
     med, lo, hi = band
-    grey = strategy_color("random")
+    grey = strategy_color(BASELINE)
     fig.add_trace(go.Scatter(x=x, y=hi, mode="lines", line={"width": 0}, showlegend=False,
-                             hoverinfo="skip", legendgroup="random"))
+                             hoverinfo="skip", legendgroup=BASELINE))
     fig.add_trace(go.Scatter(x=x, y=lo, mode="lines", line={"width": 0}, fill="tonexty",
                              fillcolor=rgba(grey, 0.18), showlegend=False, hoverinfo="skip",
-                             legendgroup="random"))
+                             legendgroup=BASELINE))
     fig.add_trace(go.Scatter(x=x, y=med, mode="lines", name=name, line={"color": grey, "dash": "dot", "width": 2},
-                             legendgroup="random", hovertemplate=hovertemplate))
+                             legendgroup=BASELINE, hovertemplate=hovertemplate))
 
 
 def _ring(x: float, y: float, name: str, colour: str, hovertemplate: str) -> go.Scatter:

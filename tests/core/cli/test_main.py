@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from subsetsel_core.cli.main import main
+from subsetsel_core.ranks.metrics import METRICS
 from subsetsel_core.synthetic import make_synthetic
 from subsetsel_core.text.safe_csv import split_comments
 
@@ -67,7 +68,7 @@ def test_evaluate_json(files: dict[str, Path]) -> None:
     d = json.loads(out.read_text())
     assert d["ks"] == [2, 3, 4, 5, 6]
     assert set(d["results"]) == {"random", "fafi-cosine", "kmeans"}
-    assert set(d["results"]["kmeans"]["p_vs_random"]) == {"mae", "spearman", "kendall", "ndcg5", "mrr"}
+    assert set(d["results"]["kmeans"]["p_vs_random"]) == set(METRICS)
     assert d["config"]["trials"] == 5 and d["config"]["alpha"] == 0.8
 
 

@@ -172,7 +172,7 @@ def test_cli_evaluate_permutations_json(synth, tmp_path: Path, capsys: pytest.Ca
     assert r["helps"]["spearman"] is True and d["permutation_test"]["permutations"] == 39
     assert set(d["ceiling"]["spearman"]) == {"mean", "lo", "hi"} and len(d["rank_intervals"]) == 10
     assert "p_permutation" not in d["results"]["random"]
-    assert main([*base]) == 0
+    assert main([*base, "--permutations", "0"]) == 0
     text = capsys.readouterr().out
     assert "not tested against shuffled descriptors" in text and "full benchmark's own stability" in text
     assert "0.0000" not in text and "None" not in text

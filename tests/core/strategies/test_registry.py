@@ -6,7 +6,16 @@ import numpy as np
 import pytest
 
 from subsetsel_core.errors import InputError
-from subsetsel_core.strategies import REGISTRY, SCORE_AWARE, STRATEGIES, select, standardize
+from subsetsel_core.ranks.metrics import HEADLINE, METRICS
+from subsetsel_core.strategies import (
+    BASELINE,
+    COVERING,
+    REGISTRY,
+    SCORE_AWARE,
+    STRATEGIES,
+    select,
+    standardize,
+)
 from subsetsel_core.strategies.fafi import farthest_first
 from subsetsel_core.strategies.optimal import optimal_design
 
@@ -100,8 +109,10 @@ def test_fafi_known_answer() -> None:
     assert order.tolist() == [4, 3, 2, 0, 1]
 
 
-def test_fafi_is_nested(X: np.ndarray) -> None:
-    for name in ("fafi-euclidean", "fafi-cosine"):
+def test_nested_strategies_give_prefixes(X: np.ndarray) -> None:
+    nested = [s for s in STRATEGIES if REGISTRY[s].nested]
+    assert set(COVERING) <= set(nested)
+    for name in nested:
         full = select(X, 20, name)
         for k in (1, 5, 13):
             np.testing.assert_array_equal(select(X, k, name), full[:k])
@@ -182,3 +193,15 @@ def test_dual_form_matches_primal_on_wide_data(criterion: str) -> None:
                 T = S.copy()
                 T[pos] = j
                 assert (f(X, T) >= best - 1e-6 * abs(best)) if criterion == "a" else (f(X, T) <= best + 1e-6 * abs(best))
+
+
+def test_records_carry_what_code_asks_of_a_name() -> None:
+    assert [s for s, info in REGISTRY.items() if info.baseline] == [BASELINE] and BASELINE in STRATEGIES
+    assert not REGISTRY[BASELINE].uses_features
+    assert COVERING and all(REGISTRY[s].nested and REGISTRY[s].deterministic for s in COVERING)  # one order per pool
+    assert all(info.seconds_per_trial > 0 for info in REGISTRY.values())
+    for s in SCORE_AWARE:  # each score-aware strategy is run by its order (nested) or its prediction
+        info = REGISTRY[s]
+        assert (info.orders is not None) == info.nested and info.predicts != info.nested
+    assert [m for m, info in METRICS.items() if info.headline] == [HEADLINE]
+    assert all(info.unit for info in METRICS.values() if info.from_values)  # values in units, not only an order
