@@ -60,7 +60,7 @@ QUANTITIES: dict[str, Rule] = {
     "descriptor": Rule(sig=4, trim=True),  # a dataset's descriptor value (map hovers and legends, imputed medians)
     "count": Rule(decimals=0),          # a count that arrives as a float (datasets in a plotly hover)
     "seconds": Rule(sig=2),             # a duration or an estimate of one: "0.84 s", "12 s", "140 s"
-    "megabytes": Rule(sig=3),           # a file size in MB (2**20 bytes)
+    "megabytes": Rule(sig=3, trim=True),           # a file size in MB (2**20 bytes)
     "ratio": Rule(sig=2),               # how many times one quantity is another (ℓ / nearest-neighbour distance)
 }
 """Quantity → how it is rounded for people."""
