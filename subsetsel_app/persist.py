@@ -34,6 +34,7 @@ import streamlit as st
 from subsetsel_app.session_store import SessionStore, new_id, valid_id
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.validation import Finding, ValidationReport
+from subsetsel_core.text import rounding
 from subsetsel_core.workspace.files import load_workspace, save_workspace
 
 from . import jobs, state
@@ -260,8 +261,9 @@ def save(*, end: bool = False) -> None:
     with _LOCK:
         size = NOT_KEPT.pop(sid, 0)
     if size > store.max_entry:  # (a folder that cannot be written is logged, not shown on every change)
-        state.flash("warning", f"This session ({size / 2**20:.0f} MB) is too large to keep across reloads (at most "
-                               f"{store.max_entry / 2**20:.0f} MB); save a workspace file to keep it.")
+        state.flash("warning", f"This session ({rounding.text(size / 2**20, 'megabytes')} MB) is too large to keep "
+                               f"across reloads (at most {rounding.text(store.max_entry / 2**20, 'megabytes')} MB); "
+                               "save a workspace file to keep it.")
     sig = signature(ss)
     if ss.get(K.PS_SIG) is None:
         if end:

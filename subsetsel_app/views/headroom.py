@@ -119,7 +119,7 @@ def _result(job: jobs.Job) -> None:
                    format_func=lambda x: METRICS[x].label)
     metric = st.session_state[K.EV_HR_METRIC]
     c[1].caption(f"{res.config.trials} trials × {len(res.splits)} split(s) of the models ({widgets.md_escape(res.how)});"
-                 f" computed in {job.elapsed:.1f} s, kept for these settings.")
+                 f" computed in {text(job.elapsed, 'seconds')} s, kept for these settings.")
     p = res.price(metric)
     (st.warning if p.ci_lo > 0 else st.info)(widgets.md_escape(res.sentence(metric)), icon=widgets.ICONS["info"])
     tiles = st.columns(3)
@@ -146,10 +146,11 @@ def _result(job: jobs.Job) -> None:
 
 
 def _progress(job: jobs.Job) -> None:
-    text = {"running": f"Headroom: {job.phase or 'starting'} · {job.elapsed:.0f} s",
-            "done": f"Headroom: done in {job.elapsed:.1f} s",
-            "stopped": f"Headroom: stopped after {job.elapsed:.1f} s"}.get(job.status, "Headroom: failed")
-    st.progress(1.0 if job.status == "done" else job.progress, text=text)
+    seconds = text(job.elapsed, "seconds")
+    label = {"running": f"Headroom: {job.phase or 'starting'} · {seconds} s",
+             "done": f"Headroom: done in {seconds} s",
+             "stopped": f"Headroom: stopped after {seconds} s"}.get(job.status, "Headroom: failed")
+    st.progress(1.0 if job.status == "done" else job.progress, text=label)
 
 
 def _panel(key: jobs.JobKey, polling: bool) -> None:

@@ -25,6 +25,7 @@ from subsetsel_core.evaluation.required_k import value_text as _v
 from subsetsel_core.evaluation.result import BASELINE, EvaluationResult
 from subsetsel_core.evaluation.stability import Stability
 from subsetsel_core.ranks.metrics import METRICS
+from subsetsel_core.text.rounding import printf
 
 __all__ = ["advice_display", "advice_frame", "advice_marks", "advice_section", "advice_sentence", "best_advice",
            "ceiling_sentence", "curve_marks", "helps_caveat", "target_bounds"]
@@ -155,7 +156,7 @@ def advice_section(result: EvaluationResult, curve_metric: str, stab: Stability 
     higher = METRICS[metric].higher_is_better
     label = METRICS[metric].label
     c[1].number_input("Target" + (" (at least)" if higher else " (at most)"), min_value=lo, max_value=hi, step=step,
-                      key=K.EV_ADV_TARGET, persist_state=state.PERSIST, format="%.2f",
+                      key=K.EV_ADV_TARGET, persist_state=state.PERSIST, format=printf("agreement"),
                       help=("The whole 95 % band must be at or above the target: the lower 2.5 % end counts."
                             if higher else f"Lower {label} is better: the whole 95 % band must be at or below the "
                             "target, so the upper 97.5 % end counts."))

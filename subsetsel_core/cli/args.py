@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from subsetsel_core.errors import InputError
 from subsetsel_core.settings import table
+from subsetsel_core.text import rounding
 from subsetsel_core.text.safe_text import printable, shorten
 
 __all__ = [
@@ -252,7 +253,7 @@ def check_environment(env: Mapping[str, str] | None = None) -> None:
             except ValueError:
                 mb = math.nan
             if not 0 < mb <= top:
-                raise bad(name, f"must be a number of megabytes above 0 and at most {top:.0f}")
+                raise bad(name, f"must be a number of megabytes above 0 and at most {rounding.text(top, 'megabytes')}")
     for name, most in _COUNTS.items():
         if env.get(name, "").strip():
             try:

@@ -83,7 +83,8 @@ def format_headroom(res: HeadroomResult, metric: str) -> str:
     for key in res.ranking(metric):
         a = res.auc(key, metric)
         aware = "yes (fitted to today's models)" if res.entry(key).score_aware else "no"
-        lines.append(f"  {res.rank(key, metric):>4}  {key:<{width}} {aware:<38} {a.mean:9.3f}  [{a.lo:.3f}, {a.hi:.3f}]")
+        lines.append(f"  {res.rank(key, metric):>4}  {key:<{width}} {aware:<38} {text(a.mean, 'auc'):>9}  "
+                     f"[{text(a.lo, 'auc')}, {text(a.hi, 'auc')}]")
     p = res.price(metric)
     ci = (f"95 % CI of the mean [{text(p.ci_lo, 'gain')}, {text(p.ci_hi, 'gain')}]" if np.isfinite(p.ci_lo)
           else "no CI from one value")

@@ -74,8 +74,8 @@ def format_theory(th: Theory, benchmark: str) -> str:
               f"{'k':>4} {'h_k':>9} {'V(h_k)':>8} {'bound':>8} {'observed':>9}  [2.5 %, 97.5 %]"]
     for i, k in enumerate(th.ks):
         lines.append(f"{int(k):>4} {text(th.covering_radius[i], 'distance'):>9} "
-                     f"{text(th.variance_bound[i], 'parameter'):>8} {_pct(th.predicted[i]) + '%':>8} "
-                     f"{_pct(th.observed_mean[i]) + '%':>9}  [{_pct(lo[i])}, {_pct(hi[i])}]")
+                     f"{text(th.variance_bound[i], 'parameter'):>8} {_pct(th.predicted[i]):>8} "
+                     f"{_pct(th.observed_mean[i]):>9}  [{_pct(lo[i])}, {_pct(hi[i])}]")
     lines += ["", th.sentence()]
     return "\n".join(lines) + "\n"
 

@@ -15,6 +15,7 @@ import numpy as np
 from subsetsel_core.evaluation.stats import EntryStats, compute_stats, friedman_p
 from subsetsel_core.settings.table import PROTOCOL, defaults
 from subsetsel_core.strategies import BASELINE
+from subsetsel_core.text.rounding import text
 
 __all__ = ["BASELINE", "Entry", "EvaluationConfig", "EvaluationResult"]
 
@@ -184,8 +185,8 @@ class EvaluationResult:
         full = np.flatnonzero(low >= 1.0 - 1e-12)
         tail = f"; every model from k = {int(self.ks[full[0]])}" if full.size else ""
         return (f"Gaps (the 'partial' policy): each (trial, k) is scored on the models that both its subset and the "
-                f"full benchmark rank — at least {low[0]:.0%} of the pool's models on average at k = "
-                f"{int(self.ks[0])}, {low[-1]:.0%} at k = {int(self.ks[-1])}{tail}.")
+                f"full benchmark rank — at least {text(low[0], 'percent')} of the pool's models on average at k = "
+                f"{int(self.ks[0])}, {text(low[-1], 'percent')} at k = {int(self.ks[-1])}{tail}.")
 
     def friedman(self) -> dict[str, float | None]:
         """Friedman test p-value across all entries per metric (None with < 3 entries)."""

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from subsetsel_core.errors import InputError
+from subsetsel_core.text import rounding
 
 __all__ = ["MAX_DEPTH", "MAX_ENTRIES", "DuplicateKey", "SafeZip", "depth", "json_part", "npy_array", "unique_keys"]
 
@@ -73,8 +74,8 @@ class SafeZip:
             self.infos[info.filename] = info
         total = sum(i.file_size for i in infos)
         if total > limit:
-            raise self.error(f"unpacks to {total / 2**20:.0f} MB, more than the {limit / 2**20:.0f} MB allowed; "
-                             "not loaded")
+            raise self.error(f"unpacks to {rounding.text(total / 2**20, 'megabytes')} MB, more than the "
+                             f"{rounding.text(limit / 2**20, 'megabytes')} MB allowed; not loaded")
 
     def error(self, problem: str) -> InputError:
         """``<label>: <problem>.`` as an :class:`InputError`."""
@@ -110,8 +111,8 @@ class SafeZip:
             raise self.error(f"has no part '{name}'; it is damaged or not a complete file")
         cap = self.limit if limit is None else limit
         if info.file_size > cap:
-            raise self.error(f"its part '{name}' unpacks to {info.file_size / 2**20:.1f} MB, more than the "
-                             f"{cap / 2**20:.1f} MB allowed")
+            raise self.error(f"its part '{name}' unpacks to {rounding.text(info.file_size / 2**20, 'megabytes')} MB, "
+                             f"more than the {rounding.text(cap / 2**20, 'megabytes')} MB allowed")
         try:
             with self.zip.open(info) as fh:
                 data = fh.read(info.file_size + 1)

@@ -24,6 +24,7 @@ import stat
 from pathlib import Path, PurePath
 
 from subsetsel_core.errors import InputError
+from subsetsel_core.text import rounding
 
 __all__ = ["MAX_LINKS", "file_kind", "inside", "is_pipe", "open_confined", "read_confined", "read_input_file",
            "regular_file"]
@@ -134,8 +135,9 @@ def read_input_file(path: Path, label: str, limit: int) -> bytes:
     if size > limit:
         more = "more than " if kind == "pipe" else ""
         raise InputError(
-            f"{label}: {more}{size / 2**20:.0f} MB is over the limit of {limit / 2**20:.0f} MB. Split the file, "
-            "drop unused columns, or raise the limit (environment variable SUBSETSEL_MAX_TABLE_MB).")
+            f"{label}: {more}{rounding.text(size / 2**20, 'megabytes')} MB is over the limit of "
+            f"{rounding.text(limit / 2**20, 'megabytes')} MB. Split the file, drop unused columns, or raise the limit "
+            "(environment variable SUBSETSEL_MAX_TABLE_MB).")
     return data
 
 
@@ -272,6 +274,6 @@ def read_confined(folder: Path, relative: str | PurePath, label: str, limit: int
         raise InputError(f"{label}: cannot read it ({exc.strerror or type(exc).__name__}).") from None
     if len(data) > limit:
         raise InputError(
-            f"{label}: over the limit of {limit / 2**20:.0f} MB. Split the file, drop unused columns, or raise "
-            "the limit (environment variable SUBSETSEL_MAX_TABLE_MB).")
+            f"{label}: over the limit of {rounding.text(limit / 2**20, 'megabytes')} MB. Split the file, drop unused "
+            "columns, or raise the limit (environment variable SUBSETSEL_MAX_TABLE_MB).")
     return data

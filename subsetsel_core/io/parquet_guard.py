@@ -18,6 +18,7 @@ from __future__ import annotations
 import io
 
 from subsetsel_core.errors import InputError
+from subsetsel_core.text import rounding
 
 __all__ = ["CELL_BYTES", "check_parquet", "decoded_size", "unreadable_parquet"]
 
@@ -27,8 +28,9 @@ CELL_BYTES = 8
 
 def _too_big(label: str, size: int, limit: int, what: str) -> InputError:
     return InputError(
-        f"{label}: {what} it is {size / 2**20:.0f} MB, over the limit of {limit / 2**20:.0f} MB. Split the "
-        "file, drop unused columns, or raise the limit (environment variable SUBSETSEL_MAX_TABLE_MB).")
+        f"{label}: {what} it is {rounding.text(size / 2**20, 'megabytes')} MB, over the limit of "
+        f"{rounding.text(limit / 2**20, 'megabytes')} MB. Split the file, drop unused columns, or raise the limit "
+        "(environment variable SUBSETSEL_MAX_TABLE_MB).")
 
 
 def decoded_size(raw: bytes, limit: int, label: str = "table") -> int:

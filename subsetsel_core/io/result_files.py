@@ -30,6 +30,7 @@ from typing import Any, TypeAlias
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.result_json import parse_json
 from subsetsel_core.io.tables import max_bytes
+from subsetsel_core.text import rounding
 
 ResultSource: TypeAlias = str | Path | bytes | Sequence[tuple[str, bytes]]
 """A results folder or zip archive (path), a JSON file (path), zip or JSON bytes, or
@@ -139,9 +140,9 @@ def is_result_source(source: object) -> bool:
 
 def _file_too_big(where: str, size: int) -> InputError:
     return InputError(
-        f"{where}: {size / 2**20:.1f} MB is over the limit of {max_json_bytes() / 2**20:.0f} MB for one "
-        "result file. Remove the file from the folder, or raise the limit (environment variable "
-        "SUBSETSEL_MAX_JSON_MB).",
+        f"{where}: {rounding.text(size / 2**20, 'megabytes')} MB is over the limit of "
+        f"{rounding.text(max_json_bytes() / 2**20, 'megabytes')} MB for one result file. Remove the file from the "
+        "folder, or raise the limit (environment variable SUBSETSEL_MAX_JSON_MB).",
         field="scores_file",
     )
 
@@ -171,8 +172,8 @@ class _Budget:
             raise _too_many(self.label, "JSON files")
         if self.bytes > max_bytes():
             raise InputError(
-                f"{self.label}: the JSON files hold more than {max_bytes() / 2**20:.0f} MB together. Give "
-                "fewer result files, or raise the limit (environment variable SUBSETSEL_MAX_TABLE_MB).",
+                f"{self.label}: the JSON files hold more than {rounding.text(max_bytes() / 2**20, 'megabytes')} MB "
+                "together. Give fewer result files, or raise the limit (environment variable SUBSETSEL_MAX_TABLE_MB).",
                 field="scores_file",
             )
 
@@ -314,9 +315,10 @@ def collect_raw(source: ResultSource, label: str, *, skip_unreadable: bool = Fal
         else:
             size = p.stat().st_size
             if size > max_bytes():
-                raise InputError(f"{label}: {size / 2**20:.0f} MB is over the limit of "
-                                 f"{max_bytes() / 2**20:.0f} MB. Give fewer result files, or raise the limit "
-                                 "(environment variable SUBSETSEL_MAX_TABLE_MB).", field="scores_file")
+                raise InputError(f"{label}: {rounding.text(size / 2**20, 'megabytes')} MB is over the limit of "
+                                 f"{rounding.text(max_bytes() / 2**20, 'megabytes')} MB. Give fewer result files, "
+                                 "or raise the limit (environment variable SUBSETSEL_MAX_TABLE_MB).",
+                                 field="scores_file")
             items = _from_bytes(p.read_bytes(), p.name, label, notes, skipped if skip_unreadable else None)
     elif isinstance(source, bytes):
         items = _from_bytes(source, label, label, notes, skipped if skip_unreadable else None)

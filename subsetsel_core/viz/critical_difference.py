@@ -15,7 +15,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from subsetsel_core.evaluation.critical_difference import CriticalDifference
-from subsetsel_core.text.rounding import text
+from subsetsel_core.text.rounding import d3, text
 from subsetsel_core.viz.style import apply_layout, escape, strategy_color
 
 __all__ = ["cd_figure"]
@@ -101,5 +101,6 @@ def cd_figure(cd: CriticalDifference, *, title: str | None = None, width_hint: i
     fig.add_trace(go.Scatter(x=list(cd.mean_ranks), y=[0.0] * k, mode="markers",
                              marker={"size": 9, "color": [strategy_color(s) for s in cd.labels]},
                              text=[escape(s) for s in cd.labels],
-                             hovertemplate="%{text}<br>mean rank %{x:.3f}<extra></extra>", name="mean rank"))
+                             hovertemplate=f"%{{text}}<br>mean rank %{{x:{d3('mean_rank')}}}<extra></extra>",
+                             name="mean rank"))
     return fig

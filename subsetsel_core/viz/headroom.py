@@ -10,13 +10,14 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from subsetsel_core.strategies import BASELINE
+from subsetsel_core.text.rounding import d3
 from subsetsel_core.viz.style import apply_layout, escape, metric_title, rgba, strategy_color
 
 __all__ = ["SCORE_AWARE_SUFFIX", "headroom_figure"]
 
 #: Appended to a score-aware strategy's legend name.
 SCORE_AWARE_SUFFIX = " — score-aware (fitted to today's models)"
-_HOVER = "<br>95% band [%{customdata[0]:.3f}, %{customdata[1]:.3f}]<extra></extra>"
+_HOVER = f"<br>95% band [%{{customdata[0]:{d3('agreement')}}}, %{{customdata[1]:{d3('agreement')}}}]<extra></extra>"
 
 
 def headroom_figure(
@@ -60,7 +61,7 @@ def headroom_figure(
             line={"color": colour, "width": 2 if strat == BASELINE else 3, "dash": "dash" if aware else "solid"},
             marker={"size": 5, "symbol": "diamond" if aware else "circle"},
             customdata=np.c_[g["lo"], g["hi"]],
-            hovertemplate=f"<b>{name}</b><br>k = %{{x}}<br>mean %{{y:.3f}}" + _HOVER,
+            hovertemplate=f"<b>{name}</b><br>k = %{{x}}<br>mean %{{y:{d3('agreement')}}}" + _HOVER,
         ))
     fig.update_xaxes(title="k (datasets in the subset)", dtick=1 if df["k"].nunique() <= 25 else None)
     fig.update_yaxes(title=metric_title(metric))

@@ -57,14 +57,15 @@ def theory_figure(frame: pd.DataFrame, *, colour: str = "#ff7f0e", title: str | 
     fig.add_trace(go.Scatter(
         x=k, y=pct * frame["observed"], mode="lines+markers", name=escape(OBSERVED_NAME), legendgroup="observed",
         line={"color": colour, "width": 2}, marker={"size": 5},
-        customdata=list(zip(pct * frame["observed_lo"], pct * frame["observed_hi"], strict=True)),
-        hovertemplate="k = %{x}<br>observed %{y:.1f} %<br>95% of trials [%{customdata[0]:.1f}, "
-                      "%{customdata[1]:.1f}] %<extra></extra>"))
+        customdata=np.c_[frame["observed"], frame["observed_lo"], frame["observed_hi"]],  # shares: d3 scales
+        hovertemplate=f"k = %{{x}}<br>observed %{{customdata[0]:{d3('percent')}}}<br>95% of trials "
+                      f"[%{{customdata[1]:{d3('percent')}}}, %{{customdata[2]:{d3('percent')}}}]<extra></extra>"))
     fig.add_trace(go.Scatter(
         x=k, y=pct * frame["predicted"], mode="lines+markers", name=escape(PREDICTED_NAME),
         line={"color": "#31333f", "width": 2, "dash": "dash"}, marker={"size": 5, "symbol": "diamond"},
-        customdata=frame["variance_bound"],
-        hovertemplate="k = %{x}<br>predicted ≤ %{y:.1f} %<br>V(h_k) = %{customdata:.3f}<extra></extra>"))
+        customdata=np.c_[frame["predicted"], frame["variance_bound"]],
+        hovertemplate=f"k = %{{x}}<br>predicted ≤ %{{customdata[0]:{d3('percent')}}}<br>V(h_k) = "
+                      f"%{{customdata[1]:{d3('parameter')}}}<extra></extra>"))
     fig.add_trace(go.Scatter(
         x=k, y=frame["covering_radius"], mode="lines", name=escape(RADIUS_NAME), yaxis="y2",
         line={"color": _RADIUS_COLOUR, "width": 1.5, "dash": "dot"},
@@ -115,15 +116,16 @@ def prediction_figure(frames: Mapping[str, pd.DataFrame], *, title: str | None =
         fig.add_trace(go.Scatter(
             x=f["k"], y=pct * f["predicted"], mode="lines", name=f"{label} — {PREDICTION_SUFFIX}", legendgroup=name,
             line={"color": colour, "width": 2, "dash": "dash"},
-            customdata=list(zip(pct * f["predicted_lo"], pct * f["predicted_hi"], strict=True)),
-            hovertemplate=f"{label}<br>k = %{{x}}<br>predicted %{{y:{d3('percent')}}} %<br>95% of pools "
-                          f"[%{{customdata[0]:{d3('percent')}}}, %{{customdata[1]:{d3('percent')}}}] %<extra></extra>"))
+            customdata=np.c_[f["predicted"], f["predicted_lo"], f["predicted_hi"]],  # shares: d3 scales
+            hovertemplate=f"{label}<br>k = %{{x}}<br>predicted %{{customdata[0]:{d3('percent')}}}<br>95% of pools "
+                          f"[%{{customdata[1]:{d3('percent')}}}, %{{customdata[2]:{d3('percent')}}}]<extra></extra>"))
         top = max(top, float(pct * f["predicted_hi"].max()))
         if f["observed"].notna().any():
             fig.add_trace(go.Scatter(
                 x=f["k"], y=pct * f["observed"], mode="lines+markers", name=f"{label} — {OBSERVED_SUFFIX}",
                 legendgroup=name, line={"color": colour, "width": 2}, marker={"size": 5},
-                hovertemplate=f"{label}<br>k = %{{x}}<br>observed %{{y:{d3('percent')}}} %<extra></extra>"))
+                customdata=f["observed"].to_numpy(),  # the share: d3's percent scales by 100
+                hovertemplate=f"{label}<br>k = %{{x}}<br>observed %{{customdata:{d3('percent')}}}<extra></extra>"))
             top = max(top, float(pct * f["observed"].max()))
     apply_layout(fig, title, height)
     dtick = 2 if frames and len(next(iter(frames.values()))) > 12 else 1

@@ -219,6 +219,7 @@ def test_cli_theory_prints_the_fit_and_a_line_per_k(capsys):
     # one line per k in the prediction's table and one in the bound's
     assert sum(line.split()[:1] in (["2"], ["3"], ["4"], ["5"]) for line in text.splitlines()) == 8
     assert "predicts no gain over random" in text
+    assert "%%" not in text  # the registry's percentages carry their own sign
 
 
 def test_cli_theory_bad_input_exits_2(capsys):

