@@ -17,8 +17,8 @@ dashboard writes its current settings as this file (:func:`config_toml`), so tha
     k_min = 2
     k_max = 20
     metrics = ["spearman", "kendall"]
-    permutations = 0                # B of the permutation test (0: off)
-    permutation_trials = 0          # its T′ (0: all trials)
+    permutations = 199              # B of the permutation test (0: an explicit opt-out, no verdict)
+    permutation_trials = 50         # its T′, at most the trials (0: all trials)
 
     [select]                        # the subset shown (default: the favoured entry, k = 10)
     strategy = "fafi-euclidean"
@@ -67,8 +67,8 @@ class RunConfig:
     k_min: int = 2
     k_max: int = 20
     metrics: tuple[str, ...] = ()
-    permutations: int = 0
-    permutation_trials: int = 0
+    permutations: int = 199
+    permutation_trials: int = 50
     select_strategy: str = ""
     select_representation: str = ""
     select_k: int = 10
