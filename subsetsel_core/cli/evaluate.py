@@ -63,7 +63,13 @@ def format_table(res: EvaluationResult, permutation: PermutationTest | None = No
                  stability: Stability | None = None) -> str:
     """Readable AUC table (one block per metric), each metric's verdict and the ceiling."""
     from subsetsel_core.evaluation.permutation import p_phrase
-    from subsetsel_core.evaluation.verdict import NOT_TESTED, evaluation_verdict, gain_note, settings_label, shown_gain
+    from subsetsel_core.evaluation.verdict import (
+        NOT_TESTED,
+        evaluation_verdict,
+        gain_note,
+        settings_label,
+        shown_gain,
+    )
     from subsetsel_core.ranks.metrics import METRICS
     from subsetsel_core.text import rounding as R
 

@@ -98,6 +98,7 @@ def _representations(args: argparse.Namespace, cfg: RunConfig, data: D.Data, tab
 def cmd_report(args: argparse.Namespace) -> int:
     """``subsetsel report``: evaluate, choose the subset, and write the report with every output."""
     from subsetsel_core.evaluation.critical_difference import critical_difference
+    from subsetsel_core.evaluation.permutation import check_permutations
     from subsetsel_core.evaluation.protocol import evaluate
     from subsetsel_core.evaluation.result import BASELINE, EvaluationConfig
     from subsetsel_core.evaluation.stability import full_stability
@@ -106,8 +107,6 @@ def cmd_report(args: argparse.Namespace) -> int:
     from subsetsel_core.outputs.run_config import RunConfig, check_names, read_run_config
     from subsetsel_core.ranks.metrics import METRICS
     from subsetsel_core.strategies import REGISTRY, STRATEGIES
-
-    from subsetsel_core.evaluation.permutation import check_permutations
 
     label = Path(args.config).name if args.config else "config"
     cfg = read_run_config(args.config) if args.config else RunConfig()
@@ -319,7 +318,12 @@ def build_report(data: D.Data, res: Any, permutation: Any, stability: Any, cd: A
     """The HTML report's document (:class:`subsetsel_core.viz.report.Report`)."""
     from subsetsel_core.evaluation.permutation import NOT_TESTED_NOTE
     from subsetsel_core.evaluation.tables import auc_table
-    from subsetsel_core.evaluation.verdict import cd_caption, evaluation_verdict, gain_note, settings_label
+    from subsetsel_core.evaluation.verdict import (
+        cd_caption,
+        evaluation_verdict,
+        gain_note,
+        settings_label,
+    )
     from subsetsel_core.ranks.metrics import METRICS
     from subsetsel_core.text.rounding import text
     from subsetsel_core.version import VERSION

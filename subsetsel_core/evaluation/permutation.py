@@ -35,6 +35,7 @@ import numpy as np
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.errors import Cancelled, InputError
 from subsetsel_core.evaluation.maxt import Family
+from subsetsel_core.evaluation.parallel import Mapper
 from subsetsel_core.evaluation.permutation_result import (
     LEVEL,
     NOT_TESTED_NOTE,
@@ -137,7 +138,7 @@ def null_gains(job: _NullJob, shuffles: Sequence[int]) -> list[dict[str, np.ndar
     return out
 
 
-def _rows(job: _NullJob, permutations: int, mapper: BatchMapper | None, jobs: int) -> Iterator[dict[str, np.ndarray]]:
+def _rows(job: _NullJob, permutations: int, mapper: Mapper | None, jobs: int) -> Iterator[dict[str, np.ndarray]]:
     """The null rows of shuffles 0, 1, … in order (lazily: closing the iterator stops the work)."""
     if mapper is not None:
         for lo in range(0, permutations, ROUND):
@@ -165,7 +166,9 @@ def _rows(job: _NullJob, permutations: int, mapper: BatchMapper | None, jobs: in
                 nxt += 1
             yield row
     finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+        # waits for the shuffles already running (at most ``jobs``): no thread of the pool outlives the test, so
+        # the next pool of this process can still be forked
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def iter_permutation_test(

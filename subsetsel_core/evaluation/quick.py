@@ -133,7 +133,7 @@ class QuickCheck:
     @property
     def verdict(self) -> str:
         """:func:`quick_verdict` of the check and the test."""
-        return quick_verdict(self.check, self.outcome)  # type: ignore[arg-type]
+        return quick_verdict(self.check, self.outcome)
 
     def table(self) -> pd.DataFrame:
         """Per entry of this representation, best gain first: AUC, gain, the shuffled null, both p-values, the verdict."""
