@@ -193,7 +193,7 @@ def test_workspace_keeps_the_permutation_test():
     (lambda p: p.update(keys=["random"]), "'evaluations.evaluation.permutation.keys' names 'random'"),
     (lambda p: p.update(seed=99), "is not the seed of the evaluation"),
     (lambda p: p.update(ks=[1, 2]), "are not the subset sizes"),
-    (lambda p: p["p_holm"][next(iter(p["p_holm"]))].update(spearman=1.5), "outside 0…1"),
+    (lambda p: p["p_adjusted"][next(iter(p["p_adjusted"]))].update(spearman=1.5), "outside 0…1"),
     (lambda p: p["null"][next(iter(p["null"]))].update(spearman=["x"]), "must be a finite number"),
     (lambda p: p.update(extra=1), "is not a known field"),
     (lambda p: p.pop("drawn"), "'evaluations.evaluation.permutation.drawn' is missing"),

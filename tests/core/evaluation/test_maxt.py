@@ -110,6 +110,7 @@ def test_the_test_matches_maxt_on_its_own_nulls() -> None:
     assert "smallest p still reachable" in states[0].verdict(pt.keys[0], running=True)
 
 
+@pytest.mark.slow
 def test_noise_never_helps_in_many_families() -> None:
     """Validity: over 200 pure-noise families (two noise representations, four entries each), the share with any
     "helps" stays at most 5 % plus two binomial standard errors."""
