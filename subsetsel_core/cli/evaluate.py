@@ -136,7 +136,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     permutations = _permutations_asked(args)
     mapper = _mapper(args)
     res = evaluate(data.benchmark, reps, cfg, mapper=mapper)
-    tested = permutations and any(e.strategy != "random" for e in res.entries)
+    # the verdict needs two trials; a one-trial run (a smoke test) says so and runs no shuffle
+    tested = permutations and res.trials_done >= 2 and any(e.strategy != "random" for e in res.entries)
     permutation = _permutation(args, data, reps, res, mapper, permutations) if tested else None
     stability = full_stability(data.benchmark, resamples=args.resamples, seed=cfg.seed, metrics=cfg.metrics)
     if getattr(args, "latex", None):

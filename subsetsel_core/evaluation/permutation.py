@@ -71,6 +71,9 @@ __all__ = [
 ROUND = 8
 #: Worker processes of the shuffles unless told otherwise (both cores of a small machine).
 SHUFFLE_JOBS = 2
+#: A test whose shuffles would take less than this (rough serial seconds, all B drawn) runs in this process:
+#: starting the workers would cost more than they save.
+POOL_AFTER_SECONDS = 3.0
 _STREAM = 2  # first spawn-key element of the permutation stream (pools use 0, entries 1)
 
 
@@ -210,8 +213,9 @@ def iter_permutation_test(
         Runs the observed run's batches and rounds of :data:`ROUND` shuffles (e.g. on a Dask
         cluster); without it the shuffles run in ``jobs`` local worker processes.
     jobs : int, optional
-        Worker processes of the shuffles (default :func:`shuffle_jobs`; 1: in this process).
-        The numbers do not depend on it.
+        Worker processes of the shuffles (0: every core; 1: in this process; default
+        :func:`shuffle_jobs`, or this process alone when the whole test would take less than
+        :data:`POOL_AFTER_SECONDS`). The numbers do not depend on it.
     should_stop : callable, optional
         Polled after every shuffle; the last state yielded (``complete=False``) is final.
 
@@ -267,6 +271,11 @@ def iter_permutation_test(
                                {m: f.stopped for m, f in families.items()},
                                {m: f.top_hits for m, f in families.items()})
 
+    if jobs is None:
+        from subsetsel_core.evaluation.timing import permutation_seconds
+
+        small = permutation_seconds(cfg, len(ctx.X), ctx.scores.shape[0], permutations) < POOL_AFTER_SECONDS
+        jobs = 1 if small else shuffle_jobs()
     rows = _rows(job, permutations, mapper, shuffle_jobs(jobs))
     b = 0
     try:
