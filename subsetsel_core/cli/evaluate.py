@@ -60,8 +60,9 @@ def _check_names(args: argparse.Namespace) -> None:
 
 
 def format_table(res: EvaluationResult, permutation: PermutationTest | None = None,
-                 stability: Stability | None = None) -> str:
-    """Readable AUC table (one block per metric), each metric's verdict and the ceiling."""
+                 stability: Stability | None = None, untested: str = "--permutations 0") -> str:
+    """Readable AUC table (one block per metric), each metric's verdict and the ceiling (``untested``: why
+    there is no permutation test)."""
     from subsetsel_core.evaluation.permutation import p_phrase
     from subsetsel_core.evaluation.verdict import (
         NOT_TESTED,
@@ -79,7 +80,7 @@ def format_table(res: EvaluationResult, permutation: PermutationTest | None = No
         "AUC = trapezoid over k (mean ± std [2.5%, 97.5%]); " + gain_note(res, permutation)
         + "; 'vs random on these pools' = one-sided Wilcoxon on the paired trials (Holm), conditional on the "
         "descriptors, never a verdict",
-        permutation.describe() if permutation is not None else f"permutation test: {NOT_TESTED} (--permutations 0)",
+        permutation.describe() if permutation is not None else f"permutation test: {NOT_TESTED} ({untested})",
     ]
     covered = res.coverage_sentence()
     if covered:
@@ -159,7 +160,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         D.write(json.dumps(out, indent=1) + "\n", args.out)
         D.say(f"wrote {args.out}", err=True)
     else:
-        D.write(format_table(res, permutation, stability), None)
+        why = "--permutations 0" if not permutations else "a verdict needs at least two trials"
+        D.write(format_table(res, permutation, stability, why), None)
     return 0
 
 
@@ -336,4 +338,7 @@ def cmd_generalise(args: argparse.Namespace) -> int:
                                   release_dates=dates, fraction=args.fraction, seed=args.seed)
     D.say(res.to_frame(args.metric).to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     D.say(res.verdict(args.metric))
+    D.say("p here: one-sided Wilcoxon vs random on these pools (conditional on the representation): whether the "
+          "winner holds on new models, not whether its descriptors help; that verdict is the permutation test of "
+          "'subsetsel evaluate' (on by default).")
     return 0

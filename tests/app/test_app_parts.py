@@ -166,7 +166,7 @@ def test_verdict_without_the_permutation_test_is_never_positive():
                              "gain, fafi-cosine, is +0.400 Spearman ρ-AUC over k = 2…6 over random (Wilcoxon "
                              "p < 1e-4 vs random on these pools")
     flat = evaluate.verdict(_result(base, base), "spearman")
-    assert "is 0 Spearman" in flat.text and not flat.helps
+    assert "is +0.00 Spearman" in flat.text and not flat.helps
     partial = evaluate.verdict(_result(base + 0.1, base, complete=False), "spearman")
     assert partial.text.startswith("Preliminary (30 of 30 trials)")
     one = evaluate.verdict(_result(base[:1] + 0.1, base[:1]), "spearman")
