@@ -107,7 +107,8 @@ def evaluation_verdict(result: EvaluationResult, permutation: PermutationTest | 
     gain = text(shown_gain(result, permutation, best, metric), "gain")
     if permutation is None or metric not in permutation.metrics:
         p_pools = result.stats[best].p_vs_random.get(metric)
-        return Verdict(prefix + f"Not tested ({NOT_TESTED}; --permutations 0): the largest gain, {best}, is "
+        return Verdict(prefix + f"Not tested — {NOT_TESTED} (the permutation test was switched off): the largest "
+                       f"gain, {best}, is "
                        f"{gain} {span} over random (Wilcoxon {p_phrase(p_pools)} vs random on these pools, which "
                        "does not show that the descriptors help — the trials share datasets).", False, False, best)
     if not permutation.complete:
