@@ -252,8 +252,10 @@ def _panel(polling: bool, testing: bool = False) -> None:
                f"⌊α·n⌋ = {res.info.get('pool_datasets')} datasets and {res.info.get('pool_models')} models; "
                "every strategy sees the same pools."
                + ("" if stab is None else " Grey band: the full benchmark's own stability — "
-                  f"{widgets.md_escape(stab.describe())}: a yardstick for 'faithful enough', not a bound (a large "
-                  "subset can lie above it).")
+                  f"{widgets.md_escape(stab.describe())}, {widgets.md_escape(stab.band_text(metric))}"
+                  if metric in stab.bands else "")
+               + ("" if stab is None else ": a yardstick for 'faithful enough', not a bound (a large subset can "
+                  "lie above it).")
                + (" Stars: the advised k of each strategy (below); dotted line: the target." if marks is not None
                   else ""))
     covered = res.coverage_sentence()
