@@ -11,10 +11,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from subsetsel_core.evaluation.permutation_result import PermutationTest, gain_definition, p_phrase
+from subsetsel_core.evaluation.permutation_result import (
+    LEVEL,
+    PermutationTest,
+    gain_definition,
+    p_phrase,
+)
 from subsetsel_core.evaluation.result import BASELINE, EvaluationResult
 from subsetsel_core.ranks.metrics import METRICS
-from subsetsel_core.text.rounding import text
+from subsetsel_core.text.rounding import format_p, text
 
 NOT_TESTED = "not tested against shuffled descriptors"
 """The label of every result that the permutation test has not judged."""
@@ -124,7 +129,12 @@ def evaluation_verdict(result: EvaluationResult, permutation: PermutationTest | 
         if also:
             text_ += " Also helps: " + ", ".join(also) + "."
         return Verdict(prefix + text_, True, True, fav)
-    return Verdict(prefix + f"No evidence that any strategy helps on {label}: the best, {fav}, has {line}.",
+    note = ""
+    if permutation.smallest_p() >= LEVEL:
+        note = (f" With B = {permutation.permutations} shuffles the smallest possible p is "
+                f"{format_p(permutation.smallest_p())}: use at least {int(1 / LEVEL)} shuffles (the default is 199) to be "
+                "able to see a help.")
+    return Verdict(prefix + f"No evidence that any strategy helps on {label}: the best, {fav}, has {line}.{note}",
                    False, True, fav)
 
 

@@ -144,6 +144,8 @@ def test_verdict_never_positive_without_the_test(synth) -> None:  # type: ignore
     from subsetsel_core.evaluation.verdict import shown_gain
     from subsetsel_core.text.rounding import text
 
+    few = evaluation_verdict(res, short, "spearman")
+    assert not few.helps and "smallest possible p is 0.10: use at least 20 shuffles" in few.text
     g = short.gain["kmeans"]["spearman"]
     assert shown_gain(res, short, "kmeans", "spearman") == g
     assert text(g, "gain") in evaluation_verdict(res, short, "spearman").text
