@@ -42,10 +42,11 @@ with st.form("ev_form", border=True):
     c[0].toggle("Test against shuffled descriptors (permutation test)", key=K.EV_PERMUTE, persist_state=state.PERSIST,
                 help="The only test behind a verdict that a strategy helps: the gain over random is compared with "
                      "the gains of the same strategies on descriptors shuffled between datasets, on the same pools. "
-                     "Runs after the evaluation; entries stop early once ten shuffles beat them.")
+                     "Runs after the evaluation, on by default; it stops early once ten shuffles reach the largest "
+                     "gain (then no strategy helps). Off: every verdict says 'not tested'.")
     widgets.number(K.EV_PERMUTATIONS, where=c[1], step=10,
-                   help="With m strategies besides random the smallest Holm-adjusted p is m / (B + 1): five "
-                        "need B ≥ 100 for any 'helps' at 5 %.")
+                   help="Every strategy on every representation forms one family (step-down maxT): the "
+                        "smallest p is 1 / (B + 1) whatever the number of entries.")
     widgets.number(K.EV_PERM_TRIALS, where=c[2], step=10, help="Gain and null on the first T′ trials (at most T).")
     st.form_submit_button("Run evaluation", type="primary", icon=":material/play_arrow:",
                           on_click=evaluate.start_from_state)
@@ -62,7 +63,8 @@ test = ""
 if st.session_state[K.EV_PERMUTE]:
     worst = permutation_seconds(cfg, n_reps, n, int(st.session_state[K.EV_PERMUTATIONS]),
                                 min(int(st.session_state[K.EV_PERM_TRIALS]), cfg.trials))
-    test = f", then the permutation test: at most about {worst:.0f} s (early stops shorten it)"
+    test = (f", then the permutation test in two worker processes: at most about {worst / 2:.0f} s (the "
+            "sequential stop shortens it)")
 st.caption(f"Seed {cfg.seed} (sidebar). Roughly {secs:.0f} s with these settings{test}; the curves update while it "
            "runs, and you can stop at any time and keep the trials done so far.")
 

@@ -323,7 +323,7 @@ def _phase(fraction: float, trials: int) -> str:
     if done <= trials:
         return f"quick run, {done} of {trials} trials"
     return (f"permutation test, {done - trials} of at most {CHECK_PERMUTATIONS} shuffles of the descriptors "
-            "(entries stop early once ten shuffles beat them)")
+            "(the test stops early once ten shuffles reach the largest gain)")
 
 
 def _check_result(job: jobs.Job) -> None:
@@ -337,10 +337,11 @@ def _check_result(job: jobs.Job) -> None:
                 delta_color="normal" if qc.helps else "off",
                 help=f"{pt.unit()}: Spearman AUC of {best} minus random's (per k that is "
                      f"{num(qc.gain_normalised, 'gain')} in Spearman ρ on average).")
-    c[1].metric("Shuffled descriptors give", f"{num(mu, 'gain')} ± {num(sd, 'gain_sd')}",
+    c[1].metric("Shuffled descriptors give", f"{num(mu, 'gain')} ± {num(sd, 'gain_sd')}" if pt.shuffles() > 1 else
+                num(mu, "gain"),
                 help=f"Mean ± sd of the same gain with the descriptors shuffled between datasets "
                      f"({pt.null[best]['spearman'].size} shuffles, same pools and streams).")
-    c[2].metric("p (permutation, Holm)", format_p(pt.p_holm[best]["spearman"]) if best in pt.gain else "—",
+    c[2].metric("p (permutation, maxT)", format_p(pt.p_adjusted[best]["spearman"]) if best in pt.gain else "—",
                 help=pt.describe())
     c[3].metric("Mantel r", num(chk.mantel_r, "correlation"), help=f"p = {format_p(chk.mantel_p)} ({MANTEL_PERMUTATIONS} "
                 f"permutations): descriptor distances vs rank-profile distances. CKA = {num(chk.cka, 'correlation')}.")
@@ -352,7 +353,7 @@ def _check_result(job: jobs.Job) -> None:
     with st.expander("Per strategy: gain, shuffled null and both tests", expanded=True):
         fmt, pf = st.column_config.NumberColumn, rounding.printf
         table = qc.table()
-        for col in ("p permutation (Holm)", "p vs random on these pools (Holm)"):
+        for col in ("p permutation (maxT)", "p vs random on these pools (Holm)"):
             if col in table:
                 table[col] = [format_p(p) for p in table[col]]
         for col, quantity in (("shuffled: mean gain", "gain"), ("shuffled: sd", "gain_sd")):

@@ -21,10 +21,11 @@ from subsetsel_core.evaluation.verdict import (
     Verdict,
     evaluation_verdict,
     favoured_entry,
+    gain_note,
     settings_label,
 )
 from subsetsel_core.ranks.metrics import METRICS
-from subsetsel_core.text.rounding import printf
+from subsetsel_core.text.rounding import format_p, printf
 from subsetsel_core.viz import curves
 
 
@@ -99,9 +100,10 @@ def current_permutation(data: ActiveData) -> PermutationTest | None:
     return job.result
 
 
-def verdict(result: EvaluationResult, metric: str, permutation: PermutationTest | None = None) -> Verdict:
+def verdict(result: EvaluationResult, metric: str, permutation: PermutationTest | None = None, *,
+            running: bool = False) -> Verdict:
     """The core's verdict (:func:`~subsetsel_core.evaluation.verdict.evaluation_verdict`)."""
-    return evaluation_verdict(result, permutation, metric)
+    return evaluation_verdict(result, permutation, metric, running=running)
 
 
 def show_verdict(v: Verdict) -> None:
@@ -122,15 +124,19 @@ def _status(job: jobs.Job) -> None:
 
 def _perm_status(job: jobs.Job | None, res: EvaluationResult) -> None:
     if job is None:
-        st.caption(f"Not tested against shuffled descriptors: no verdict can say that a strategy helps. Switch on "
-                   f"the permutation test above and run again ({widgets.md_escape(settings_label(res))}).")
+        st.caption(f"Not tested against shuffled descriptors (the permutation test was switched off): no verdict "
+                   "can say that a strategy helps. Switch it on above and run again "
+                   f"({widgets.md_escape(settings_label(res))}).")
         return
     pt: PermutationTest | None = job.result
     drawn = 0 if pt is None else pt.drawn
-    text = {"running": f"Permutation test: {drawn} of at most {job.total} shuffles · {job.elapsed:.0f} s "
-                       "(entries stop early once ten shuffles beat them)",
-            "done": f"Permutation test finished in {job.elapsed:.1f} s: up to {drawn} shuffles per strategy "
-                    "(each stops after ten shuffles that match its gain)",
+    reach = "" if pt is None else f"; smallest p still reachable {format_p(pt.smallest_reachable())}"
+    early = pt is not None and any(pt.stopped.values())
+    text = {"running": f"Permutation test: {drawn} of at most {job.total} shuffles so far{reach} · "
+                       f"{job.elapsed:.0f} s",
+            "done": f"Permutation test finished in {job.elapsed:.1f} s after {drawn} shuffles"
+                    + (f" (sequential stop: {pt.stop_after if pt else ''} shuffles reached the largest gain)"
+                       if early else ""),
             "stopped": f"Permutation test stopped after {drawn} shuffles: no verdict"}.get(job.status, "Failed")
     c = st.columns([4, 1])
     c[0].progress(1.0 if job.status == "done" else job.progress, text=text)
@@ -142,11 +148,11 @@ def _perm_status(job: jobs.Job | None, res: EvaluationResult) -> None:
 
 
 def _test_and_verdict(res: EvaluationResult, metric: str, perm_job: jobs.Job | None) -> None:
-    """The permutation test's progress and the verdict (of the partial test while it runs)."""
-    pt = perm_job.result if perm_job is not None and perm_job.status == "done" else None
+    """The permutation test's progress and the verdict (the live state while it runs: shuffles so far and the
+    smallest p still reachable; "stopped after b shuffles: no verdict" once stopped)."""
     _perm_status(perm_job, res)
-    running = perm_job.result if perm_job is not None and perm_job.running else None  # a partial test
-    show_verdict(verdict(res, metric, pt if pt is not None else running))
+    pt = perm_job.result if perm_job is not None else None
+    show_verdict(evaluation_verdict(res, pt, metric, running=perm_job is not None and perm_job.running))
 
 
 def _live_test(metric: str) -> None:
@@ -170,7 +176,8 @@ def _final(res: EvaluationResult, metric: str, perm_job: jobs.Job | None, stab: 
         _test_and_verdict(res, metric, perm_job)
     st.markdown(f"#### Area under the curve — {METRICS[metric].label}")
     fmt = st.column_config.NumberColumn
-    st.dataframe(auc_table(res, metric, pt, pending=perm_job is not None and perm_job.running), hide_index=True,
+    any_state = perm_job.result if perm_job is not None else None  # a running or stopped test says so in the table
+    st.dataframe(auc_table(res, metric, any_state, pending=perm_job is not None and perm_job.running), hide_index=True,
                  width="stretch",
                  column_config={"AUC": fmt(format=printf("auc")), "normalised AUC": fmt(format=printf("auc_normalised")),
                                 "gain over random": fmt(format=printf("gain"))})
@@ -181,9 +188,10 @@ def _final(res: EvaluationResult, metric: str, perm_job: jobs.Job | None, stab: 
         fr = res.friedman().get(metric)
         st.caption(
             f"{widgets.md_escape(settings_label(res))}. AUC: trapezoid over k = {int(res.ks[0])} … {int(res.ks[-1])} "
-            f"(unit spacing); normalised = AUC / {max(1, len(res.ks) - 1)}. **Verdict**: the permutation test — the "
-            "gain over random against the gains of the same strategies on shuffled descriptors (same pools), "
-            "Holm-corrected across entries" + (f"; {widgets.md_escape(pt.describe())}" if pt is not None else "")
+            f"(unit spacing); normalised = AUC / {max(1, len(res.ks) - 1)}; {widgets.md_escape(gain_note(res, pt))}. "
+            "**Verdict**: the permutation test — the gain over random against the gains of the same strategies on "
+            "shuffled descriptors (same pools, one shuffle for every representation), family-wise by step-down "
+            "maxT over every entry" + (f"; {widgets.md_escape(pt.describe())}" if pt is not None else "")
             + ". **p vs random on these pools**: one-sided Wilcoxon on the paired per-trial AUCs, Holm-corrected; "
             "conditional on the one representation, it overstates the evidence and is no verdict."
             + (f" Friedman test across all strategies: {p_phrase(fr)}." if fr is not None else "")
@@ -244,7 +252,10 @@ def _panel(polling: bool, testing: bool = False) -> None:
                f"⌊α·n⌋ = {res.info.get('pool_datasets')} datasets and {res.info.get('pool_models')} models; "
                "every strategy sees the same pools."
                + ("" if stab is None else " Grey band: the full benchmark's own stability — "
-                  f"{widgets.md_escape(stab.describe())}; no subset can be expected above it.")
+                  f"{widgets.md_escape(stab.describe())}, {widgets.md_escape(stab.band_text(metric))}"
+                  if metric in stab.bands else "")
+               + ("" if stab is None else ": a yardstick for 'faithful enough', not a bound (a large subset can "
+                  "lie above it).")
                + (" Stars: the advised k of each strategy (below); dotted line: the target." if marks is not None
                   else ""))
     covered = res.coverage_sentence()

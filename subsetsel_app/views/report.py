@@ -24,7 +24,14 @@ from subsetsel_core.evaluation.permutation import PermutationTest
 from subsetsel_core.evaluation.result import BASELINE, Entry, EvaluationResult
 from subsetsel_core.evaluation.stability import Stability
 from subsetsel_core.evaluation.tables import auc_table
-from subsetsel_core.evaluation.verdict import NOT_TESTED, Verdict, favoured_entry, settings_label
+from subsetsel_core.evaluation.verdict import (
+    NOT_TESTED,
+    Verdict,
+    cd_caption,
+    favoured_entry,
+    gain_note,
+    settings_label,
+)
 from subsetsel_core.ranks.metrics import HEADLINE, METRICS
 from subsetsel_core.representations.descriptors import Representation
 from subsetsel_core.representations.recipe import RepresentationRecipe
@@ -96,13 +103,16 @@ def collect(data: ActiveData) -> Content:
         )
     c.stability = cache.stability(data, seed)
     if result is not None and result.trials_done > 0:
-        c.permutation = evaluate.current_permutation(data)
-        c.figures["curves"] = evaluate.curves_for(result, metric, c.permutation, c.stability, all_bands=False)
+        perm_job = evaluate.permutation_job()
+        running = perm_job is not None and perm_job.running
+        c.permutation = perm_job.result if perm_job is not None and evaluate.current_result(data) is not None else None
+        done = c.permutation if c.permutation is not None and c.permutation.complete else None
+        c.figures["curves"] = evaluate.curves_for(result, metric, done, c.stability, all_bands=False)
         c.figures["auc"] = curves.auc_figure(result.to_frame(), metric, title="Normalised AUC with 95% intervals")
         if len(result.entries) >= 2 and result.trials_done >= 2:
             test = st.session_state.get(outputs.CD_TEST) or TESTS[0]
             c.critical_difference, c.figures["critical_difference"] = outputs.diagram(result, metric, str(test))
-        c.verdict = evaluate.verdict(result, metric, c.permutation)
+        c.verdict = evaluate.verdict(result, metric, c.permutation, running=running)
         key = favoured_entry(result, c.permutation, metric)
         c.favoured = next((e for e in result.entries if e.key == key), None)
         c.mismatch = _mismatch(c, strategy, k)
@@ -120,8 +130,8 @@ def _mismatch(c: Content, strategy: str, k: int) -> str | None:
         return None
     on = f" on {fav.representation}" if fav.representation else ""
     now = f" on {rep_now}" if rep_now and strategy != BASELINE else ""
-    why = "by the permutation test" if c.verdict is not None and c.verdict.helps else "by its AUC (no strategy " \
-          "is shown to help)"
+    why = "by the permutation test" if c.verdict is not None and c.verdict.helps else "by its gain over random (no " \
+          "strategy is shown to help)"
     return (f"The subset shown is {strategy}{now} at k = {k} (the Select page's setting); the evaluation favours "
             f"{fav.strategy}{on} ({why}).")
 
@@ -191,12 +201,14 @@ def build_report(c: Content, title: str) -> Report:
             "Area under the curve and significance against random",
             figure=c.figures["auc"],
             table=auc_table(res, c.metric, c.permutation),
-            note=("Verdict: " + (c.permutation.describe() if c.permutation is not None else NOT_TESTED) + ". p vs "
-                  "random on these pools: one-sided Wilcoxon signed-rank test on paired per-trial AUCs, "
-                  "Holm-corrected; conditional on the representation, no verdict."),
+            note=("Verdict: " + (c.permutation.describe() if c.permutation is not None else NOT_TESTED)
+                  + f". {gain_note(res, c.permutation)}. p vs random on these pools: one-sided Wilcoxon signed-rank "
+                  "test on paired per-trial AUCs (Holm over the strategies); conditional on the representation, no "
+                  "verdict."),
         ))
         if c.critical_difference is not None:
-            r.sections.append(Section("Which strategies are told apart", c.critical_difference.describe(),
+            r.sections.append(Section("Which strategies are told apart",
+                                      c.critical_difference.describe() + " " + cd_caption(c.permutation),
                                       figure=c.figures["critical_difference"]))
         bound = theory.report_section(c.data, res)
         if bound is not None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from subsetsel_core.cli import data as D
 from subsetsel_core.cli.args import readable
 from subsetsel_core.errors import InputError
+from subsetsel_core.settings.table import SETTINGS
 from subsetsel_core.strategies import BASELINE
 from subsetsel_core.text import strict_json
 
@@ -31,7 +32,7 @@ def _mapper(args: argparse.Namespace) -> Any:
 
     if getattr(args, "scheduler", None):
         return dask_mapper(args.scheduler)
-    return process_mapper(args.jobs) if args.jobs != 1 else None
+    return process_mapper(args.jobs) if args.jobs not in (None, 1) else None
 
 
 def _data(args: argparse.Namespace, *, tables: bool = True) -> tuple[D.Data, list[Representation]]:
@@ -61,21 +62,28 @@ def _check_names(args: argparse.Namespace) -> None:
 
 
 def format_table(res: EvaluationResult, permutation: PermutationTest | None = None,
-                 stability: Stability | None = None) -> str:
-    """Readable AUC table (one block per metric), each metric's verdict and the ceiling."""
+                 stability: Stability | None = None, untested: str = "--permutations 0") -> str:
+    """Readable AUC table (one block per metric), each metric's verdict and the ceiling (``untested``: why
+    there is no permutation test)."""
     from subsetsel_core.evaluation.permutation import p_phrase
-    from subsetsel_core.evaluation.verdict import NOT_TESTED, evaluation_verdict, settings_label
+    from subsetsel_core.evaluation.verdict import (
+        NOT_TESTED,
+        evaluation_verdict,
+        gain_note,
+        settings_label,
+        shown_gain,
+    )
     from subsetsel_core.ranks.metrics import METRICS
     from subsetsel_core.text import rounding as R
 
     lines = [
         f"benchmark {res.info.get('benchmark')}: {res.info.get('n_datasets')} datasets, "
         f"{res.info.get('n_models')} models; {settings_label(res)}, pools of {res.info.get('pool_datasets')} datasets",
-        "AUC = trapezoid over k (mean ± std [2.5%, 97.5%]); p = one-sided Wilcoxon vs random on these pools, "
-        "Holm-corrected" + ("" if permutation is not None else f" ({NOT_TESTED})"),
+        "AUC = trapezoid over k (mean ± std [2.5%, 97.5%]); " + gain_note(res, permutation)
+        + "; 'vs random on these pools' = one-sided Wilcoxon on the paired trials (Holm), conditional on the "
+        "descriptors, never a verdict",
+        permutation.describe() if permutation is not None else f"permutation test: {NOT_TESTED} ({untested})",
     ]
-    if permutation is not None:
-        lines.append(permutation.describe())
     covered = res.coverage_sentence()
     if covered:
         lines.append(covered)
@@ -88,15 +96,20 @@ def format_table(res: EvaluationResult, permutation: PermutationTest | None = No
         lines.append(f"{METRICS[m].label} ({better} is better)" + (f"; Friedman {p_phrase(fp)}" if fp is not None else ""))
         for e in res.entries:
             a = res.stats[e.key].auc[m]
-            p = res.stats[e.key].p_vs_random.get(m)
-            ptxt = "" if e.strategy == BASELINE else f"  {p_phrase(p)} vs random on these pools"
-            if permutation is not None and e.key in permutation.gain:
-                ptxt += f"; permutation test {p_phrase(permutation.p_holm[e.key][m])}"
+            ptxt = ""
+            if e.strategy != BASELINE:
+                ptxt = (f"  gain {R.text(shown_gain(res, permutation, e.key, m), 'gain')}; Wilcoxon "
+                        f"{p_phrase(res.stats[e.key].p_vs_random.get(m))} vs random on these pools")
+                if permutation is None:
+                    ptxt += f"; {NOT_TESTED}"
+                elif e.key in permutation.gain and permutation.complete:
+                    ptxt += f"; permutation test {p_phrase(permutation.p_adjusted[e.key][m])} (maxT)"
+                elif e.key in permutation.gain:
+                    ptxt += f"; permutation test {permutation.stopped_phrase()}"
             lines.append(f"  {e.key:<{width}} {R.text(a.mean, 'auc'):>9} ± {R.text(a.std, 'auc'):<7}  "
                          f"[{R.text(a.lo, 'auc')}, {R.text(a.hi, 'auc')}]{ptxt}")
         if stability is not None and m in stability.bands:
-            b = stability.bands[m]
-            lines.append(f"  full benchmark's own stability: {b.mean:.3f} [{b.lo:.3f}, {b.hi:.3f}] per k")
+            lines.append(f"  full benchmark's own stability (a yardstick, not a bound): {stability.band_text(m)} per k")
         lines.append("  verdict: " + evaluation_verdict(res, permutation, m).text)
     if stability is not None:
         lines.append("")
@@ -120,10 +133,15 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if args.permutation_trials is not None and args.permutation_trials > cfg.trials:
         raise InputError(f"--permutation-trials {args.permutation_trials} exceeds --trials {cfg.trials}.",
                          field="permutations")
+    if getattr(args, "theory", False) and not args.out:
+        raise InputError("--theory adds FAFI's coverage bound to the JSON; give --out result.json too.",
+                         field="config")
+    permutations = _permutations_asked(args)
     mapper = _mapper(args)
     res = evaluate(data.benchmark, reps, cfg, mapper=mapper)
-    tested = args.permutations and any(e.strategy != BASELINE for e in res.entries)  # random alone: nothing to test
-    permutation = _permutation(args, data, reps, res, mapper) if tested else None
+    # the verdict needs two trials; a one-trial run (a smoke test) says so and runs no shuffle
+    tested = permutations and res.trials_done >= 2 and any(e.strategy != BASELINE for e in res.entries)
+    permutation = _permutation(args, data, reps, res, mapper, permutations) if tested else None
     stability = full_stability(data.benchmark, resamples=args.resamples, seed=cfg.seed, metrics=cfg.metrics)
     if getattr(args, "latex", None):
         from subsetsel_core.outputs.latex import auc_latex
@@ -132,16 +150,20 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         D.write(auc_latex(res, provenance=from_arguments(args)), args.latex)
         D.say(f"wrote {args.latex}", err=True)
     if args.out:
-        from subsetsel_core.evaluation.theory import entry_theories
         from subsetsel_core.outputs.provenance import from_arguments
 
-        theory = entry_theories(data.benchmark, {rep.name: rep for rep in reps}, res)
+        theory = None
+        if getattr(args, "theory", False):  # the GP fit only when asked for
+            from subsetsel_core.evaluation.theory import entry_theories
+
+            theory = entry_theories(data.benchmark, {rep.name: rep for rep in reps}, res)
         out = evaluation_json(res, permutation, stability, theory, provenance=from_arguments(args))
         _note_names(out, reps)
         D.write(strict_json.dumps(out, indent=1, ensure_ascii=True) + "\n", args.out)
         D.say(f"wrote {args.out}", err=True)
     else:
-        D.write(format_table(res, permutation, stability), None)
+        why = "--permutations 0" if not permutations else "a verdict needs at least two trials"
+        D.write(format_table(res, permutation, stability, why), None)
     return 0
 
 
@@ -155,26 +177,27 @@ def _note_names(out: dict[str, Any], reps: list[Representation]) -> None:
         out["note"] = f"{str(out['note']).rstrip('.')}. {note}" if out.get("note") else note
 
 
-def _permutation(args: argparse.Namespace, data: D.Data, reps: list[Representation], res: EvaluationResult,
-                 mapper: Any) -> PermutationTest:
-    from subsetsel_core.evaluation.permutation import (
-        LEVEL,
-        permutation_test,
-        permutations_needed,
-        smallest_p,
-        verdict_metric,
-    )
+def _permutations_asked(args: argparse.Namespace) -> int:
+    """B as asked (default :data:`~subsetsel_core.evaluation.permutation.PERMUTATIONS`), checked against the
+    installation's ``max_permutations`` before anything runs."""
+    from subsetsel_core.evaluation.permutation import PERMUTATIONS, check_permutations
 
-    entries = len(res.entries) - 1
-    low = smallest_p(entries, args.permutations)
-    if low >= LEVEL:
-        D.say(f"note: with {entries} entries and --permutations {args.permutations} the smallest possible Holm-"
-              f"adjusted p is {low:.3f}, so no entry can be shown to help at 5 %; use --permutations "
-              f"{permutations_needed(entries)} or more.", err=True)
-    return permutation_test(data.benchmark, reps, res.config, permutations=args.permutations,
-                            trials=args.permutation_trials, observed=res, verdict_metric=verdict_metric(res.config),
-                            mapper=mapper,
-                            progress=_progress("permutation test"))
+    return check_permutations(PERMUTATIONS if args.permutations is None else args.permutations)
+
+
+#: Trials T′ the permutation test uses unless ``--permutation-trials`` says otherwise (at most T).
+PERMUTATION_TRIALS: int = SETTINGS["permutation_trials"].widget_default
+
+
+def _permutation(args: argparse.Namespace, data: D.Data, reps: list[Representation], res: EvaluationResult,
+                 mapper: Any, permutations: int) -> PermutationTest:
+    from subsetsel_core.evaluation.permutation import permutation_test, verdict_metric
+
+    metric = verdict_metric(res.config)
+    trials = args.permutation_trials or min(PERMUTATION_TRIALS, res.config.trials)
+    return permutation_test(data.benchmark, reps, res.config, permutations=permutations, trials=trials,
+                            observed=res, verdict_metric=metric, mapper=mapper if args.scheduler else None,
+                            jobs=args.jobs, progress=_progress("permutation test"))
 
 
 def _progress(what: str) -> Any:
@@ -233,26 +256,28 @@ def _evaluate_budget(args: argparse.Namespace, data: D.Data, reps: list[Represen
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    """``subsetsel check``: Mantel test, CKA, a quick protocol run and its permutation test per representation."""
+    """``subsetsel check``: Mantel test and CKA per representation, one quick protocol run over all of them and
+    its permutation test (one family: every strategy on every representation)."""
     from subsetsel_core.evaluation.check import MANTEL_PERMUTATIONS
-    from subsetsel_core.evaluation.permutation import p_phrase
-    from subsetsel_core.evaluation.quick import CHECK_PERMUTATIONS, quick_check
+    from subsetsel_core.evaluation.permutation import check_permutations, p_phrase
+    from subsetsel_core.evaluation.quick import CHECK_PERMUTATIONS, quick_checks
     from subsetsel_core.text.rounding import text
 
+    perms = check_permutations(CHECK_PERMUTATIONS if args.permutations is None else args.permutations)
+    if perms == 0:
+        raise InputError("check rests on the permutation test; give --permutations 1 or more (default "
+                         f"{CHECK_PERMUTATIONS}).", field="permutations")
     data, reps = _data(args)
-    perms = CHECK_PERMUTATIONS if args.permutations is None else args.permutations
     mantel = MANTEL_PERMUTATIONS if args.mantel_permutations is None else args.mantel_permutations
-    for rep in reps:
-        qc = quick_check(data.benchmark, rep, trials=args.trials, seed=args.seed, permutations=perms,
-                         mantel_permutations=mantel, progress=_progress(f"checking {rep.name}"))
-        chk, pt = qc.check, qc.permutation
-        lines = [f"{rep.name}: Mantel r = {text(chk.mantel_r, 'correlation')} ({p_phrase(chk.mantel_p)}), "
-                 f"CKA = {text(chk.cka, 'correlation')}",
-                 f"  {pt.describe()}"]
-        lines += [f"  {pt.verdict(k)}" for k in pt.keys]
-        if pt.smallest_p() >= 0.05:
-            lines.append(f"  note: the smallest possible Holm-adjusted p is {pt.smallest_p():.3f} with B = {perms}; "
-                         "raise --permutations to be able to see a help.")
+    checks = quick_checks(data.benchmark, reps, trials=args.trials, seed=args.seed, permutations=perms,
+                          mantel_permutations=mantel, progress=_progress("checking"))
+    pt = checks[0].permutation
+    D.say(pt.describe())
+    for qc in checks:
+        chk = qc.check
+        lines = [f"{chk.representation}: Mantel r = {text(chk.mantel_r, 'correlation')} ({p_phrase(chk.mantel_p)}), "
+                 f"CKA = {text(chk.cka, 'correlation')}"]
+        lines += [f"  {pt.verdict(k)}" for k in qc.keys]
         lines.append(f"  {qc.verdict}")
         D.say("\n".join(lines))
     return 0
@@ -323,4 +348,7 @@ def cmd_generalise(args: argparse.Namespace) -> int:
                                   release_dates=dates, fraction=args.fraction, seed=args.seed)
     D.say(res.to_frame(args.metric).to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     D.say(res.verdict(args.metric))
+    D.say("p here: one-sided Wilcoxon vs random on these pools (conditional on the representation): whether the "
+          "winner holds on new models, not whether its descriptors help; that verdict is the permutation test of "
+          "'subsetsel evaluate' (on by default).")
     return 0

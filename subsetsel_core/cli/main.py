@@ -254,18 +254,27 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--budget", type=share, metavar="MAX_SHARE",
                    help="curves against cost instead of k: 15 budget levels up to this share of the total cost")
     e.add_argument("--cost-column", metavar="COL", help="descriptor column of per-dataset costs")
-    e.add_argument("--jobs", type=JOBS, default=1, help="worker processes on this machine (0: all cores)")
+    e.add_argument("--jobs", type=JOBS, default=None,
+                   help="worker processes on this machine (0: all cores; default: the trials in this process, the "
+                        "permutation test's shuffles in 2)")
     e.add_argument("--scheduler", type=scheduler_address, metavar="ADDRESS", help="run the trials on a Dask cluster (tcp://host:8786)")
-    option(e, "permutations", help=f"permutation test: up to B shuffles of the descriptors behind every 'helps' "
-                                   f"(default {SETTINGS['permutations'].default}; 0: no test)")
-    option(e, "permutation_trials")
+    option(e, "permutations", default=None,
+           help="permutation test behind every 'helps': up to B shuffles of the descriptors (default "
+                f"{SETTINGS['permutations'].default}; 0 = no test, every verdict then says 'not tested'); at most the "
+                "installation's max_permutations")
+    option(e, "permutation_trials", default=None,
+           help="the permutation test's gain and null on the first T trials (default: "
+                f"{SETTINGS['permutation_trials'].widget_default}, at most --trials); every output shows this gain")
+    e.add_argument("--theory", action="store_true",
+                   help="add FAFI's coverage bound under a Gaussian-process model to the JSON (--out; fits the GP)")
     option(e, "resamples")
 
     c = sub.add_parser("check", help="does a representation track what makes models differ?")
     add_data_args(c)
     add_representation_args(c)
-    c.add_argument("--permutations", type=count(1, 10**6, "permutations"), default=None, metavar="B",
-                   help="shuffles of the descriptors in the permutation test (default: as the dashboard, 199)")
+    c.add_argument("--permutations", type=count(0, 10**6, "permutations"), default=None, metavar="B",
+                   help="shuffles of the descriptors in the permutation test (default: as the dashboard, 199; at "
+                        "most the installation's max_permutations); every representation named forms one family")
     c.add_argument("--mantel-permutations", type=count(1, 10**6, "permutations"), default=None,
                    help="of the Mantel test (default: as the dashboard, 999)")
     c.add_argument("--trials", type=TRIALS, default=50, help="trials of the quick protocol run")

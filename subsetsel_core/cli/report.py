@@ -100,6 +100,7 @@ def _representations(args: argparse.Namespace, cfg: RunConfig, data: D.Data, tab
 def cmd_report(args: argparse.Namespace) -> int:
     """``subsetsel report``: evaluate, choose the subset, and write the report with every output."""
     from subsetsel_core.evaluation.critical_difference import critical_difference
+    from subsetsel_core.evaluation.permutation import check_permutations
     from subsetsel_core.evaluation.protocol import evaluate
     from subsetsel_core.evaluation.result import BASELINE, EvaluationConfig
     from subsetsel_core.evaluation.stability import full_stability
@@ -112,6 +113,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     label = Path(args.config).name if args.config else "config"
     cfg = read_run_config(args.config) if args.config else RunConfig()
     check_names(cfg, label)
+    permutations = check_permutations(cfg.permutations, flag=f"{label}: permutations")
     out = Path(args.out)
     check_folder(out)  # a link planted at --out is refused before the evaluation, not after
     if out.exists() and not out.is_dir():
@@ -142,13 +144,14 @@ def cmd_report(args: argparse.Namespace) -> int:
     res = evaluate(data.benchmark, reps, econf, mapper=mapper,
                    callback=lambda r: bar.show("evaluating", r.trials_done / max(1, econf.trials)))
     permutation = None
-    if cfg.permutations and any(e.strategy != BASELINE for e in res.entries):
+    if permutations and any(e.strategy != BASELINE for e in res.entries):
         from subsetsel_core.evaluation.permutation import permutation_test
 
         permutation = permutation_test(
-            data.benchmark, reps, res.config, permutations=cfg.permutations,
-            trials=cfg.permutation_trials or None, observed=res, verdict_metric=cfg.metric, mapper=mapper,
-            progress=lambda f: bar.show("permutation test", f))
+            data.benchmark, reps, res.config, permutations=permutations,
+            trials=min(cfg.permutation_trials, econf.trials) or None, observed=res,
+            verdict_metric=cfg.metric if cfg.metric in metrics else metrics[0],
+            jobs=None if args.jobs == 1 else args.jobs, progress=lambda f: bar.show("permutation test", f))
     bar.show("ceiling")
     stability = full_stability(data.benchmark, seed=cfg.seed, metrics=metrics)
     bar.show("subset and figures")
@@ -318,7 +321,12 @@ def build_report(data: D.Data, res: Any, permutation: Any, stability: Any, cd: A
     """The HTML report's document (:class:`subsetsel_core.viz.report.Report`)."""
     from subsetsel_core.evaluation.permutation import NOT_TESTED_NOTE
     from subsetsel_core.evaluation.tables import auc_table
-    from subsetsel_core.evaluation.verdict import evaluation_verdict, settings_label
+    from subsetsel_core.evaluation.verdict import (
+        cd_caption,
+        evaluation_verdict,
+        gain_note,
+        settings_label,
+    )
     from subsetsel_core.ranks.metrics import METRICS
     from subsetsel_core.text.rounding import text
     from subsetsel_core.version import VERSION
@@ -349,9 +357,11 @@ def build_report(data: D.Data, res: Any, permutation: Any, stability: Any, cd: A
         "Area under the curve and significance against random", figure=figures["auc"],
         table=auc_table(res, metric, permutation),
         note=("Verdict: " + (permutation.describe() if permutation is not None else NOT_TESTED_NOTE)
-              + ". p vs random on these pools: one-sided Wilcoxon signed-rank test on paired per-trial AUCs, "
-                "Holm-corrected; conditional on the representation, no verdict.")))
-    r.sections.append(Section("Which strategies are told apart", cd.describe(), figure=figures["critical_difference"]))
+              + f". {gain_note(res, permutation)}. p vs random on these pools: one-sided Wilcoxon signed-rank test "
+                "on paired per-trial AUCs (Holm over the strategies); conditional on the representation, no "
+                "verdict.")))
+    r.sections.append(Section("Which strategies are told apart", cd.describe() + " " + cd_caption(permutation),
+                              figure=figures["critical_difference"]))
     rep_txt = f" from the representation {sel.representation}" if sel.representation != "none" else ""
     agree = ", ".join(f"{METRICS[m].label} {text(sel.agreement[m], 'agreement')}" for m in METRICS if m in sel.agreement)
     r.sections.append(Section(

@@ -49,7 +49,7 @@ def _context() -> mp.context.BaseContext:
     if threading.active_count() == 1 and "fork" in mp.get_all_start_methods():
         return mp.get_context("fork")
     ctx = mp.get_context("forkserver")
-    ctx.set_forkserver_preload(["subsetsel_core.evaluation.protocol"])
+    ctx.set_forkserver_preload(["subsetsel_core.evaluation.protocol", "subsetsel_core.strategies.kmeans_kernels"])
     return ctx
 
 
@@ -76,6 +76,27 @@ def process_mapper(n_jobs: int | None = None) -> Mapper:
             yield from ex.map(_run_in_worker, batches)
 
     return run
+
+
+def worker_pool(jobs: int, fn: Callable[..., Any], ctx: Any) -> Any:
+    """A pool of ``jobs`` local worker processes holding ``fn`` and ``ctx`` (sent once).
+
+    Submit batches with :func:`submit_batch`; the caller shuts the pool down (it is a
+    :class:`concurrent.futures.ProcessPoolExecutor`, usable in a ``with`` block). Used where
+    one computation submits many batches over time (the permutation test's shuffles), so that
+    workers start once rather than once per round.
+    """
+    from concurrent.futures import ProcessPoolExecutor
+
+    if jobs < 1:
+        raise InputError(f"the number of worker processes must be ≥ 1, got {jobs}.")
+    return ProcessPoolExecutor(max_workers=jobs, mp_context=_context(), initializer=_init_worker,
+                               initargs=(fn, ctx))
+
+
+def submit_batch(pool: Any, batch: list[int]) -> Any:
+    """Run ``fn(ctx, batch)`` in a :func:`worker_pool`; returns its future."""
+    return pool.submit(_run_in_worker, batch)
 
 
 def dask_mapper(scheduler: Any, *, timeout: float = 20.0) -> Mapper:

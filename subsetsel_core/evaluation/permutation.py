@@ -1,4 +1,4 @@
-"""Does a representation help? The permutation test of PROTOCOL.md.
+"""Does a representation help? Running the permutation test of PROTOCOL.md.
 
 The paired Wilcoxon test of per-trial AUCs against random is conditional on one fixed
 representation (its trials share datasets, so they are not independent evidence). This test
@@ -9,27 +9,44 @@ asks instead whether the *descriptors* carry the information: the gain of an ent
 
 and its null distribution comes from re-running the protocol, on the same pools and the same
 strategy streams, with the descriptors shuffled between datasets (dataset i gets the row of
-dataset π(i)). Permutation b uses ``π_b = trial_rng(seed, 2, b).permutation(n)``, a stream
-of its own. The p-value is Besag & Clifford's (1991) sequential Monte-Carlo one: draw up to B
-permutations, stop at the h-th null gain ≥ G with p = h / b, else p = (1 + #{G_π ≥ G}) / (B + 1).
-Holm's correction runs across the entries, per metric; an entry **helps** when its
-Holm-adjusted p < 0.05 and G > 0 on the verdict metric.
+dataset π(i)). Shuffle b uses ``π_b = trial_rng(seed, 2, b).permutation(n)``, a stream of
+its own, and applies it to the rows of **every** descriptor table at once, so one shuffle
+gives one null gain per entry and the entries' dependence is kept.
 
-With m entries and B permutations the smallest Holm-adjusted p is m / (B + 1): five entries
-need B ≥ 100 before any of them can be declared to help at 5 % (:func:`smallest_p`).
+One family per metric holds every entry (every strategy ≠ random on every representation);
+Westfall & Young's step-down maxT gives the family-wise p-values and Besag & Clifford's
+sequential stop ends the family at the h-th shuffle whose largest null gain reaches the
+largest observed gain (:mod:`subsetsel_core.evaluation.maxt`). An entry **helps** when its
+adjusted p < 0.05 and G > 0 on the verdict metric. The smallest possible p is 1 / (B + 1).
+
+The shuffles run in :data:`SHUFFLE_JOBS` worker processes by default, taken in shuffle
+order, so the numbers equal a serial run's.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.errors import Cancelled, InputError
+from subsetsel_core.evaluation.maxt import Family
+from subsetsel_core.evaluation.parallel import Mapper
+from subsetsel_core.evaluation.permutation_result import (
+    LEVEL,
+    NOT_TESTED_NOTE,
+    PERMUTATIONS,
+    STOP_AFTER,
+    VERDICT_METRIC,
+    PermutationTest,
+    gain_definition,
+    null_phrase,
+    p_phrase,
+)
 from subsetsel_core.evaluation.protocol import (
     BatchMapper,
     join_batches,
@@ -40,48 +57,55 @@ from subsetsel_core.evaluation.protocol import (
     trial_rng,
 )
 from subsetsel_core.evaluation.result import BASELINE, EvaluationConfig, EvaluationResult
-from subsetsel_core.evaluation.stats import auc_per_trial, holm
-from subsetsel_core.ranks.metrics import HEADLINE, METRICS
+from subsetsel_core.evaluation.stats import auc_per_trial
+from subsetsel_core.ranks.metrics import METRICS
 from subsetsel_core.representations.descriptors import Representation
-from subsetsel_core.text.rounding import format_p, text
 
-#: Largest number of permutations of one test (PROTOCOL.md's default B).
-PERMUTATIONS = 99
-#: Null gains at least as large as the observed one after which an entry stops (h).
-STOP_AFTER = 10
-#: Level of every "helps".
-LEVEL = 0.05
-#: The metric a verdict is read on unless another is chosen.
-VERDICT_METRIC = HEADLINE
+__all__ = [
+    "LEVEL", "NOT_TESTED_NOTE", "PERMUTATIONS", "ROUND", "SHUFFLE_JOBS", "STOP_AFTER", "VERDICT_METRIC",
+    "PermutationTest", "check_permutations", "entry_gain", "gain_definition", "iter_permutation_test",
+    "null_gains", "null_phrase", "p_phrase", "permutation_test", "shuffle_jobs", "verdict_metric",
+]
 
 
 def verdict_metric(config: EvaluationConfig) -> str:
     """The metric a run's verdict is read on: :data:`VERDICT_METRIC` when evaluated, else its first metric."""
     return VERDICT_METRIC if VERDICT_METRIC in config.metrics else config.metrics[0]
 
-#: What a result without the test says in place of a verdict.
-NOT_TESTED_NOTE = ("not tested against shuffled descriptors: p_vs_random is conditional on one representation "
-                   "(vs random on these pools) and is no evidence that the descriptors help")
-#: Shuffles sent out per mapper call when running in parallel (one worker pool per round).
+#: Shuffles sent out per mapper call when a mapper (e.g. a Dask cluster) runs them.
 ROUND = 8
+#: Worker processes of the shuffles unless told otherwise (both cores of a small machine).
+SHUFFLE_JOBS = 2
+#: A test whose shuffles would take less than this (rough serial seconds, all B drawn) runs in this process:
+#: starting the workers would cost more than they save.
+POOL_AFTER_SECONDS = 3.0
 _STREAM = 2  # first spawn-key element of the permutation stream (pools use 0, entries 1)
-_TOL = 1e-12  # relative slack of "G_π ≥ G" (the identity permutation reproduces G exactly)
 
 
-def smallest_p(entries: int, permutations: int) -> float:
-    """Smallest Holm-adjusted p-value ``entries`` entries can reach with ``permutations`` permutations."""
-    return min(1.0, entries / (permutations + 1)) if entries else 1.0
+def shuffle_jobs(jobs: int | None = None) -> int:
+    """Worker processes for the shuffles: ``jobs`` (0: every core), else :data:`SHUFFLE_JOBS` capped by the cores."""
+    cores = os.cpu_count() or 1
+    if jobs is None:
+        return max(1, min(SHUFFLE_JOBS, cores))
+    return cores if jobs == 0 else int(jobs)
 
 
-def permutations_needed(entries: int, level: float = LEVEL) -> int:
-    """Fewest shuffles B with which ``entries`` entries can reach a Holm-adjusted p below ``level``."""
-    return int(np.floor(entries / level))
+def check_permutations(value: Any, *, flag: str = "--permutations") -> int:
+    """B as asked: a whole number from 0 (an explicit opt-out: no test) to the server's ``max_permutations``.
 
+    Raises
+    ------
+    InputError
+        Naming ``flag``, the value and the limit (field ``permutations``).
+    """
+    from subsetsel_core.settings import server
 
-def p_phrase(p: float | None) -> str:
-    """``"p < 1e-4"``, ``"p = 0.020"`` or ``"p —"`` (see :func:`format_p`)."""
-    shown = format_p(p)
-    return f"p {shown}" if shown.startswith("<") else f"p = {shown}" if shown != "—" else "p —"
+    most = int(server.get("max_permutations"))
+    whole = isinstance(value, int | np.integer) and not isinstance(value, bool)
+    if not whole or not 0 <= int(value) <= most:
+        raise InputError(f"{flag} must be a whole number from 0 (no permutation test) to {most:,} (this "
+                         f"installation's max_permutations), got {value!r}.", field="permutations")
+    return int(value)
 
 
 def entry_gain(result: EvaluationResult, key: str, metric: str, trials: int | None = None) -> float:
@@ -93,117 +117,66 @@ def entry_gain(result: EvaluationResult, key: str, metric: str, trials: int | No
     return float(sign * np.mean(own - base))
 
 
-@dataclass(frozen=True, eq=False)
-class PermutationTest:
-    """Gains, their nulls and the sequential p-values of every entry.
+@dataclasses.dataclass(frozen=True, eq=False)
+class _NullJob:
+    """What a worker needs to turn shuffles into null gains (picklable)."""
 
-    Attributes
-    ----------
-    keys : tuple of str
-        Entries tested (every grid entry but random), in grid order.
-    metrics : tuple of str
-    gain : dict key → dict metric → float
-        Observed G (direction-signed, AUC units: unnormalised, over the evaluation's k range).
-    null : dict key → dict metric → ndarray
-        The null gains G_π drawn for that (entry, metric) before it stopped.
-    p_raw, p_holm : dict key → dict metric → float
-        Sequential p-value and its Holm adjustment across entries (per metric).
-    permutations : int
-        B, the most permutations any entry may draw.
-    stop_after : int or None
-        h (None: no early stopping).
-    trials : int
-        T': the trials both the gain and the null were computed on.
-    ks : ndarray of int
-    seed : int
-    drawn : int
-        Permutations run so far (the most any entry drew).
-    complete : bool
-        False while running or when stopped before every entry finished.
-    verdict_metric : str
-    """
-
+    ctx: Any
     keys: tuple[str, ...]
-    metrics: tuple[str, ...]
-    gain: dict[str, dict[str, float]]
-    null: dict[str, dict[str, np.ndarray]]
-    p_raw: dict[str, dict[str, float]]
-    p_holm: dict[str, dict[str, float]]
-    permutations: int
-    stop_after: int | None
-    trials: int
-    ks: np.ndarray
-    seed: int
-    drawn: int
-    complete: bool
-    verdict_metric: str = VERDICT_METRIC
-
-    def helps(self, key: str, metric: str | None = None) -> bool:
-        """Holm-adjusted p < 0.05 and a positive gain (on the verdict metric by default)."""
-        m = metric or self.verdict_metric
-        return self.complete and self.p_holm[key][m] < LEVEL and self.gain[key][m] > 0
-
-    def null_summary(self, key: str, metric: str | None = None) -> tuple[float, float]:
-        """Mean and standard deviation (ddof = 1) of the null gains drawn."""
-        v = self.null[key][metric or self.verdict_metric]
-        if v.size == 0:
-            return float("nan"), float("nan")
-        return float(v.mean()), float(v.std(ddof=1)) if v.size > 1 else 0.0
-
-    @property
-    def k_range(self) -> str:
-        """``"k = 2…20"``."""
-        return f"k = {int(self.ks[0])}…{int(self.ks[-1])}"
-
-    def unit(self, metric: str | None = None) -> str:
-        """The gain's unit, e.g. ``"Spearman ρ-AUC over k = 2…20"``."""
-        return f"{METRICS[metric or self.verdict_metric].label}-AUC over {self.k_range}"
-
-    def evidence(self, key: str, metric: str | None = None) -> str:
-        """``"gain over random +0.44 …; shuffled descriptors give +0.08 ± 0.65 (99 permutations); p = 0.32 (Holm)"``."""
-        m = metric or self.verdict_metric
-        mu, sd = self.null_summary(key, m)
-        n = self.null[key][m].size
-        return (f"gain over random {text(self.gain[key][m], 'gain')} {self.unit(m)}; shuffled descriptors give "
-                f"{text(mu, 'gain')} ± {text(sd, 'gain_sd')} ({n} permutations); {p_phrase(self.p_holm[key][m])} "
-                "(Holm)")
-
-    def verdict(self, key: str, metric: str | None = None) -> str:
-        """``"<key>: <evidence> → helps"`` (or ``→ no evidence that it helps``, ``→ test not finished``)."""
-        m = metric or self.verdict_metric
-        word = "helps" if self.helps(key, m) else "no evidence that it helps"
-        if not self.complete:
-            word = "test not finished"
-        return f"{key}: {self.evidence(key, m)} → {word}"
-
-    def smallest_p(self) -> float:
-        """Smallest Holm-adjusted p these entries and B can reach."""
-        return smallest_p(len(self.keys), self.permutations)
-
-    def describe(self) -> str:
-        """The settings the p-values were computed with, for labels."""
-        stop = f", early stop after {self.stop_after} exceedances" if self.stop_after else ""
-        return (f"permutation test: B ≤ {self.permutations} shuffles of the descriptors{stop}, "
-                f"{self.trials} trials, seed {self.seed}, {self.k_range}, Holm across {len(self.keys)} entries")
-
-    def to_json_dict(self) -> dict[str, Any]:
-        """Per entry: ``p_permutation``, ``p_permutation_raw``, ``helps``, ``gain``, ``null_mean``, ``null_std``, ``permutations_drawn``."""
-        out: dict[str, Any] = {}
-        for k in self.keys:
-            out[k] = {
-                "p_permutation": {m: float(self.p_holm[k][m]) for m in self.metrics},
-                "p_permutation_raw": {m: float(self.p_raw[k][m]) for m in self.metrics},
-                "helps": {m: bool(self.helps(k, m)) for m in self.metrics},
-                "gain": {m: float(self.gain[k][m]) for m in self.metrics},
-                "null_mean": {m: _finite(self.null_summary(k, m)[0]) for m in self.metrics},
-                "null_std": {m: _finite(self.null_summary(k, m)[1]) for m in self.metrics},
-                "permutations_drawn": {m: int(self.null[k][m].size) for m in self.metrics},
-            }
-        return out
+    base: dict[str, np.ndarray]
+    sign: dict[str, float]
 
 
-def _finite(x: float) -> float | None:
-    return float(x) if np.isfinite(x) else None
+def null_gains(job: _NullJob, shuffles: Sequence[int]) -> list[dict[str, np.ndarray]]:
+    """Null gains of every tested entry for each shuffle b: per shuffle, metric → ndarray (m,) in key order.
+
+    A batch function for a mapper or worker pool (:mod:`subsetsel_core.evaluation.parallel`).
+    All trials of a shuffle run as one batch; shuffle b permutes the rows of every descriptor
+    table by ``trial_rng(seed, 2, b).permutation(n)``.
+    """
+    ctx = job.ctx
+    n, out = ctx.scores.shape[0], []
+    batches = trial_batches(ctx.config.trials, max(ctx.config.batch_size, ctx.config.trials))
+    for b in shuffles:
+        perm = trial_rng(ctx.config.seed, _STREAM, b).permutation(n)
+        shuffled = dataclasses.replace(ctx, X={r: x[perm] for r, x in ctx.X.items()})
+        joined = join_batches(run_batch(shuffled, batch) for batch in batches)
+        out.append({m: np.array([job.sign[m] * np.mean(auc_per_trial(joined[k][m]) - job.base[m]) for k in job.keys])
+                    for m in job.base})
+    return out
+
+
+def _rows(job: _NullJob, permutations: int, mapper: Mapper | None, jobs: int) -> Iterator[dict[str, np.ndarray]]:
+    """The null rows of shuffles 0, 1, … in order (lazily: closing the iterator stops the work)."""
+    if mapper is not None:
+        for lo in range(0, permutations, ROUND):
+            chunk = [[b] for b in range(lo, min(lo + ROUND, permutations))]
+            for part in mapper(null_gains, job, chunk):
+                yield from part
+        return
+    if jobs <= 1 or permutations < 2:
+        for b in range(permutations):
+            yield null_gains(job, [b])[0]
+        return
+    from subsetsel_core.evaluation.parallel import submit_batch, worker_pool
+
+    pool = worker_pool(min(jobs, permutations), null_gains, job)
+    try:
+        window, ahead = [], 2 * jobs
+        nxt = 0
+        while nxt < min(ahead, permutations):
+            window.append(submit_batch(pool, [nxt]))
+            nxt += 1
+        while window:
+            row = window.pop(0).result()[0]
+            if nxt < permutations:
+                window.append(submit_batch(pool, [nxt]))
+                nxt += 1
+            yield row
+    finally:
+        # waits for the shuffles already running (at most ``jobs``): no thread of the pool outlives the test, so
+        # the next pool of this process can still be forked
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def iter_permutation_test(
@@ -217,21 +190,24 @@ def iter_permutation_test(
     observed: EvaluationResult | None = None,
     verdict_metric: str = VERDICT_METRIC,
     mapper: BatchMapper | None = None,
+    jobs: int | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> Iterator[PermutationTest]:
-    """Run the permutation test, yielding the state after every permutation.
+    """Run the permutation test, yielding the state after every shuffle.
 
     Parameters
     ----------
     benchmark : Benchmark
     representations : Representation, sequence or mapping name → Representation
-        As given to :func:`~subsetsel_core.evaluation.protocol.evaluate`.
+        As given to :func:`~subsetsel_core.evaluation.protocol.evaluate`; all of them form one
+        family per metric, shuffled together.
     config : EvaluationConfig
         The evaluation's settings (strategies, pools, k range, seed, metrics).
     permutations : int
         B ≥ 1.
     stop_after : int or None
-        h: an (entry, metric) stops at its h-th null gain ≥ G; None draws all B.
+        h: a metric's family stops at its h-th shuffle whose largest null gain reaches the
+        largest observed gain; None draws all B.
     trials : int, optional
         T' ≤ ``config.trials``: gain and null on the first T' trials (default: all).
     observed : EvaluationResult, optional
@@ -239,24 +215,26 @@ def iter_permutation_test(
     verdict_metric : str
         Metric that :meth:`PermutationTest.helps` reads by default.
     mapper : callable, optional
-        Runs batches (see :mod:`subsetsel_core.evaluation.parallel`): the observed run's trials,
-        then rounds of :data:`ROUND` shuffles, one shuffle per batch (:func:`null_aucs`). The
-        numbers do not depend on it.
+        Runs the observed run's batches and rounds of :data:`ROUND` shuffles (e.g. on a Dask
+        cluster); without it the shuffles run in ``jobs`` local worker processes.
+    jobs : int, optional
+        Worker processes of the shuffles (0: every core; 1: in this process; default
+        :func:`shuffle_jobs`, or this process alone when the whole test would take less than
+        :data:`POOL_AFTER_SECONDS`). The numbers do not depend on it.
     should_stop : callable, optional
-        Polled after every round (every shuffle when serial); the last state yielded
-        (``complete=False``) is final.
+        Polled after every shuffle; the last state yielded (``complete=False``) is final.
 
     Yields
     ------
     PermutationTest
-        The state after every round; the last one has ``complete=True`` unless stopped.
+        The state after every shuffle; the last one has ``complete=True`` unless stopped.
 
     Raises
     ------
     InputError
         B < 1, h < 1, T' out of range, an unknown verdict metric, or no entry to test.
     """
-    if not isinstance(permutations, int) or permutations < 1:
+    if isinstance(permutations, bool) or not isinstance(permutations, int) or permutations < 1:
         raise InputError(f"permutations must be a whole number ≥ 1, got {permutations!r}.", field="permutations")
     if stop_after is not None and (not isinstance(stop_after, int) or stop_after < 1):
         raise InputError(f"the early stop must be a whole number ≥ 1, got {stop_after!r}.", field="permutations")
@@ -272,86 +250,54 @@ def iter_permutation_test(
     tested = tuple(e for e in ctx.entries if e.strategy != BASELINE)
     if not tested:
         raise InputError("the permutation test needs a strategy other than random.", field="strategy")
+    keys = tuple(e.key for e in tested)
     run = mapper or serial_mapper
-
-    def aucs(c: Any) -> dict[str, dict[str, np.ndarray]]:
-        joined = join_batches(run(run_batch, c, trial_batches(t_used, cfg.batch_size)))
-        return {k: {m: auc_per_trial(v) for m, v in mv.items()} for k, mv in joined.items()}
-
     if observed is not None and observed.complete and observed.config == config:
         seen = {k: {m: auc_per_trial(observed.values[k][m][:t_used]) for m in cfg.metrics} for k in observed.keys}
     else:
-        seen = aucs(ctx)
+        joined = join_batches(run(run_batch, ctx, trial_batches(t_used, cfg.batch_size)))
+        seen = {k: {m: auc_per_trial(v) for m, v in mv.items()} for k, mv in joined.items()}
     sign = {m: 1.0 if METRICS[m].higher_is_better else -1.0 for m in cfg.metrics}
-    base = seen[BASELINE]
-    gain = {e.key: {m: float(sign[m] * np.mean(seen[e.key][m] - base[m])) for m in cfg.metrics} for e in tested}
-    nulls: dict[str, dict[str, list[float]]] = {e.key: {m: [] for m in cfg.metrics} for e in tested}
-    hits = {e.key: dict.fromkeys(cfg.metrics, 0) for e in tested}
-    p_raw: dict[str, dict[str, float]] = {e.key: {} for e in tested}
+    base = {m: seen[BASELINE][m] for m in cfg.metrics}
+    gain = {k: {m: float(sign[m] * np.mean(seen[k][m] - base[m])) for m in cfg.metrics} for k in keys}
+    families = {m: Family.start(np.array([gain[k][m] for k in keys]), stop_after) for m in cfg.metrics}
+    job = _NullJob(dataclasses.replace(ctx, entries=tested), keys, base, sign)
 
     def state(drawn: int, complete: bool) -> PermutationTest:
-        raw = {k: {m: p_raw[k].get(m, (1 + hits[k][m]) / (1 + len(nulls[k][m]))) for m in cfg.metrics}
-               for k in gain}
-        adj: dict[str, dict[str, float]] = {k: {} for k in gain}
-        for m in cfg.metrics:
-            for k, p in holm({k: raw[k][m] for k in gain}).items():
-                adj[k][m] = float(p if p is not None else 1.0)
-        return PermutationTest(
-            tuple(gain), tuple(cfg.metrics), gain,
-            {k: {m: np.asarray(v) for m, v in mv.items()} for k, mv in nulls.items()},
-            raw, adj, permutations, stop_after, t_used, ctx.ks, cfg.seed, drawn, complete, verdict_metric)
+        null: dict[str, dict[str, np.ndarray]] = {k: {} for k in keys}
+        p_raw: dict[str, dict[str, float]] = {k: {} for k in keys}
+        p_adj: dict[str, dict[str, float]] = {k: {} for k in keys}
+        for m, fam in families.items():
+            mat, raw, adj = fam.null(), fam.raw(), fam.adjusted()
+            for i, k in enumerate(keys):
+                null[k][m], p_raw[k][m], p_adj[k][m] = mat[:, i].copy(), float(raw[i]), float(adj[i])
+        return PermutationTest(keys, tuple(cfg.metrics), gain, null, p_raw, p_adj, permutations, stop_after, t_used,
+                               ctx.ks, cfg.seed, drawn, complete, verdict_metric,
+                               {m: f.stopped for m, f in families.items()},
+                               {m: f.top_hits for m, f in families.items()})
 
-    def record(key: str, m: str, g: float) -> None:
-        nulls[key][m].append(g)
-        obs = gain[key][m]
-        if g >= obs - _TOL * max(1.0, abs(obs)):
-            hits[key][m] += 1
-            if stop_after is not None and hits[key][m] >= stop_after:
-                p_raw[key][m] = hits[key][m] / len(nulls[key][m])
+    if jobs is None:
+        from subsetsel_core.evaluation.timing import permutation_seconds
 
-    # shuffles go out in rounds (one mapper call each: a worker pool or cluster round per
-    # ROUND shuffles, not per shuffle); results are taken in shuffle order, and an entry's
-    # results after its stop are ignored, so the numbers equal a one-by-one run's
-    size = 1 if mapper is None else ROUND
+        small = permutation_seconds(cfg, len(ctx.X), ctx.scores.shape[0], permutations) < POOL_AFTER_SECONDS
+        jobs = 1 if small else shuffle_jobs()
+    rows = _rows(job, permutations, mapper, shuffle_jobs(jobs))
     b = 0
-    while True:
-        active = tuple(e for e in tested if len(p_raw[e.key]) < len(cfg.metrics))
-        chunk = list(range(b, min(b + size, permutations)))
-        parts: Iterator[Any] = run(null_aucs, dataclasses.replace(ctx, entries=active), [[c] for c in chunk])
-        for null in (r for part in parts for r in part):
+    try:
+        for row in rows:
             b += 1
-            for e in active:
-                for m in cfg.metrics:
-                    if m not in p_raw[e.key]:
-                        record(e.key, m, float(sign[m] * np.mean(null[e.key][m] - base[m])))
-            if all(len(p_raw[e.key]) == len(cfg.metrics) for e in tested):
+            for m, fam in families.items():
+                fam.take(row[m])
+            if b == permutations or all(f.stopped for f in families.values()):
                 break
-        if b == permutations or all(len(p_raw[e.key]) == len(cfg.metrics) for e in tested):
-            for k in gain:
-                for m in cfg.metrics:
-                    p_raw[k].setdefault(m, (1 + hits[k][m]) / (1 + permutations))
-            yield state(b, True)
-            return
-        yield state(b, False)
-        if should_stop is not None and should_stop():
-            return
-
-
-def null_aucs(ctx: Any, permutations: Sequence[int]) -> list[dict[str, dict[str, np.ndarray]]]:
-    """Per-trial AUCs of the context's entries with the descriptors shuffled by each permutation.
-
-    A batch function for a mapper (:mod:`subsetsel_core.evaluation.parallel`): ``ctx`` is the
-    evaluation context of :func:`~subsetsel_core.evaluation.protocol.prepare` (its entries
-    the ones still tested), ``permutations`` the shuffle indices b of this batch.
-    """
-    n, out = ctx.scores.shape[0], []
-    for b in permutations:
-        perm = trial_rng(ctx.config.seed, _STREAM, b).permutation(n)
-        shuffled = dataclasses.replace(ctx, X={r: x[perm] for r, x in ctx.X.items()})
-        joined = join_batches(run_batch(shuffled, batch)
-                              for batch in trial_batches(ctx.config.trials, ctx.config.batch_size))
-        out.append({k: {m: auc_per_trial(v) for m, v in mv.items()} for k, mv in joined.items()})
-    return out
+            yield state(b, False)
+            if should_stop is not None and should_stop():
+                return
+    finally:
+        close = getattr(rows, "close", None)
+        if close is not None:
+            close()
+    yield state(b, True)
 
 
 def permutation_test(
@@ -367,12 +313,12 @@ def permutation_test(
     Raises
     ------
     Cancelled
-        Stopped (``should_stop``) before the first permutation finished.
+        Stopped (``should_stop``) before the first shuffle finished.
     """
     last: PermutationTest | None = None
     for last in iter_permutation_test(benchmark, representations, config, **options):
         if progress is not None:
             progress(1.0 if last.complete else last.drawn / last.permutations)
     if last is None:
-        raise Cancelled("the permutation test was stopped before any permutation finished.")
+        raise Cancelled("the permutation test was stopped before any shuffle finished.")
     return last

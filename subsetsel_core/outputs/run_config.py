@@ -17,8 +17,8 @@ dashboard writes its current settings as this file (:func:`config_toml`), so tha
     k_min = 2
     k_max = 20
     metrics = ["spearman", "kendall"]
-    permutations = 199              # B of the permutation test (0: off)
-    permutation_trials = 0          # its T′ (0: all trials)
+    permutations = 199              # B of the permutation test (0: an explicit opt-out, no verdict)
+    permutation_trials = 50         # its T′, at most the trials (0: all trials)
 
     [select]                        # the subset shown (default: the favoured entry, k = 10)
     strategy = "fafi-euclidean"
@@ -85,7 +85,7 @@ class RunConfig:
     k_max: int = SETTINGS["k_max"].default
     metrics: tuple[str, ...] = ()  # (): every metric
     permutations: int = SETTINGS["permutations"].default
-    permutation_trials: int = 0  # 0: all trials
+    permutation_trials: int = SETTINGS["permutation_trials"].widget_default
     select_strategy: str = ""  # "": the favoured entry's
     select_representation: str = ""
     select_k: int = SETTINGS["k"].default

@@ -202,7 +202,7 @@ PROTOCOL: tuple[Setting, ...] = (
             toml="evaluate.permutations", workspace="ev_permutations", label="Shuffles B", widget_low=19,
             widget_high=9999),
     Setting("permutation_trials", "int", None, low=1, high=100_000,
-            help="the permutation test's gain and null on the first T′ trials (default: all)",
+            help="the permutation test's gain and null on the first T′ trials (default: 50, at most the trials)",
             flag="--permutation-trials", metavar="T", toml="evaluate.permutation_trials", workspace="ev_perm_trials",
             label="Trials of the test T′", field="permutations", widget_low=2, widget_high=5000, widget_default=50),
     Setting("resamples", "int", 1000, low=2, high=10**6,

@@ -22,7 +22,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from subsetsel_core.strategies.base import StrategyInfo
-from subsetsel_core.strategies.kmeans_kernels import lloyd_runs, seed_runs
 
 N_INIT = 10
 MAX_ITER = 100
@@ -41,6 +40,9 @@ def _best_centres(X: np.ndarray, ks: Sequence[int], rngs: Sequence[np.random.Gen
     for i, (k, g) in enumerate(zip(ks, rngs, strict=True)):
         first[i * n_init:(i + 1) * n_init] = g.integers(0, n, size=n_init)
         u[i * n_init:(i + 1) * n_init, 1:k] = g.random((n_init, k - 1))
+    # the compiled kernels (numba) are imported on first use: commands that never run k-means never load numba
+    from subsetsel_core.strategies.kmeans_kernels import lloyd_runs, seed_runs
+
     centres, inertia = lloyd_runs(X, X[seed_runs(X, first, u, ka)], ka, MAX_ITER)
     start = np.cumsum(ka) - ka
     best = [i * n_init + int(np.argmin(inertia[i * n_init:(i + 1) * n_init])) for i in range(len(ks))]

@@ -277,14 +277,14 @@ def test_representation_check_shows_the_verdict():
     _check(at)
     metrics = {m.label: m.value for m in at.metric}
     gain = next(k for k in metrics if k.startswith("Gain over random"))
-    assert {"Shuffled descriptors give", "p (permutation, Holm)", "Mantel r"} <= set(metrics)
+    assert {"Shuffled descriptors give", "p (permutation, maxT)", "Mantel r"} <= set(metrics)
     assert float(metrics[gain]) > 0
     verdict = [s.value for s in at.success] + [w.value for w in at.warning]
     assert any("'subjects'" in v and "shuffled descriptors give" in v for v in verdict)
     if at.success:  # green only when the permutation test says so
         assert " helps: gain over random" in at.success[0].value
     table = next(d.value for d in at.dataframe if "verdict" in d.value.columns)
-    assert {"p permutation (Holm)", "p vs random on these pools (Holm)", "verdict"} <= set(table.columns)
+    assert {"p permutation (maxT)", "p vs random on these pools (Holm)", "verdict"} <= set(table.columns)
     assert any("Took" in c.value for c in at.caption)
 
 

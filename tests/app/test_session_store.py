@@ -172,7 +172,7 @@ def _tested_result():
     bench = Benchmark(rng.normal(size=(12, 1, 5)), tuple(f"d{i:02d}" for i in range(12)),
                       tuple(f"m{i}" for i in range(5)))
     rep = Representation("feat", rng.normal(size=(12, 3)), ("a", "b", "c"), bench.datasets)
-    cfg = EvaluationConfig(strategies=("random", "fafi-euclidean"), trials=4, k_min=2, k_max=6, seed=1)
+    cfg = EvaluationConfig(strategies=("random", "fafi-euclidean", "fafi-cosine"), trials=4, k_min=2, k_max=6, seed=1)
     res = evaluate(bench, {"feat": rep}, cfg)
     pt = permutation_test(bench, {"feat": rep}, cfg, permutations=9, observed=res)
     return bench, res, pt
@@ -193,7 +193,7 @@ def test_workspace_keeps_the_permutation_test():
     (lambda p: p.update(keys=["random"]), "'evaluations.evaluation.permutation.keys' names 'random'"),
     (lambda p: p.update(seed=99), "is not the seed of the evaluation"),
     (lambda p: p.update(ks=[1, 2]), "are not the subset sizes"),
-    (lambda p: p["p_holm"][next(iter(p["p_holm"]))].update(spearman=1.5), "outside 0…1"),
+    (lambda p: p["p_adjusted"][next(iter(p["p_adjusted"]))].update(spearman=1.5), "outside 0…1"),
     (lambda p: p["null"][next(iter(p["null"]))].update(spearman=["x"]), "must be a finite number"),
     (lambda p: p.update(extra=1), "is not a known field"),
     (lambda p: p.pop("drawn"), "'evaluations.evaluation.permutation.drawn' is missing"),
@@ -213,3 +213,40 @@ def test_a_damaged_permutation_test_is_refused(edit, message):
             z.writestr(info.filename, json.dumps(meta) if info.filename == "workspace.json" else zin.read(info))
     with pytest.raises(InputError, match=message.replace(".", r"\.").replace("'", "'")):
         load_workspace(out.getvalue())
+
+
+def _rewritten(raw: bytes, edit) -> bytes:  # type: ignore[no-untyped-def]
+    import io
+    import zipfile
+
+    zin = zipfile.ZipFile(io.BytesIO(raw))
+    meta = json.loads(zin.read("workspace.json"))
+    edit(meta["evaluations"]["evaluation"]["permutation"])
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        for info in zin.infolist():
+            z.writestr(info.filename, json.dumps(meta) if info.filename == "workspace.json" else zin.read(info))
+    return out.getvalue()
+
+
+def test_a_workspace_of_the_holm_version_is_read_by_maxt_or_refused():
+    from subsetsel_core.evaluation.maxt import adjusted_p
+
+    bench, res, pt = _tested_result()
+    raw = save_workspace(Workspace(bench, evaluations={"evaluation": res}, permutation_tests={"evaluation": pt}))
+
+    def old(p):  # type: ignore[no-untyped-def]
+        p["p_holm"] = p.pop("p_adjusted")
+        p.pop("stopped")
+
+    back = load_workspace(_rewritten(raw, old)).permutation_tests["evaluation"]
+    null = np.column_stack([pt.null[k]["spearman"] for k in pt.keys])
+    want = adjusted_p(np.array([pt.gain[k]["spearman"] for k in pt.keys]), null)
+    assert [back.p_adjusted[k]["spearman"] for k in pt.keys] == want.tolist()
+
+    def ragged(p):  # type: ignore[no-untyped-def]
+        old(p)
+        p["null"][next(iter(p["null"]))]["spearman"] = p["null"][next(iter(p["null"]))]["spearman"][:-1]
+
+    with pytest.raises(InputError, match="older version"):
+        load_workspace(_rewritten(raw, ragged))

@@ -135,7 +135,8 @@ def test_cli_without_descriptors_suggests_names(capsys):
 def test_cli_evaluate_with_names(tmp_path, capsys):
     out = tmp_path / "ev.json"
     rc = main(["evaluate", "--scores", str(SCORES), "--representation", "names", "--strategies", "random,kmeans",
-               "--trials", "3", "--k-max", "4", "--resamples", "20", "--metrics", "spearman", "--permutations", "0", "--out", str(out)])
+               "--trials", "3", "--k-max", "4", "--resamples", "20", "--metrics", "spearman", "--permutations", "0",
+               "--out", str(out)])
     err = capsys.readouterr().err
     assert rc == 0, err
     assert "weak descriptors" in err
