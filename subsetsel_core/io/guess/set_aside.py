@@ -1,0 +1,244 @@
+"""Which columns of a wide table are not tasks, by evidence: :func:`set_aside_columns`.
+
+A column is set aside, with its reason, when it is empty, text, dates or sizes; when it is
+named as an average, a rank or a win rate; when it equals the row mean of the task columns
+(or that mean in percent); when it ranks the rows; when it is on another scale or of another
+type than the task columns (percent next to 0–1 scores, counts such as GFLOPS or parameter
+sizes, whole-number codes). A column whose evidence is weak is read as a task and listed in
+``unsure`` with what would set it aside. What a rank or win-rate column says about the
+direction is returned as a hint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from subsetsel_core.errors import InputError
+from subsetsel_core.io.guess.column_kinds import (
+    Column,
+    derived,
+    has_word,
+    named_derived,
+    parse_dates,
+)
+from subsetsel_core.io.guess.metric_names import MetricName, metric_of
+from subsetsel_core.io.guess.result import SetAside
+from subsetsel_core.io.score_format import check_roles
+
+_RELEASE = ("release", "released", "date", "published")
+_SCALES = ((0.0, 1.0, "0–1"), (0.0, 100.0, "0–100"))
+
+
+@dataclass(frozen=True)
+class Aside:
+    """What :func:`set_aside_columns` found.
+
+    Attributes
+    ----------
+    set_aside : tuple of SetAside
+    values : list of str
+        The score (task) columns.
+    hints : list of (str, bool)
+        Direction evidence from rank and win-rate columns.
+    unsure : list of str
+        ``"set_aside: …"`` / ``"release_column: …"`` entries.
+    release : str or None
+        The release-date column.
+    """
+
+    set_aside: tuple[SetAside, ...]
+    values: list[str]
+    hints: list[tuple[str, bool]]
+    unsure: list[str]
+    release: str | None
+
+
+def _reason(col: Column, release: bool) -> str | None:
+    """Why a column that is not a number column is set aside (None: it is a number column)."""
+    if col.kind == "empty":
+        return "empty"
+    if col.kind == "date":
+        return "dates → release dates" if release else "dates"
+    if col.kind == "size":
+        return "sizes"
+    if col.kind == "text":
+        return "text"
+    return None
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.4g}"
+
+
+def _scale(v: np.ndarray) -> str:
+    fin = v[np.isfinite(v)]
+    if fin.size == 0:
+        return "none"
+    lo, hi = float(fin.min()), float(fin.max())
+    for a, b, name in _SCALES:
+        if lo >= a and hi <= b:
+            return name
+    return "other"
+
+
+def _release(df: pd.DataFrame, kinds: Mapping[str, Column], rest: Sequence[str], release: str | None,
+             by_model: bool, given: bool, label: str, reasons: dict[str, str], unsure: list[str]) -> str | None:
+    dates = [c for c in rest if kinds[c].kind == "date"]
+    if release is None and by_model and dates:
+        release = next((c for c in dates if has_word(c, _RELEASE)), dates[0])
+    if release is None:
+        return None
+    parsed = parse_dates(df[release])
+    if parsed.notna().mean() < 0.5:
+        raise InputError(f"{label}: '{release}' does not hold dates (fewer than half its cells are dates); name the "
+                         "column of model release dates, written as YYYY-MM-DD.", field="release_column")
+    distinct = parsed.dropna().unique()
+    if len(distinct) == 1 and len(parsed.dropna()) > 1:
+        day = pd.Timestamp(distinct[0]).date().isoformat()
+        if given:
+            raise InputError(f"{label}: every model in '{release}' has the same release date ({day}), so no model is "
+                             "newer than another; name a column whose dates differ, or hold out models by name.",
+                             field="release_column")
+        reasons[release] = f"dates, all the same ({day}): no newest models to hold out"
+        unsure.append(f"release_column: every date in '{release}' is {day}; it is not used as release dates")
+        return None
+    reasons[release] = "dates → release dates"
+    return release
+
+
+def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, fold: str | None,
+                      drop: Sequence[str], exact: Sequence[str] | None, keep: Sequence[str], release: str | None,
+                      release_given: bool, by_model: bool, label: str) -> Aside:
+    """The columns of a wide table that are not tasks, with the reasons.
+
+    Parameters
+    ----------
+    df : DataFrame
+        The raw table.
+    kinds : mapping of str to Column
+        Every column, classified.
+    name, fold : str, str or None
+        The column of row names and the fold column.
+    drop : sequence of str
+        Columns the user sets aside besides the guess's.
+    exact : sequence of str, optional
+        Exactly the columns to set aside (the guess's reasons are kept).
+    keep : sequence of str
+        Columns the user reads as tasks whatever the guess says.
+    release : str, optional
+        The release-date column (guessed among the date columns when None and ``by_model``).
+    release_given : bool
+        Whether the user named ``release``.
+    by_model : bool
+        Whether the rows are models.
+    label : str
+        File name for messages.
+    """
+    roles = {"model" if by_model else "dataset": name, **({"fold": fold} if fold else {}),
+             **({"release": release} if release else {})}
+    check_roles(roles, tuple(c for c in [*drop, *(exact or ())] if c != release), label=label)
+    rest = [c for c in df.columns if c not in (name, fold)]
+    unsure: list[str] = []
+    reasons = {c: r for c in rest if (r := _reason(kinds[c], by_model and c == release)) is not None}
+    release = _release(df, kinds, rest, release, by_model, release_given, label, reasons, unsure)
+    numbers = [c for c in rest if c not in reasons]
+    candidates = [c for c in numbers if named_derived(c)]
+    plain = [c for c in numbers if c not in candidates]
+    metric = {c: metric_of(c) for c in plain}
+    scale = {c: _scale(kinds[c].numbers) for c in plain}  # the task columns: the scale most columns share
+    counts = pd.Series(list(scale.values()), dtype=object).value_counts()
+    ref_scale = str(counts.index[0]) if len(counts) else "none"
+    ref = [c for c in plain if scale[c] == ref_scale] if len(plain) >= 3 and counts.iloc[0] * 5 >= 3 * len(plain) \
+        else plain
+    hints: list[tuple[str, bool]] = []
+    flagged: list[tuple[str, str]] = []
+    ref_m = np.column_stack([kinds[c].numbers for c in ref]) if ref else np.empty((len(df), 0))
+    decimals = int(np.median([kinds[c].decimals for c in ref])) if ref else 0
+    # named averages, ranks, win rates: checked against the task columns
+    for c in candidates:
+        found = derived(kinds[c], ref_m, decimals)
+        if found is not None:
+            reasons[c] = found.reason
+            if found.higher_is_better is not None:
+                hints.append((f"the '{c}' column: {found.because}", found.higher_is_better))
+    # unnamed columns equal to the row mean of the task columns (leave-one-out), also in percent
+    means = _loo_means(ref_m, [c in set(ref) for c in plain], np.column_stack([kinds[c].numbers for c in plain])
+                       if plain else np.empty((len(df), 0)))
+    for j, c in enumerate(plain):
+        if ref_m.shape[1] < 3 or len(df) < 5:
+            break
+        v, mean = kinds[c].numbers, means[:, j]
+        ok = np.isfinite(v) & np.isfinite(mean)
+        if ok.sum() < 5:
+            continue
+        tol = 0.51 * (10.0 ** -kinds[c].decimals + 10.0 ** -decimals) + 1e-9
+        spread = float(np.nanmax(ref_m, axis=1).max() - np.nanmin(ref_m, axis=1).min()) if ref_m.size else 0.0
+        for factor, how in ((1.0, ""), (100.0, ", in percent"), (0.01, ", as a fraction")):
+            if spread * factor > 4 * tol * factor and float(np.max(np.abs(v[ok] - factor * mean[ok]))) <= tol * max(factor, 1):
+                reasons[c] = f"the row mean of the {ref_m.shape[1] - (c in ref)} task columns{how}"
+                break
+        if c in reasons or metric[c] is not None:
+            continue  # a named metric is not an average unless it equals one
+        r = float(np.corrcoef(v[ok], mean[ok])[0, 1]) if np.ptp(v[ok]) > 0 and np.ptp(mean[ok]) > 0 else 0.0
+        if ok.sum() >= 8 and r >= 0.998:
+            flagged.append((c, f"set_aside: '{c}' follows the row mean of the task columns closely (correlation "
+                          f"{r:.3f}): it may be an average of some of them; read as a task"))
+    _scale_and_type(kinds, plain, ref, metric, reasons, flagged)
+    chosen = set(exact) if exact is not None else (set(reasons) | set(drop)) - set(keep)
+    chosen |= {release} if release else set()
+    aside = tuple(SetAside(c, reasons.get(c, "set aside as asked")) for c in rest if c in chosen)
+    decided = set(keep) | set(drop) | set(exact or ())
+    unsure += [text for c, text in flagged if c not in decided and c not in chosen]
+    return Aside(aside, [c for c in rest if c not in chosen], hints, unsure, release)
+
+
+def _loo_means(ref_m: np.ndarray, in_ref: list[bool], cols: np.ndarray) -> np.ndarray:
+    """Per column of ``cols``, the row mean of the reference columns without that column."""
+    fin = np.isfinite(ref_m)
+    total = np.where(fin, ref_m, 0.0).sum(axis=1)
+    n = fin.sum(axis=1).astype(float)
+    own = np.where(np.isfinite(cols), cols, 0.0) * np.asarray(in_ref, dtype=float)[None, :]
+    own_n = np.isfinite(cols) * np.asarray(in_ref, dtype=float)[None, :]
+    rest_n = n[:, None] - own_n
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(rest_n > 0, (total[:, None] - own) / rest_n, np.nan)
+
+
+def _scale_and_type(kinds: Mapping[str, Column], plain: Sequence[str], ref: Sequence[str],
+                    metric: Mapping[str, MetricName | None], reasons: dict[str, str], flagged: list[tuple[str, str]]) -> None:
+    """Columns on another scale or of another type than the task columns ``ref``."""
+    if len(ref) < 3:
+        return
+    ref_vals = np.concatenate([kinds[c].numbers for c in ref])
+    ref_vals = ref_vals[np.isfinite(ref_vals)]
+    if ref_vals.size == 0:
+        return
+    lo, hi = float(np.quantile(ref_vals, 0.01)), float(np.quantile(ref_vals, 0.99))
+    ref_whole = bool(np.all(ref_vals % 1 == 0))
+    strong = len(ref) * 4 >= 3 * len(plain)
+    in_ref = set(ref)
+    for c in plain:
+        m = metric[c]
+        if c in reasons or (m is not None and not m.whole):
+            continue  # "<task> - <metric>": a task's own metric, whatever its scale
+        v = kinds[c].numbers[np.isfinite(kinds[c].numbers)]
+        if v.size == 0:
+            continue
+        whole = bool(np.all(v % 1 == 0)) and not ref_whole
+        codes = whole and kinds[c].distinct >= max(5, 0.9 * kinds[c].present)
+        what = ("whole numbers, one per row (codes or ids)" if codes else "whole numbers (counts)" if whole
+                else "numbers")
+        if c not in in_ref and float(np.mean((v >= lo) & (v <= hi))) < 0.5:
+            why = (f"{what} {_fmt(float(v.min()))}–{_fmt(float(v.max()))}, on another scale than the {len(ref)} task "
+                   f"columns ({_fmt(lo)}–{_fmt(hi)})")
+            if strong:
+                reasons[c] = why
+            else:
+                flagged.append((c, f"set_aside: '{c}' holds {why}; read as a task"))
+        elif codes:
+            flagged.append((c, f"set_aside: '{c}' holds {what} among task columns that are not whole numbers; read "
+                               "as a task"))
