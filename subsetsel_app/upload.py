@@ -217,6 +217,10 @@ class UploadCheck:
         ``{name in a descriptor file: name in the scores}`` that would fix mismatches.
     descriptor_columns : dict of str to dict of str to str
         Per descriptor table, each column's kind (numeric / categorical / text).
+    unusable : tuple of str
+        Parts of the upload that cannot be used as they are (a descriptor table without a row
+        for every dataset), each with the fix: the upload is not used until they are fixed or
+        removed.
     """
 
     data: ActiveData | None
@@ -224,6 +228,7 @@ class UploadCheck:
     report: ValidationReport = field(default_factory=ValidationReport)
     suggested_aliases: dict[str, str] = field(default_factory=dict)
     descriptor_columns: dict[str, dict[str, str]] = field(default_factory=dict)
+    unusable: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -294,6 +299,7 @@ def check_upload(
     specs: dict[str, RepresentationSpec] = {}
     kinds: dict[str, dict[str, str]] = {}
     suggested: dict[str, str] = {}
+    unusable: list[str] = []
     datasets = list(bench.datasets)
     have = set(datasets)
     for name, table in zip(_unique_names(descriptors), descriptors, strict=True):
@@ -325,6 +331,8 @@ def check_upload(
                 f"{'; '.join(parts)}{more}. This table cannot be used until every dataset has a row: add "
                 "the rows or map the names with aliases (below).",
             )
+            unusable.append(f"the descriptor table {table.name} cannot be used: {len(missing)} of {len(datasets)} "
+                            "datasets have no row in it (add the aliases below, or remove the file)")
         if unused:
             rb.add(
                 "info", "unused-rows",
@@ -368,4 +376,4 @@ def check_upload(
         inputs={t.name: hashlib.sha256(t.content).hexdigest() for t in [scores, *descriptors]},
         missing=fmt.missing,
     )
-    return UploadCheck(data, None, data.report, suggested, kinds)
+    return UploadCheck(data, None, data.report, suggested, kinds, tuple(unusable))
