@@ -171,6 +171,8 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
     for j, c in enumerate(plain):
         if ref_m.shape[1] < 3 or len(df) < 5:
             break
+        if metric[c] is not None and not metric[c].whole:  # type: ignore[union-attr]
+            continue  # "<task> - <metric>" is a task's score, not an average
         v, mean = kinds[c].numbers, means[:, j]
         ok = np.isfinite(v) & np.isfinite(mean)
         if ok.sum() < 5:
@@ -210,8 +212,9 @@ def _loo_means(ref_m: np.ndarray, in_ref: list[bool], cols: np.ndarray) -> np.nd
 
 def _scale_and_type(kinds: Mapping[str, Column], plain: Sequence[str], ref: Sequence[str],
                     metric: Mapping[str, MetricName | None], reasons: dict[str, str], flagged: list[tuple[str, str]]) -> None:
-    """Columns on another scale or of another type than the task columns ``ref``."""
-    if len(ref) < 3:
+    """Columns on another scale or of another type than the task columns ``ref`` (set aside when
+    the task columns are three or more and most of the columns; in doubt otherwise)."""
+    if len(ref) < 2:
         return
     ref_vals = np.concatenate([kinds[c].numbers for c in ref])
     ref_vals = ref_vals[np.isfinite(ref_vals)]
@@ -219,7 +222,7 @@ def _scale_and_type(kinds: Mapping[str, Column], plain: Sequence[str], ref: Sequ
         return
     lo, hi = float(np.quantile(ref_vals, 0.01)), float(np.quantile(ref_vals, 0.99))
     ref_whole = bool(np.all(ref_vals % 1 == 0))
-    strong = len(ref) * 4 >= 3 * len(plain)
+    strong = len(ref) >= 3 and len(ref) * 4 >= 3 * len(plain)
     in_ref = set(ref)
     for c in plain:
         m = metric[c]
