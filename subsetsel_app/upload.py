@@ -115,7 +115,7 @@ def read_header(table: UploadedTable) -> pd.DataFrame:
     InputError
         The file is not a readable table.
     """
-    return read_table(table.content, label=table.name)
+    return read_table(table.content, label=table.name, object_text=True)
 
 
 def guess(head: pd.DataFrame, label: str, options: Sequence[tuple[str, object]] = ()) -> TableGuess:

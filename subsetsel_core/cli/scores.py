@@ -161,7 +161,7 @@ def read_scores(args: argparse.Namespace) -> tuple[Benchmark, dict[str, str]]:
         raise err
     for line in notes(guess):
         _say(line)
-    bench = load_scores(source, guess.to_format(args.missing or "error"), name=args.name, label=guess.label)
+    bench = load_scores(df, guess.to_format(args.missing or "error"), name=args.name, label=guess.label)
     return bench, release_dates(df, guess)
 
 

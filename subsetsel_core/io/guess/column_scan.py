@@ -46,7 +46,7 @@ def read_columns(df: pd.DataFrame, columns: Sequence[str] | None = None) -> dict
     """
     cols = [str(c) for c in (df.columns if columns is None else columns)]
     out: dict[str, Column] = {}
-    text_cols = [c for c in cols if df[c].dtype == object]
+    text_cols = [c for c in cols if _is_text(df[c])]
     if len(text_cols) >= 8 and len(df) > 0:
         out.update(_scan(df, text_cols))
     for c in cols:
@@ -55,12 +55,16 @@ def read_columns(df: pd.DataFrame, columns: Sequence[str] | None = None) -> dict
     return {c: out[c] for c in cols}
 
 
+def _is_text(cells: pd.Series) -> bool:
+    return cells.dtype == object or isinstance(cells.dtype, pd.StringDtype)
+
+
 def plain_numbers(df: pd.DataFrame, cols: Sequence[str]) -> np.ndarray | None:
     """The cells of ``cols`` as a (rows, columns) float array (NaN: missing), or None when a cell
     is neither a plain finite number nor a missing token (then the column-by-column reader
     converts it or names it)."""
     out = np.empty((len(df), len(cols)))
-    text = [j for j, c in enumerate(cols) if df[c].dtype == object]
+    text = [j for j, c in enumerate(cols) if _is_text(df[c])]
     for j, c in enumerate(cols):
         if j not in set(text):
             if not (pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])):

@@ -166,29 +166,29 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
             if found.higher_is_better is not None:
                 hints.append((f"the '{c}' column: {found.because}", found.higher_is_better))
     # unnamed columns equal to the row mean of the task columns (leave-one-out), also in percent
-    means = _loo_means(ref_m, [c in set(ref) for c in plain], np.column_stack([kinds[c].numbers for c in plain])
-                       if plain else np.empty((len(df), 0)))
-    for j, c in enumerate(plain):
-        if ref_m.shape[1] < 3 or len(df) < 5:
-            break
-        if metric[c] is not None and not metric[c].whole:  # type: ignore[union-attr]
-            continue  # "<task> - <metric>" is a task's score, not an average
-        v, mean = kinds[c].numbers, means[:, j]
-        ok = np.isfinite(v) & np.isfinite(mean)
-        if ok.sum() < 5:
-            continue
-        tol = 0.51 * (10.0 ** -kinds[c].decimals + 10.0 ** -decimals) + 1e-9
-        spread = float(np.nanmax(ref_m, axis=1).max() - np.nanmin(ref_m, axis=1).min()) if ref_m.size else 0.0
+    testable = [c for c in plain if metric[c] is None or metric[c].whole]  # type: ignore[union-attr]
+    if ref_m.shape[1] >= 3 and len(df) >= 5 and testable:
+        values = np.column_stack([kinds[c].numbers for c in testable])
+        means = _loo_means(ref_m, [c in set(ref) for c in testable], values)
+        tol = 0.51 * (10.0 ** -np.array([kinds[c].decimals for c in testable], dtype=float) + 10.0 ** -decimals) + 1e-9
+        fin = np.isfinite(ref_m)
+        rows = fin.any(axis=1)
+        spread = float(np.max(np.where(rows, np.where(fin, ref_m, -np.inf).max(axis=1)
+                                       - np.where(fin, ref_m, np.inf).min(axis=1), 0.0))) if rows.any() else 0.0
+        ok = np.isfinite(values) & np.isfinite(means)
+        enough = ok.sum(axis=0) >= 5
         for factor, how in ((1.0, ""), (100.0, ", in percent"), (0.01, ", as a fraction")):
-            if spread * factor > 4 * tol * factor and float(np.max(np.abs(v[ok] - factor * mean[ok]))) <= tol * max(factor, 1):
-                reasons[c] = f"the row mean of the {ref_m.shape[1] - (c in ref)} task columns{how}"
-                break
-        if c in reasons or metric[c] is not None:
-            continue  # a named metric is not an average unless it equals one
-        r = float(np.corrcoef(v[ok], mean[ok])[0, 1]) if np.ptp(v[ok]) > 0 and np.ptp(mean[ok]) > 0 else 0.0
-        if ok.sum() >= 8 and r >= 0.998:
-            flagged.append((c, f"set_aside: '{c}' follows the row mean of the task columns closely (correlation "
-                          f"{r:.3f}): it may be an average of some of them; read as a task"))
+            off = np.where(ok, np.abs(values - factor * means), 0.0).max(axis=0)
+            hit = enough & (spread > 4 * tol) & (off <= tol * max(factor, 1.0))
+            for j in np.flatnonzero(hit):
+                c = testable[j]
+                reasons.setdefault(c, f"the row mean of the {ref_m.shape[1] - (c in ref)} task columns{how}")
+        r = _correlations(values, means, ok)
+        for j in np.flatnonzero((r >= 0.998) & (ok.sum(axis=0) >= 8)):
+            c = testable[j]
+            if c not in reasons and metric[c] is None:  # a named metric is not an average unless it equals one
+                flagged.append((c, f"set_aside: '{c}' follows the row mean of the task columns closely (correlation "
+                                   f"{r[j]:.3f}): it may be an average of some of them; read as a task"))
     _scale_and_type(kinds, plain, ref, metric, reasons, flagged)
     chosen = set(exact) if exact is not None else (set(reasons) | set(drop)) - set(keep)
     chosen |= {release} if release else set()
@@ -196,6 +196,18 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
     decided = set(keep) | set(drop) | set(exact or ())
     unsure += [text for c, text in flagged if c not in decided and c not in chosen]
     return Aside(aside, [c for c in rest if c not in chosen], hints, unsure, release)
+
+
+def _correlations(a: np.ndarray, b: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    """Pearson correlation of each column of ``a`` with the same column of ``b`` over the rows ``ok``."""
+    w = ok.astype(float)
+    n = np.maximum(w.sum(axis=0), 1.0)
+    a0, b0 = np.where(ok, a, 0.0), np.where(ok, b, 0.0)
+    ma, mb = a0.sum(axis=0) / n, b0.sum(axis=0) / n
+    da, db = (a0 - ma) * w, (b0 - mb) * w
+    den = np.sqrt((da**2).sum(axis=0) * (db**2).sum(axis=0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, (da * db).sum(axis=0) / np.where(den > 0, den, 1.0), 0.0)
 
 
 def _loo_means(ref_m: np.ndarray, in_ref: list[bool], cols: np.ndarray) -> np.ndarray:

@@ -110,7 +110,8 @@ def guess_table(
     if layout not in GUESS_LAYOUTS:
         raise InputError(f"unknown score-table layout '{layout}'; use one of {', '.join(GUESS_LAYOUTS)}.",
                          field="layout")
-    df = df.set_axis(cols, axis=1)
+    if list(df.columns) != cols:
+        df = df.set_axis(cols, axis=1)
     named = {"dataset": dataset_column, "model": model_column, "score": score_column, "fold": fold_column}
     for role in ("score", "fold", "release"):
         _require(cols, release_column if role == "release" else named[role], role, label)
@@ -261,7 +262,8 @@ def _wide_guess(df: pd.DataFrame, kinds: dict[str, Column], layout: str, given: 
                 said = "; ".join(lean.because_models + lean.because_datasets) or "no sign either way"
                 unsure.append(f"layout: not sure whether the rows are datasets or models ({said}); read the rows "
                               "as datasets — flip the orientation if they are models")
-            found = set_aside_columns(df, kinds, name, fold, drop, exact, keep, None, False, False, label)
+            if found.release is not None:  # read without release dates: the rows are datasets
+                found = set_aside_columns(df, kinds, name, fold, drop, exact, keep, None, False, False, label)
     elif layout == "wide" and not given["dataset"] and lean.lean >= 3:
         raise InputError(f"{label}: read with datasets as rows, but it looks like one row per model "
                          f"({'; '.join(lean.because_models)}). Read it with the models-as-rows layout (or let the "
