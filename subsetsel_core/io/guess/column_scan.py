@@ -93,7 +93,8 @@ def _cells(df: pd.DataFrame, cols: Sequence[str]) -> tuple[np.ndarray, ...] | No
         codes, distinct = pd.factorize(cells.ravel(order="F"))
     except TypeError:  # unhashable cells
         return None
-    codes = codes.reshape((n, len(cols)), order="F")
+    del cells
+    codes = codes.astype(np.int32 if len(distinct) < 2**31 - 1 else np.int64).reshape((n, len(cols)), order="F")
     uniq = pd.Series(distinct, dtype=object)
     is_str = uniq.map(type).eq(str).to_numpy()
     text = uniq.where(is_str, "").astype(str).str.strip()
@@ -102,7 +103,7 @@ def _cells(df: pd.DataFrame, cols: Sequence[str]) -> tuple[np.ndarray, ...] | No
     numbers = pd.to_numeric(text.where(~missing), errors="coerce").to_numpy(dtype=float)
     odd = (~missing & np.isnan(numbers)) | (~is_str & ~na)  # other objects: read_column decides
     # a missing cell (None / NaN) has code -1: map it to an extra "missing" entry
-    codes = np.where(codes < 0, len(distinct), codes)
+    codes[codes < 0] = len(distinct)
     return (codes, np.append(numbers, np.nan), np.append(odd, False), np.append(missing, True),
             np.append(text.to_numpy(dtype=object), ""))
 
@@ -120,15 +121,18 @@ def _scan(df: pd.DataFrame, cols: list[str]) -> dict[str, Column]:
     present_mask = ~missing[codes]
     present = present_mask.sum(axis=0)
     # distinct stripped cells per column: distinct stripped texts share one id
-    text_id = pd.factorize(text_arr)[0]
-    ids = np.where(present_mask, text_id[codes], -1)
+    text_id = pd.factorize(text_arr)[0].astype(np.int32)
+    ids = np.where(present_mask, text_id[codes], np.int32(-1))
     ids.sort(axis=0)
     changes = (np.diff(ids, axis=0) != 0) & (ids[1:] >= 0)
     distinct_n = changes.sum(axis=0) + (ids[0] >= 0)
     # decimals over the first present cells, as read_column reads them
-    ranks = np.cumsum(present_mask, axis=0)
-    head = present_mask & (ranks <= _DECIMALS_FROM)
-    decimals = np.where(head, digits[codes], 0).max(axis=0) if n else np.zeros(len(cols), dtype=np.int64)
+    digits = digits.astype(np.int16)
+    if n <= _DECIMALS_FROM:  # every present cell is among the first ones
+        decimals = np.where(present_mask, digits[codes], 0).max(axis=0) if n else np.zeros(len(cols), dtype=np.int16)
+    else:
+        head = present_mask & (np.cumsum(present_mask, axis=0, dtype=np.int32) <= _DECIMALS_FROM)
+        decimals = np.where(head, digits[codes], 0).max(axis=0)
     values = numbers[codes]
     out: dict[str, Column] = {}
     for j, c in enumerate(cols):

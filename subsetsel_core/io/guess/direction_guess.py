@@ -79,8 +79,8 @@ def dataset_metrics(datasets: Sequence[str], score_column: str | None, headers: 
     if not headers and score_column is None:
         return ()
     if score_column is not None:
-        m = score_metric(score_column)
-        return tuple(DatasetMetric(d, score_column, m.higher_is_better if m else None) for d in datasets)
+        named = score_metric(score_column)
+        return tuple(DatasetMetric(d, score_column, named.higher_is_better if named else None) for d in datasets)
     out = []
     for d in datasets:
         m: MetricName | None = metric_of(d)

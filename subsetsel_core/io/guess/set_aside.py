@@ -31,6 +31,7 @@ from subsetsel_core.io.score_format import check_roles
 
 _RELEASE = ("release", "released", "date", "published")
 _SCALES = ((0.0, 1.0, "0–1"), (0.0, 100.0, "0–100"))
+_BLOCK = 256  # columns checked against the row mean at a time
 
 
 @dataclass(frozen=True)
@@ -166,29 +167,17 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
             if found.higher_is_better is not None:
                 hints.append((f"the '{c}' column: {found.because}", found.higher_is_better))
     # unnamed columns equal to the row mean of the task columns (leave-one-out), also in percent
-    testable = [c for c in plain if metric[c] is None or metric[c].whole]  # type: ignore[union-attr]
+    testable = [c for c in plain if (m := metric[c]) is None or m.whole]
     if ref_m.shape[1] >= 3 and len(df) >= 5 and testable:
-        values = np.column_stack([kinds[c].numbers for c in testable])
-        means = _loo_means(ref_m, [c in set(ref) for c in testable], values)
-        tol = 0.51 * (10.0 ** -np.array([kinds[c].decimals for c in testable], dtype=float) + 10.0 ** -decimals) + 1e-9
         fin = np.isfinite(ref_m)
         rows = fin.any(axis=1)
         spread = float(np.max(np.where(rows, np.where(fin, ref_m, -np.inf).max(axis=1)
                                        - np.where(fin, ref_m, np.inf).min(axis=1), 0.0))) if rows.any() else 0.0
-        ok = np.isfinite(values) & np.isfinite(means)
-        enough = ok.sum(axis=0) >= 5
-        for factor, how in ((1.0, ""), (100.0, ", in percent"), (0.01, ", as a fraction")):
-            off = np.where(ok, np.abs(values - factor * means), 0.0).max(axis=0)
-            hit = enough & (spread > 4 * tol) & (off <= tol * max(factor, 1.0))
-            for j in np.flatnonzero(hit):
-                c = testable[j]
-                reasons.setdefault(c, f"the row mean of the {ref_m.shape[1] - (c in ref)} task columns{how}")
-        r = _correlations(values, means, ok)
-        for j in np.flatnonzero((r >= 0.998) & (ok.sum(axis=0) >= 8)):
-            c = testable[j]
-            if c not in reasons and metric[c] is None:  # a named metric is not an average unless it equals one
-                flagged.append((c, f"set_aside: '{c}' follows the row mean of the task columns closely (correlation "
-                                   f"{r[j]:.3f}): it may be an average of some of them; read as a task"))
+        in_ref = set(ref)
+        for start in range(0, len(testable), _BLOCK):  # blocks of columns: memory stays small on wide tables
+            block = testable[start:start + _BLOCK]
+            _row_means_found(block, kinds, ref_m, [c in in_ref for c in block], decimals, spread, metric, reasons,
+                             flagged)
     _scale_and_type(kinds, plain, ref, metric, reasons, flagged)
     chosen = set(exact) if exact is not None else (set(reasons) | set(drop)) - set(keep)
     chosen |= {release} if release else set()
@@ -196,6 +185,29 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
     decided = set(keep) | set(drop) | set(exact or ())
     unsure += [text for c, text in flagged if c not in decided and c not in chosen]
     return Aside(aside, [c for c in rest if c not in chosen], hints, unsure, release)
+
+
+def _row_means_found(block: Sequence[str], kinds: Mapping[str, Column], ref_m: np.ndarray, in_ref: list[bool],
+                     decimals: int, spread: float, metric: Mapping[str, MetricName | None], reasons: dict[str, str],
+                     flagged: list[tuple[str, str]]) -> None:
+    """The columns of ``block`` equal to the row mean of the task columns (leave-one-out; also in
+    percent or as a fraction), and those that follow it closely (in doubt)."""
+    values = np.column_stack([kinds[c].numbers for c in block])
+    means = _loo_means(ref_m, in_ref, values)
+    tol = 0.51 * (10.0 ** -np.array([kinds[c].decimals for c in block], dtype=float) + 10.0 ** -decimals) + 1e-9
+    ok = np.isfinite(values) & np.isfinite(means)
+    enough = ok.sum(axis=0) >= 5
+    for factor, how in ((1.0, ""), (100.0, ", in percent"), (0.01, ", as a fraction")):
+        off = np.where(ok, np.abs(values - factor * means), 0.0).max(axis=0)
+        for j in np.flatnonzero(enough & (spread > 4 * tol) & (off <= tol * max(factor, 1.0))):
+            c = block[j]
+            reasons.setdefault(c, f"the row mean of the {ref_m.shape[1] - int(in_ref[j])} task columns{how}")
+    corr = _correlations(values, means, ok)
+    for j in np.flatnonzero((corr >= 0.998) & (ok.sum(axis=0) >= 8)):
+        c = block[j]
+        if c not in reasons and metric[c] is None:  # a named metric is not an average unless it equals one
+            flagged.append((c, f"set_aside: '{c}' follows the row mean of the task columns closely (correlation "
+                               f"{corr[j]:.3f}): it may be an average of some of them; read as a task"))
 
 
 def _correlations(a: np.ndarray, b: np.ndarray, ok: np.ndarray) -> np.ndarray:
@@ -228,12 +240,13 @@ def _scale_and_type(kinds: Mapping[str, Column], plain: Sequence[str], ref: Sequ
     the task columns are three or more and most of the columns; in doubt otherwise)."""
     if len(ref) < 2:
         return
-    ref_vals = np.concatenate([kinds[c].numbers for c in ref])
+    step = max(1, len(ref) // 200)  # the task columns' range, from up to 200 of them
+    ref_vals = np.concatenate([kinds[c].numbers for c in ref[::step]])
     ref_vals = ref_vals[np.isfinite(ref_vals)]
     if ref_vals.size == 0:
         return
     lo, hi = float(np.quantile(ref_vals, 0.01)), float(np.quantile(ref_vals, 0.99))
-    ref_whole = bool(np.all(ref_vals % 1 == 0))
+    ref_whole = all(bool(np.all(v[np.isfinite(v)] % 1 == 0)) for v in (kinds[c].numbers for c in ref))
     strong = len(ref) >= 3 and len(ref) * 4 >= 3 * len(plain)
     in_ref = set(ref)
     for c in plain:
