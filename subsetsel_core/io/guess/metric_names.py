@@ -84,6 +84,9 @@ def metric_of(header: str) -> MetricName | None:
     acc; ``"Salient Translation Error Detection"`` → None.
     """
     text = str(header).strip()
+    arrow = arrow_of(text)
+    if arrow is not None:  # "MMLU ↑", "Average ⬆️": the header says which way is better
+        return MetricName(text, arrow)
     parts = [p for p in _PART.split(text) if p.strip()]
     if len(parts) >= 2:  # "<scenario> - <metric>": the last part is the metric (any words of it decide)
         last = parts[-1].strip()
@@ -101,6 +104,12 @@ def metric_of(header: str) -> MetricName | None:
             if tail in STRONG or (n == 1 and words[-1] in STRONG):
                 return MetricName(tail if tail in STRONG else words[-1], _direction(tail))
     return None
+
+
+def arrow_of(header: str) -> bool | None:
+    """What an arrow in a header says: ``↑`` / ``⬆`` higher is better, ``↓`` / ``⬇`` lower (None: no arrow)."""
+    up, down = any(a in header for a in "↑⬆▲"), any(a in header for a in "↓⬇▼")
+    return None if up == down else up
 
 
 def file_metric(label: str) -> MetricName | None:

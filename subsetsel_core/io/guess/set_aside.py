@@ -25,13 +25,17 @@ from subsetsel_core.io.guess.column_kinds import (
     named_derived,
     parse_dates,
 )
-from subsetsel_core.io.guess.metric_names import MetricName, metric_of
+from subsetsel_core.io.guess.metric_names import MetricName, arrow_of, metric_of
 from subsetsel_core.io.guess.result import SetAside
 from subsetsel_core.io.score_format import check_roles
 
 _RELEASE = ("release", "released", "date", "published")
 _SCALES = ((0.0, 1.0, "0–1"), (0.0, 100.0, "0–100"))
 _BLOCK = 256  # columns checked against the row mean at a time
+#: Words that name a model's attribute, not a task (``Memory Usage (GB, fp32)``, ``Embedding Dimensions``).
+ATTRIBUTE_WORDS = frozenset({"memory", "dimension", "dimensions", "dim", "dims", "tokens", "gflops", "flops", "macs",
+                             "throughput", "likes", "downloads", "hearts", "votes", "gb", "mb", "cutoff", "vocab",
+                             "seqlen", "cost", "price", "co2", "emissions"})
 
 
 @dataclass(frozen=True)
@@ -155,6 +159,9 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
     ref_scale = str(counts.index[0]) if len(counts) else "none"
     ref = [c for c in plain if scale[c] == ref_scale] if len(plain) >= 3 and counts.iloc[0] * 5 >= 3 * len(plain) \
         else plain
+    named_attr = [c for c in ref if metric[c] is None and has_word(c, ATTRIBUTE_WORDS)]
+    if len(ref) - len(named_attr) >= 2:  # a column named as a model attribute is no reference for the tasks
+        ref = [c for c in ref if c not in set(named_attr)]
     hints: list[tuple[str, bool]] = []
     flagged: list[tuple[str, str]] = []
     ref_m = np.column_stack([kinds[c].numbers for c in ref]) if ref else np.empty((len(df), 0))
@@ -166,6 +173,8 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
             reasons[c] = found.reason
             if found.higher_is_better is not None:
                 hints.append((f"the '{c}' column: {found.because}", found.higher_is_better))
+        if (up := arrow_of(c)) is not None:
+            hints.append((f"the arrow in the '{c}' header says {'higher' if up else 'lower'} is better", up))
     # unnamed columns equal to the row mean of the task columns (leave-one-out), also in percent
     testable = [c for c in plain if (m := metric[c]) is None or m.whole]
     if ref_m.shape[1] >= 3 and len(df) >= 5 and testable:
@@ -199,11 +208,11 @@ def _row_means_found(block: Sequence[str], kinds: Mapping[str, Column], ref_m: n
     enough = ok.sum(axis=0) >= 5
     for factor, how in ((1.0, ""), (100.0, ", in percent"), (0.01, ", as a fraction")):
         off = np.where(ok, np.abs(values - factor * means), 0.0).max(axis=0)
-        for j in np.flatnonzero(enough & (spread > 4 * tol) & (off <= tol * max(factor, 1.0))):
+        for j in np.flatnonzero(enough & (spread > 4 * tol) & (off <= tol * max(factor, 1.0))).tolist():
             c = block[j]
             reasons.setdefault(c, f"the row mean of the {ref_m.shape[1] - int(in_ref[j])} task columns{how}")
     corr = _correlations(values, means, ok)
-    for j in np.flatnonzero((corr >= 0.998) & (ok.sum(axis=0) >= 8)):
+    for j in np.flatnonzero((corr >= 0.998) & (ok.sum(axis=0) >= 8)).tolist():
         c = block[j]
         if c not in reasons and metric[c] is None:  # a named metric is not an average unless it equals one
             flagged.append((c, f"set_aside: '{c}' follows the row mean of the task columns closely (correlation "
@@ -260,7 +269,12 @@ def _scale_and_type(kinds: Mapping[str, Column], plain: Sequence[str], ref: Sequ
         codes = whole and kinds[c].distinct >= max(5, 0.9 * kinds[c].present)
         what = ("whole numbers, one per row (codes or ids)" if codes else "whole numbers (counts)" if whole
                 else "numbers")
-        if c not in in_ref and float(np.mean((v >= lo) & (v <= hi))) < 0.5:
+        inside = float(np.mean((v >= lo) & (v <= hi)))
+        if m is None and has_word(c, ATTRIBUTE_WORDS) and (inside < 0.5 or whole):
+            reasons[c] = (f"a model attribute by its name; {what} {_fmt(float(v.min()))}–{_fmt(float(v.max()))} "
+                          f"(the {len(ref)} task columns: {_fmt(lo)}–{_fmt(hi)})")
+            continue
+        if c not in in_ref and inside < 0.5:
             why = (f"{what} {_fmt(float(v.min()))}–{_fmt(float(v.max()))}, on another scale than the {len(ref)} task "
                    f"columns ({_fmt(lo)}–{_fmt(hi)})")
             if strong:

@@ -43,6 +43,23 @@ MINORITY = ("model,alpha,beta,gamma,delta,epsilon,zeta - rmse\n"
             "m1,0.2,0.3,0.4,0.1,0.5,2.0\nm2,0.4,0.2,0.5,0.3,0.6,1.5\nm3,0.6,0.7,0.2,0.5,0.4,1.0\n"
             "m4,0.8,0.6,0.9,0.7,0.8,0.5\n")
 
+# MTEB's leaderboard tab: model attributes next to the tasks (sizes, memory, dimensions, tokens)
+MTEB_TAB = ("Rank,Model,Model Size (Million Parameters),Memory Usage (GB; fp32),Embedding Dimensions,Max Tokens,"
+            "Average,STS12,STS13,STS14,STS15,BIOSSES,SICK-R\n"
+            "1,gte-large,335,1.25,1024,512,82.1,77.2,86.3,81.9,88.1,80.2,79.0\n"
+            "2,bge-base-en,109,0.41,768,512,80.6,75.1,84.9,80.2,87.0,79.8,76.4\n"
+            "3,e5-small,33,0.12,384,512,78.0,72.0,82.1,78.4,85.2,76.9,73.2\n"
+            "4,all-MiniLM-L6-v2,23,0.09,384,256,75.9,70.1,80.2,75.9,83.4,75.1,70.5\n"
+            "5,sentence-t5-base,110,0.41,768,512,73.7,68.2,78.1,73.2,81.0,73.0,68.5\n")
+# Open LLM Leaderboard style: an arrow in a header, likes, flags and hashes
+OPEN_LLM = ("T,Model,Average ⬆️,ARC,HellaSwag,MMLU,TruthfulQA,Winogrande,GSM8K,Type,#Params (B),Hub ❤️,Model sha\n"
+            "g,org/llama-70b,73.4,70.1,87.3,70.0,60.2,83.1,69.7,pretrained,68.98,512,abc123\n"
+            "f,org/mistral-7b-instruct,65.7,63.1,84.9,60.8,68.3,77.9,39.2,fine-tuned,7.24,1821,def456\n"
+            "g,org/falcon-40b,58.1,61.9,85.3,57.0,41.7,81.3,21.5,pretrained,41.3,2402,aa11\n"
+            "c,org/zephyr-7b-beta,61.0,62.0,84.4,61.1,57.4,77.7,23.3,chat,7.24,1400,bb22\n"
+            "g,org/phi-2,61.3,61.1,75.1,58.1,44.5,74.4,54.8,pretrained,2.78,3011,cc33\n"
+            "f,org/qwen-14b-chat,65.9,56.9,79.2,65.9,47.4,74.9,60.0,fine-tuned,14.17,801,dd44\n")
+
 # (name, table, expected): expected direction "higher" / "lower" / "unsure"; a layout or model
 # column of None is not checked.
 CASES = [
@@ -57,6 +74,8 @@ CASES = [
                                                "direction": "higher"}),
     ("conflict", CONFLICT, {"layout": "models-as-rows", "model": "Model", "datasets": 4, "direction": "unsure"}),
     ("one name", MINORITY, {"layout": "models-as-rows", "model": "model", "datasets": 6, "direction": "unsure"}),
+    ("mteb tab", MTEB_TAB, {"layout": "models-as-rows", "model": "Model", "datasets": 6, "direction": "higher"}),
+    ("open llm", OPEN_LLM, {"layout": "models-as-rows", "model": "Model", "datasets": 6, "direction": "higher"}),
 ]
 
 
@@ -109,7 +128,7 @@ def test_per_class_imagenet_sets_aside_everything_that_is_not_a_class() -> None:
     why = aside(g)
     assert set(why) == {"Model", "Acc@1", "Acc@5", "Params", "GFLOPS", "Recipe", "acc"}
     assert why["acc"].startswith("the row mean") and why["Acc@1"].endswith("in percent")
-    assert "another scale" in why["GFLOPS"] and "another scale" in why["Acc@5"]
+    assert "model attribute" in why["GFLOPS"] and "another scale" in why["Acc@5"]
     assert "'Weight' is unique per row" in why["Model"]
     assert g.direction == "higher" and g.unsure == ()
 
@@ -178,3 +197,12 @@ def test_a_wide_table_is_read_without_warnings_and_as_its_cells_say() -> None:
     frame = pd.read_csv(pd.io.common.StringIO(text)).set_index("Weight")
     got = b.scores[b.datasets.index("acc_7"), 0, b.models.index(frame.index[3])]
     assert got == frame["acc_7"].iloc[3]
+
+
+def test_model_attributes_and_arrows() -> None:
+    g = read(MTEB_TAB)
+    why = aside(g)
+    assert {"Memory Usage (GB; fp32)", "Embedding Dimensions", "Max Tokens"} <= set(why)
+    assert why["Memory Usage (GB; fp32)"].startswith("a model attribute by its name")
+    llm = read(OPEN_LLM)
+    assert "the arrow in the 'Average ⬆️' header" in llm.direction_because and "Hub ❤️" in aside(llm)
