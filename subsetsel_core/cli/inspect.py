@@ -6,14 +6,16 @@ succeeds on a readable table (an undecided reading is reported, not refused). ``
 writes the scores exactly as read (model, dataset, fold, score, direction) with the
 provenance block. The rows come from
 :func:`~subsetsel_core.io.guess.reading.describe_reading`; :func:`format_reading` prints
-rows of any source (a reader of result folders adds its own rows, with subsets).
+rows of any source, and :func:`write_reading` is the whole output for any source (a reader of result
+folders gives its own JSON keys, rows with subsets, and the scores as read).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from subsetsel_core.cli import scores as cli_scores
@@ -76,12 +78,32 @@ def format_reading(rows: Sequence[ReadingRow]) -> str:
     return "\n".join(out) + "\n"
 
 
-def reading_json(guess: TableGuess, rows: Sequence[ReadingRow]) -> dict[str, object]:
-    """The JSON of ``inspect``: the guess's keys and one entry per task."""
-    d = dict(guess.to_json_dict())
+def reading_json(base: Mapping[str, object], rows: Sequence[ReadingRow]) -> dict[str, object]:
+    """The JSON of ``inspect``: the source's own keys (a table guess's :meth:`to_json_dict`, or a
+    result folder's) and one entry per task."""
+    d = dict(base)
     d["tasks"] = [{"dataset": r.name, "metric": r.metric, "direction": r.direction, "direction_from": r.source,
                    **({"subsets": r.subsets} if r.subsets else {})} for r in rows if r.part == "task"]
     return d
+
+
+def write_reading(args: argparse.Namespace, base: Mapping[str, object], rows: Sequence[ReadingRow],
+                  as_read: pd.DataFrame | None) -> None:
+    """Print a reading (``--format``, ``--out``) and write ``--table`` (the scores as read, with the
+    provenance block whose settings hold ``base``): the output of ``inspect`` for any source."""
+    from subsetsel_core.cli.data import write
+    from subsetsel_core.outputs.provenance import input_hashes, provenance
+    from subsetsel_core.text.safe_csv import csv_text
+
+    if args.table and as_read is not None:
+        path = Path(args.file)
+        prov = provenance(seed=None, inputs=input_hashes([args.file]) if path.is_file() else {},
+                          command=list(getattr(args, "_argv", []) or []), settings={"reading": dict(base)})
+        write(csv_text(as_read, comments=prov.items()), args.table)
+    if args.format == "text":
+        write(format_reading(rows), args.out)
+    else:
+        write(json.dumps(reading_json(base, rows), indent=2, ensure_ascii=False) + "\n", args.out)
 
 
 def scores_as_read(source: str | bytes, guess: TableGuess, missing: str, df: pd.DataFrame) -> pd.DataFrame:
@@ -104,20 +126,9 @@ def scores_as_read(source: str | bytes, guess: TableGuess, missing: str, df: pd.
 
 def cmd_inspect(args: argparse.Namespace) -> int:
     """``subsetsel inspect``: the reading (layout, columns, tasks with metric and direction, set-aside columns)."""
-    from subsetsel_core.cli.data import write
     from subsetsel_core.io.guess.reading import describe_reading
-    from subsetsel_core.outputs.provenance import input_hashes, provenance
-    from subsetsel_core.text.safe_csv import csv_text
 
     source, df, guess = cli_scores.guess_scores(args.file, args)
-    rows = describe_reading(guess)
-    if args.table:
-        frame = scores_as_read(source, guess, args.missing or "partial", df)
-        prov = provenance(seed=None, inputs=input_hashes([args.file]) if isinstance(source, str) else {},
-                          command=list(getattr(args, "_argv", []) or []), settings={"reading": guess.to_json_dict()})
-        write(csv_text(frame, comments=prov.items()), args.table)
-    if args.format == "text":
-        write(format_reading(rows), args.out)
-    else:
-        write(json.dumps(reading_json(guess, rows), indent=2, ensure_ascii=False) + "\n", args.out)
+    as_read = scores_as_read(source, guess, args.missing or "partial", df) if args.table else None
+    write_reading(args, guess.to_json_dict(), describe_reading(guess), as_read)
     return 0

@@ -152,7 +152,7 @@ class TableGuess:
         if self.direction_from == "unsure":
             said = f"direction unsure ({self.direction_because}; read as {way} until decided)"
         elif self.direction_from == "assumed":
-            said = f"{way}, an assumption ({self.direction_because.removeprefix(f'assumed {way}: ')})"
+            said = f"{way} — an assumption: {self.direction_because.removeprefix(f'assumed {way}: ')}"
         else:
             said = f"{way} ({self.direction_because or DIRECTION_SOURCES[self.direction_from]})"
         parts.append(said + (f", except on {len(own)} dataset(s): {', '.join(own[:5])}{' …' if len(own) > 5 else ''}"

@@ -169,7 +169,9 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
     # named averages, ranks, win rates: checked against the task columns
     for c in candidates:
         found = derived(kinds[c], ref_m, decimals)
-        if found is not None:
+        if found is None:  # nothing to check it against: its name says what it is
+            reasons[c] = "named as an average, a rank or a win rate"
+        else:
             reasons[c] = found.reason
             if found.higher_is_better is not None:
                 hints.append((f"the '{c}' column: {found.because}", found.higher_is_better))

@@ -285,7 +285,7 @@ def _wide_guess(df: pd.DataFrame, kinds: dict[str, Column], layout: str, given: 
                    f" (set aside) and" if aside else " besides")
         raise InputError(f"{label}: no column of scores{besides} the names in '{name}'. A wide table needs one column "
                          f"of scores per {'dataset' if layout == 'models-as-rows' else 'model'}; keep a column as "
-                         "scores if one was set aside by mistake.", field="drop_columns")
+                         "scores if one was set aside by mistake.", field="keep_columns" if aside else "drop_columns")
     rows = names_of(df[name])
     folds = names_of(df[fold]) if fold else pd.Series("0", index=df.index)
     matrix = np.column_stack([kinds[c].numbers for c in values])
