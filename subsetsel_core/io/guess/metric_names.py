@@ -97,6 +97,9 @@ def metric_of(header: str) -> MetricName | None:
     bracket = _BRACKET.search(text)
     if bracket and _is_metric(bracket.group(1)):
         return MetricName(bracket.group(1).strip(), _direction(bracket.group(1)))
+    lead = text.split("(", 1)[0].strip() if bracket else (parts[0].strip() if len(parts) >= 2 else "")
+    if lead and _is_metric(lead):  # "<metric> (<subset>)", "WER - dev-clean"
+        return MetricName(lead, _direction(lead))
     words = tokens(text)
     if len(words) >= 2 and "_" in text:
         for n in (2, 1):  # the last words after an underscore: "task_acc_norm", "boolq_acc"

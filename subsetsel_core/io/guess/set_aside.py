@@ -11,6 +11,7 @@ direction is returned as a hint.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -159,6 +160,9 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
     ref_scale = str(counts.index[0]) if len(counts) else "none"
     ref = [c for c in plain if scale[c] == ref_scale] if len(plain) >= 3 and counts.iloc[0] * 5 >= 3 * len(plain) \
         else plain
+    series = _series(plain)
+    if series and len({scale[c] for c in series}) == 1:  # a numbered series of columns: the tasks
+        ref = series
     named_attr = [c for c in ref if metric[c] is None and has_word(c, ATTRIBUTE_WORDS)]
     if len(ref) - len(named_attr) >= 2:  # a column named as a model attribute is no reference for the tasks
         ref = [c for c in ref if c not in set(named_attr)]
@@ -190,6 +194,7 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
             _row_means_found(block, kinds, ref_m, [c in in_ref for c in block], decimals, spread, metric, reasons,
                              flagged)
     _scale_and_type(kinds, plain, ref, metric, reasons, flagged)
+    _outside_series(plain, series, reasons, flagged)
     chosen = set(exact) if exact is not None else (set(reasons) | set(drop)) - set(keep)
     chosen |= {release} if release else set()
     aside = tuple(SetAside(c, reasons.get(c, "set aside as asked")) for c in rest if c in chosen)
@@ -219,6 +224,33 @@ def _row_means_found(block: Sequence[str], kinds: Mapping[str, Column], ref_m: n
         if c not in reasons and metric[c] is None:  # a named metric is not an average unless it equals one
             flagged.append((c, f"set_aside: '{c}' follows the row mean of the task columns closely (correlation "
                                f"{corr[j]:.3f}): it may be an average of some of them; read as a task"))
+
+
+_SERIES = re.compile(r"^(.*?[\s_.\-#]*)\d+$")
+
+
+def _series(plain: Sequence[str]) -> list[str]:
+    """The columns of the numbered series most columns form (``acc_0 … acc_999``; empty when none does)."""
+    if len(plain) < 10:
+        return []
+    stems = pd.Series([m.group(1) if (m := _SERIES.match(c)) else None for c in plain], dtype=object)
+    counts = stems.value_counts()
+    if counts.empty or counts.iloc[0] * 10 < 9 * len(plain):
+        return []
+    return [c for c, st in zip(plain, stems, strict=True) if st == counts.index[0]]
+
+
+def _outside_series(plain: Sequence[str], series: Sequence[str], reasons: Mapping[str, str],
+                    flagged: list[tuple[str, str]]) -> None:
+    """Columns outside the numbered series the other columns form (``Acc@5`` next to ``acc_0 … acc_999``):
+    in doubt."""
+    if not series:
+        return
+    inside = set(series)
+    for c in plain:
+        if c not in inside and c not in reasons:
+            flagged.append((c, f"set_aside: '{c}' is outside the numbered series of the other {len(series)} "
+                               f"columns ({series[0]} …); read as a task"))
 
 
 def _correlations(a: np.ndarray, b: np.ndarray, ok: np.ndarray) -> np.ndarray:

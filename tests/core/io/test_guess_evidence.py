@@ -206,3 +206,15 @@ def test_model_attributes_and_arrows() -> None:
     assert why["Memory Usage (GB; fp32)"].startswith("a model attribute by its name")
     llm = read(OPEN_LLM)
     assert "the arrow in the 'Average ⬆️' header" in llm.direction_because and "Hub ❤️" in aside(llm)
+
+
+def test_a_column_outside_the_numbered_series_is_in_doubt() -> None:
+    frame = pd.read_csv(pd.io.common.StringIO(shapes.per_class_imagenet(n_weights=40, n_classes=100, n_archs=15)))
+    classes = [c for c in frame.columns if c.startswith("acc_")]
+    frame[classes] = frame[classes] * 100  # per-class accuracy in percent: Acc@5 is on the classes' scale now
+    frame["acc"] = frame["acc"] * 100
+    g = read(frame.to_csv(index=False), "pct.csv")
+    assert aside(g)["acc"].startswith("the row mean") and aside(g)["Acc@1"].startswith("the row mean")
+    assert "Acc@5" not in aside(g) and any(u.startswith("set_aside: 'Acc@5' is outside the numbered series")
+                                           for u in g.unsure)
+    assert metric_of("WER (dev-clean)").higher_is_better is False  # type: ignore[union-attr]
