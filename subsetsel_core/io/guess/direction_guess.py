@@ -10,7 +10,7 @@ A direction the user sets applies to every dataset except those the user names.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from subsetsel_core.errors import InputError
@@ -96,7 +96,8 @@ def _listed(names: Sequence[str], limit: int = 3) -> str:
 
 def decide_direction(datasets: Sequence[str], score_column: str | None, label: str, higher: bool | None,
                      lower_ds: Sequence[str], higher_ds: Sequence[str],
-                     hints: Sequence[tuple[str, bool]] = (), *, headers: bool = True) -> Direction:
+                     hints: Sequence[tuple[str, bool]] = (), *, headers: bool = True,
+                     metric_cells: Mapping[str, str] | None = None) -> Direction:
     """The direction of a score table.
 
     Parameters
@@ -116,6 +117,9 @@ def decide_direction(datasets: Sequence[str], score_column: str | None, label: s
     headers : bool
         Whether the datasets are column headers (their metric parts count); the names in the
         rows of a table are never read as metric names.
+    metric_cells : mapping of str to str, optional
+        Dataset → the metric a long table's metric column names for it (``acc``, ``ppl``): each
+        dataset's own evidence, in place of the score column's name.
 
     Raises
     ------
@@ -123,6 +127,10 @@ def decide_direction(datasets: Sequence[str], score_column: str | None, label: s
         A per-dataset direction naming no dataset.
     """
     metrics = dataset_metrics(datasets, score_column, headers)
+    if metric_cells:
+        metrics = tuple(DatasetMetric(d, metric_cells[d], m.higher_is_better if (m := score_metric(metric_cells[d]))
+                                      else None) for d in datasets if d in metric_cells)
+        score_column = None
     if lower_ds or higher_ds:
         unknown = [d for d in [*lower_ds, *higher_ds] if d not in set(datasets)]
         if unknown:
@@ -144,7 +152,8 @@ def decide_direction(datasets: Sequence[str], score_column: str | None, label: s
         majority = sum(per.values()) * 2 >= len(per)
         agree = [m.metric for m in named if m.higher_is_better == majority]
         kinds = list(dict.fromkeys(re.sub(r"[_@\s-]+\d+$", "", a) or a for a in agree))
-        text = (f"the metric names of {len(agree)} of {len(datasets)} dataset columns ({_listed(kinds, 3)}) say "
+        where = "datasets" if metric_cells else "dataset columns"
+        text = (f"the metric names of {len(agree)} of {len(datasets)} {where} ({_listed(kinds, 3)}) say "
                 f"{'higher' if majority else 'lower'} is better")
         if len(per) * 2 >= len(datasets) or majority:
             items.append((text, majority))

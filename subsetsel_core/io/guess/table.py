@@ -25,6 +25,7 @@ from subsetsel_core.io.guess.column_kinds import (
     has_word,
     parse_dates,
     pick,
+    tokens,
 )
 from subsetsel_core.io.guess.column_scan import read_columns
 from subsetsel_core.io.guess.direction_guess import decide_direction
@@ -134,8 +135,13 @@ def guess_table(
             roles = _forced_long(cols, quick, given, label)
         if roles is not None:
             guess = _long_guess(df, roles, label, release_column)
+            cells = _metric_cells(df, roles)
+            if cells is not None:
+                guess = replace(guess, set_aside=tuple(
+                    SetAside(a.column, "each dataset's metric, which decides its direction") if a.column == cells[0] else a
+                    for a in guess.set_aside))
             return _directions(guess, label, higher_is_better, lower_is_better_datasets,
-                               higher_is_better_datasets, ())
+                               higher_is_better_datasets, (), cells[1] if cells else None)
     kinds = quick if quick is not None and len(sample) == len(df) else read_columns(df)
     wide = _wide_guess(df, kinds, layout, given, named, label, drop_columns, set_aside, keep_columns, release_column)
     return _directions(wide.guess, label, higher_is_better, lower_is_better_datasets, higher_is_better_datasets,
@@ -306,12 +312,26 @@ def _unique(df: pd.DataFrame, column: str, fold: str | None) -> bool:
     return bool(names_of(df[column]).ne("").all() and not keys.duplicated().any())
 
 
+def _metric_cells(df: pd.DataFrame, roles: LongRoles) -> tuple[str, dict[str, str]] | None:
+    """A long table's metric column and, per dataset, the metric it names (None: no such column, or
+    a dataset with more than one metric)."""
+    col = next((c for c in df.columns if c not in (roles.dataset, roles.model, roles.score, roles.fold)
+                and tokens(c) and tokens(c)[-1] in ("metric", "measure")), None)
+    if col is None:
+        return None
+    pairs = pd.DataFrame({"d": names_of(df[roles.dataset]), "m": names_of(df[col])}).drop_duplicates()
+    if pairs["d"].duplicated().any() or pairs["m"].eq("").any():
+        return None
+    return str(col), dict(zip(pairs["d"], pairs["m"], strict=True))
+
+
 def _directions(guess: TableGuess, label: str, higher: bool | None, lower_ds: Sequence[str],
-                higher_ds: Sequence[str], hints: Sequence[tuple[str, bool]]) -> TableGuess:
-    """The guess with its direction decided (:func:`decide_direction`); only headers name metrics,
-    so the datasets' names count in the models-as-rows layout alone."""
+                higher_ds: Sequence[str], hints: Sequence[tuple[str, bool]],
+                metric_cells: Mapping[str, str] | None = None) -> TableGuess:
+    """The guess with its direction decided (:func:`decide_direction`); only headers (or a long
+    table's metric column) name metrics, so the datasets' names count in the models-as-rows layout alone."""
     d = decide_direction(guess.datasets, guess.score_column, label, higher, lower_ds, higher_ds, hints,
-                         headers=guess.layout == "models-as-rows")
+                         headers=guess.layout == "models-as-rows", metric_cells=metric_cells)
     return replace(guess, higher_is_better=d.higher_is_better, direction_from=d.source, direction_because=d.because,
                    lower_is_better_datasets=d.lower_is_better_datasets,
                    higher_is_better_datasets=d.higher_is_better_datasets, dataset_metrics=d.metrics,

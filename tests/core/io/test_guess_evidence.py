@@ -218,3 +218,14 @@ def test_a_column_outside_the_numbered_series_is_in_doubt() -> None:
     assert "Acc@5" not in aside(g) and any(u.startswith("set_aside: 'Acc@5' is outside the numbered series")
                                            for u in g.unsure)
     assert metric_of("WER (dev-clean)").higher_is_better is False  # type: ignore[union-attr]
+
+
+def test_a_long_tables_metric_column_gives_each_dataset_its_direction() -> None:
+    t = ("task,model,metric,value\nlambada,m1,ppl,12.1\nlambada,m2,ppl,8.3\nlambada,m3,ppl,20.5\n"
+         "hellaswag,m1,acc,0.51\nhellaswag,m2,acc,0.62\nhellaswag,m3,acc,0.40\narc,m1,acc,0.31\narc,m2,acc,0.42\n"
+         "arc,m3,acc,0.25\n")
+    g = read(t)
+    assert g.layout == "long" and g.direction == "higher" and g.lower_is_better_datasets == ("lambada",)
+    assert aside(g) == {"metric": "each dataset's metric, which decides its direction"}
+    b = load_scores(read_table(t.encode(), object_text=True), g.to_format(), label="t.csv")
+    assert b.flipped == ("lambada",) and b.leaderboard()["model"].iloc[0] == "m2"
