@@ -132,7 +132,12 @@ with tab_upload:
                               key="add_aliases_btn")
                 assert check.data is not None
                 b = check.data.benchmark
-                st.button(f"Use this benchmark ({b.n_datasets} datasets × {b.n_models} models × {b.n_folds} folds)",
-                          type="primary", on_click=view.use_upload, args=(check.data,), key="use_upload_btn")
+                why = [w for w in (reading.blocked, *check.unusable) if w]
+                for w in why:
+                    st.warning(widgets.md_escape(f"Not usable yet: {w}."), icon=widgets.ICONS["warning"])
+                st.button(f"Use this benchmark ({b.n_datasets} datasets × {b.n_models} models × {b.n_folds} folds"
+                          + (f"; {reading.assumption}" if reading.assumption else "") + ")",
+                          type="primary", disabled=bool(why), on_click=None if why else view.use_upload,
+                          args=(check.data,), key="use_upload_btn", help="; ".join(why) or None)
     result_upload.draw(nonce)
     st.button("Clear the uploads", on_click=view.clear_upload, key="clear_upload_btn")

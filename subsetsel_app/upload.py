@@ -72,6 +72,7 @@ FIELD_HINTS: dict[str, str] = {
     "direction": "Choose it under 'Scores' above (higher or lower is better).",
     "dataset_directions": "Tick them in the 'Direction per dataset' table above.",
     "drop_columns": "Choose them under 'Set aside (not scores)' above.",
+    "keep_columns": "Remove them from 'Set aside (not scores)' above.",
     "release_column": "Choose it under 'Release dates' above, or '(none)'.",
     "missing": "Choose it under 'Missing scores' above.",
     "aliases": "Type them in the 'Aliases' box: one 'name in descriptor file = name in scores' per line.",
@@ -117,7 +118,7 @@ def read_header(table: UploadedTable) -> pd.DataFrame:
     InputError
         The file is not a readable table.
     """
-    return read_table(table.content, label=table.name)
+    return read_table(table.content, label=table.name, object_text=True)
 
 
 def guess(head: pd.DataFrame, label: str, options: Sequence[tuple[str, Any]] = ()) -> TableGuess:
@@ -219,6 +220,10 @@ class UploadCheck:
         ``{name in a descriptor file: name in the scores}`` that would fix mismatches.
     descriptor_columns : dict of str to dict of str to str
         Per descriptor table, each column's kind (numeric / categorical / text).
+    unusable : tuple of str
+        Parts of the upload that cannot be used as they are (a descriptor table without a row
+        for every dataset), each with the fix: the upload is not used until they are fixed or
+        removed.
     """
 
     data: ActiveData | None
@@ -226,6 +231,7 @@ class UploadCheck:
     report: ValidationReport = field(default_factory=ValidationReport)
     suggested_aliases: dict[str, str] = field(default_factory=dict)
     descriptor_columns: dict[str, dict[str, str]] = field(default_factory=dict)
+    unusable: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -296,6 +302,7 @@ def check_upload(
     specs: dict[str, RepresentationSpec] = {}
     kinds: dict[str, dict[str, str]] = {}
     suggested: dict[str, str] = {}
+    unusable: list[str] = []
     datasets = list(bench.datasets)
     have = set(datasets)
     for name, table in zip(_unique_names(descriptors), descriptors, strict=True):
@@ -327,6 +334,8 @@ def check_upload(
                 f"{'; '.join(parts)}{more}. This table cannot be used until every dataset has a row: add "
                 "the rows or map the names with aliases (below).",
             )
+            unusable.append(f"the descriptor table {table.name} cannot be used: {len(missing)} of {len(datasets)} "
+                            "datasets have no row in it (add the aliases below, or remove the file)")
         if unused:
             rb.add(
                 "info", "unused-rows",
@@ -371,4 +380,4 @@ def check_upload(
         missing=fmt.missing,
         reading=fmt,
     )
-    return UploadCheck(data, None, data.report, suggested, kinds)
+    return UploadCheck(data, None, data.report, suggested, kinds, tuple(unusable))

@@ -2,13 +2,17 @@
 
 The core's guess (:func:`subsetsel_core.io.guess.table.guess_table`) fills the column mapping
 once per new file; every rerun reads the table with the choices on the page and says how
-("I read this as: 107 models (rows) × 27 datasets (columns); set aside: …"). What the
-guess was unsure of is said and asked; one click flips the orientation of a wide table;
-the direction is shown to confirm, and can be set per dataset in a small table.
+("I read this as: 107 models (rows) × 27 datasets (columns); set aside: …"), and the sentence
+follows every edit on the page. What the guess was unsure of is said and asked; one click
+flips the orientation of a wide table; a direction the evidence does not settle is asked
+with nothing preselected (the upload cannot be used until it is answered), an assumed one
+is said as an assumption; the direction can be set per dataset in a small table. Changing
+the column of row names reads the table again around it (the old one is set aside).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 import pandas as pd
@@ -42,14 +46,21 @@ class Reading:
         The format to load the table with (None: the choices do not fit the table; the
         page shows why).
     guess : TableGuess or None
-        The reading with the page's choices.
+        The reading with the page's choices (and the directions per dataset as edited).
     dates : tuple of (str, str)
         Model and release date (ISO) from the release column.
+    blocked : str or None
+        Why the upload cannot be used yet (a question not answered), None when it can.
+    assumption : str or None
+        What the reading assumes (the direction, when nothing in the file says it), to show
+        on the button that uses it.
     """
 
     fmt: ScoreFormat | None
     guess: TableGuess | None
     dates: tuple[tuple[str, str], ...] = ()
+    blocked: str | None = None
+    assumption: str | None = None
 
 
 def _auto(head: pd.DataFrame, scores: upload.UploadedTable) -> TableGuess | None:
@@ -69,7 +80,7 @@ def _apply(g: TableGuess) -> None:
     ss[K.UP_FOLD] = g.fold_column or NONE
     ss[K.UP_DROP] = [s.column for s in g.set_aside if s.column != g.release_column] if g.layout != "long" else []
     ss[K.UP_RELEASE] = g.release_column or NONE
-    ss[K.UP_HIGHER] = HIGHER if g.higher_is_better else LOWER
+    ss[K.UP_HIGHER] = None if g.direction_from == "unsure" else HIGHER if g.higher_is_better else LOWER
 
 
 def prime(head: pd.DataFrame, scores: upload.UploadedTable) -> list[str]:
@@ -125,6 +136,22 @@ def relayout(head: pd.DataFrame, scores: upload.UploadedTable) -> None:
     _reguess(head, scores, layout, ss[K.UP_MODEL] if layout == "wide" else ss[K.UP_DATASET])
 
 
+def rename(head: pd.DataFrame, scores: upload.UploadedTable) -> None:
+    """Callback of the model (or dataset) column of a wide table: read the table again with the
+    new column of row names, so that the old one is set aside as the guess would."""
+    ss = st.session_state
+    layout = ss[K.UP_LAYOUT]
+    if layout == "long":
+        return
+    role, key = ("model_column", K.UP_MODEL) if layout == "models-as-rows" else ("dataset_column", K.UP_DATASET)
+    higher = ss[K.UP_HIGHER]
+    try:
+        _apply(cache.upload_guess(scores.name, scores.digest, (("layout", layout), (role, ss[key])), head))
+    except InputError:
+        return  # the page reads the choices as they are and says what does not fit
+    ss[K.UP_HIGHER] = higher  # an answered direction stays answered
+
+
 def flip(head: pd.DataFrame, scores: upload.UploadedTable) -> None:
     """Callback: read a wide table the other way round (rows are models ↔ rows are datasets)."""
     ss = st.session_state
@@ -146,8 +173,11 @@ def _mapping(head: pd.DataFrame, scores: upload.UploadedTable, cols: list[str]) 
                     "model; models as rows: one row per model and one column per dataset (a leaderboard).")
     layout = ss[K.UP_LAYOUT]
     c[1].selectbox("Dataset column", cols, key=K.UP_DATASET, persist_state=state.PERSIST,
-                   disabled=layout == "models-as-rows")
-    c[2].selectbox("Model column", cols, key=K.UP_MODEL, persist_state=state.PERSIST, disabled=layout == "wide")
+                   disabled=layout == "models-as-rows", on_change=rename, args=(head, scores))
+    c[2].selectbox("Model column", cols, key=K.UP_MODEL, persist_state=state.PERSIST, disabled=layout == "wide",
+                   on_change=rename, args=(head, scores),
+                   help="One name per row (and fold): the model's unique identifier. The previous column is set "
+                        "aside when you change it.")
     c[3].selectbox("Score column", cols, key=K.UP_SCORE, persist_state=state.PERSIST, disabled=layout != "long")
     c[4].selectbox("Fold / seed column", [NONE, *cols], key=K.UP_FOLD, persist_state=state.PERSIST,
                    help="Optional: resamples, seeds or folds; ranks are averaged over them.")
@@ -172,7 +202,8 @@ def _options() -> tuple[tuple[str, object], ...]:
     fold, release = ss[K.UP_FOLD], ss[K.UP_RELEASE]
     return upload.reading_options(
         ss[K.UP_LAYOUT], ss[K.UP_DATASET], ss[K.UP_MODEL], ss[K.UP_SCORE], None if fold == NONE else fold,
-        [c for c in ss[K.UP_DROP] if c != release], None if release == NONE else release, ss[K.UP_HIGHER] == HIGHER)
+        [c for c in ss[K.UP_DROP] if c != release], None if release == NONE else release,
+        None if ss[K.UP_HIGHER] is None else ss[K.UP_HIGHER] == HIGHER)
 
 
 def _unsure(auto: TableGuess | None, reading: TableGuess, head: pd.DataFrame, scores: upload.UploadedTable) -> None:
@@ -180,7 +211,7 @@ def _unsure(auto: TableGuess | None, reading: TableGuess, head: pd.DataFrame, sc
     ss = st.session_state
     items = [] if auto is None else [u for u in auto.unsure if not (
         (u.startswith("layout") and ss[K.UP_LAYOUT] != auto.layout)
-        or (u.startswith("direction") and (ss[K.UP_HIGHER] == HIGHER) != auto.higher_is_better))]
+        or (u.startswith("direction") and ss[K.UP_HIGHER] is not None))]
     if items:
         questions = {"layout": "Are the rows models or datasets?", "direction": "Is a higher score better?"}
         asked = [questions[u.split(":")[0]] for u in items if u.split(":")[0] in questions]
@@ -193,29 +224,72 @@ def _unsure(auto: TableGuess | None, reading: TableGuess, head: pd.DataFrame, sc
                   icon=":material/swap_horiz:")
 
 
+def _editor_key(reading: TableGuess) -> str:
+    return f"up_dirs_{st.session_state[K.UP_GUESSED][:12]}_{reading.layout}_{reading.higher_is_better}"
+
+
+def _edited(frame: pd.DataFrame, key: str) -> pd.DataFrame:
+    """The directions table with the edits the user made in it (read before it is drawn, so that
+    the text above it follows them)."""
+    state_now = st.session_state.get(key)
+    edits = state_now.get("edited_rows", {}) if isinstance(state_now, Mapping) else {}
+    if not edits:
+        return frame
+    out = frame.copy()
+    for row, change in edits.items():
+        if upload.LOWER in change and 0 <= int(row) < len(out):
+            out.iloc[int(row), out.columns.get_loc(upload.LOWER)] = bool(change[upload.LOWER])
+    return out
+
+
 def _directions(auto: TableGuess | None, reading: TableGuess) -> tuple[tuple[str, ...], tuple[str, ...]]:
     ss = st.session_state
     c = st.columns([1.2, 1, 2])
     c[0].radio("Scores", [HIGHER, LOWER], key=K.UP_HIGHER, persist_state=state.PERSIST, horizontal=True)
-    if auto is not None:
+    if auto is not None and ss[K.UP_HIGHER] is None:
+        c[0].caption(widgets.md_escape(f"Not decided: {auto.direction_because}. Choose which way is better; the "
+                                       "upload cannot be used until you do."))
+    elif auto is not None and auto.direction_from == "assumed":
+        c[0].caption(widgets.md_escape(f"{auto.direction_because[:1].upper()}{auto.direction_because[1:]}. Confirm "
+                                       "it (the button that uses the upload says so) or change it."))
+    elif auto is not None:
         c[0].caption(widgets.md_escape(f"Guessed: {'higher' if auto.higher_is_better else 'lower'} is better "
-                                       f"({auto.direction_from}). Confirm it or change it."))
+                                       f"({auto.direction_because}). Confirm it or change it."))
     c[1].selectbox("Missing scores", list(MISSING_POLICIES), key=K.UP_MISSING, persist_state=state.PERSIST,
                    format_func=lambda p: f"{p}: {MISSING_TITLES[p]}",
                    help="error: stop and list them; partial: keep every model and dataset (each dataset ranks the "
                         "models it has); complete-block: drop the most incomplete models or datasets one at a "
                         "time until complete; drop-models / drop-datasets: remove every incomplete one.")
     c[2].text_input("Benchmark name", key=K.UP_NAME, persist_state=state.PERSIST)
+    key = _editor_key(reading)
     frame = upload.directions_frame(reading)
-    own = int(frame[upload.LOWER].sum()) if reading.higher_is_better else int((~frame[upload.LOWER]).sum())
+    now = _edited(frame, key)
+    own = int(now[upload.LOWER].sum()) if reading.higher_is_better else int((~now[upload.LOWER]).sum())
     with st.expander(f"Direction per dataset ({len(frame)} datasets"
                      + (f"; {own} {'lower' if reading.higher_is_better else 'higher'}-is-better)" if own else ")"),
                      expanded=bool(own)):
-        st.caption("Leaderboards mix metrics: tick the datasets whose scores are errors, losses or times.")
+        st.caption("Leaderboards mix metrics: tick the datasets whose scores are errors, losses or times. The "
+                   "direction chosen above applies to every dataset not ticked otherwise here.")
         edited = st.data_editor(frame, hide_index=True, disabled=["dataset"], height=min(36 * (len(frame) + 1), 320),
-                                key=f"up_dirs_{ss[K.UP_GUESSED][:12]}_{reading.layout}_{reading.higher_is_better}",
-                                column_config={upload.LOWER: st.column_config.CheckboxColumn(upload.LOWER)})
+                                key=key, column_config={upload.LOWER: st.column_config.CheckboxColumn(upload.LOWER)})
     return upload.directions_from_frame(edited, reading.higher_is_better)
+
+
+def _settled(auto: TableGuess | None, reading: TableGuess) -> TableGuess:
+    """The reading's direction in the words of the page: the guess's evidence while the choice
+    agrees with it (with its directions per dataset), else the user's choice on every dataset."""
+    answer = st.session_state[K.UP_HIGHER]
+    if answer is None and auto is not None:
+        return replace(reading, higher_is_better=auto.higher_is_better, direction_from=auto.direction_from,
+                       direction_because=auto.direction_because, lower_is_better_datasets=(),
+                       higher_is_better_datasets=())
+    if auto is not None and auto.direction_from in ("evidence", "assumed") and \
+            (answer == HIGHER) == auto.higher_is_better:
+        return replace(reading, direction_from=auto.direction_from, direction_because=auto.direction_because,
+                       lower_is_better_datasets=auto.lower_is_better_datasets,
+                       higher_is_better_datasets=auto.higher_is_better_datasets)
+    return replace(reading, direction_from="given", direction_because="as chosen, on every dataset not ticked "
+                   "otherwise", lower_is_better_datasets=(), higher_is_better_datasets=())
 
 
 def form(head: pd.DataFrame, scores: upload.UploadedTable) -> Reading:
@@ -234,17 +308,22 @@ def form(head: pd.DataFrame, scores: upload.UploadedTable) -> Reading:
     except InputError as exc:
         st.error(widgets.md_escape(upload.error_text(exc)), icon=widgets.ICONS["error"])
         return Reading(None, None)
-    if auto is not None and auto.higher_is_better == reading.higher_is_better:
-        reading = replace(reading, direction_from=auto.direction_from)
-    else:
-        reading = replace(reading, direction_from="as chosen")
-    st.info(widgets.md_escape(reading.sentence()), icon=":material/visibility:")
+    reading = _settled(auto, reading)
+    sentence = st.empty()  # filled once the directions per dataset are read: the text follows every edit
     _unsure(auto, reading, head, scores)
     lower, higher = _directions(auto, reading)
+    reading = replace(reading, lower_is_better_datasets=lower, higher_is_better_datasets=higher)
+    sentence.info(widgets.md_escape(reading.sentence()), icon=":material/visibility:")
+    blocked = assumption = None
+    if ss[K.UP_HIGHER] is None:
+        blocked = ("the direction is not decided: choose under 'Scores' whether a higher or a lower score is better "
+                   f"({reading.direction_because})")
+    elif reading.direction_from == "assumed":
+        assumption = f"{'higher' if reading.higher_is_better else 'lower'} is better, assumed"
     try:
         fmt = reading.to_format(st.session_state[K.UP_MISSING], lower_is_better_datasets=lower,
                                 higher_is_better_datasets=higher)
     except InputError as exc:
         st.error(widgets.md_escape(upload.error_text(exc)), icon=widgets.ICONS["error"])
         return Reading(None, reading)
-    return Reading(fmt, reading, tuple(release_dates(head, reading).items()))
+    return Reading(fmt, reading, tuple(release_dates(head, reading).items()), blocked, assumption)

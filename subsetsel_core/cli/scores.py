@@ -3,7 +3,9 @@
 The options (``--layout``, the column options, ``--drop-columns``, ``--release-column``,
 the direction options) feed :func:`~subsetsel_core.io.guess.table.guess_table`, the one guess
 the dashboard shows too; :func:`read_scores` loads the table as guessed and says on
-stderr how it was read and what the guess was unsure of.
+stderr how it was read and what it assumed. A reading the guess is unsure of is never
+resolved here: the command stops (:func:`undecided`) naming each undecided part and the
+option that decides it.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from subsetsel_core.cli.args import names
+from subsetsel_core.errors import InputError
 from subsetsel_core.io.score_format import LAYOUTS
 from subsetsel_core.text.safe_text import safe_message
 
@@ -28,11 +31,15 @@ if TYPE_CHECKING:
 #: The options that settle what a guess was unsure of, by topic.
 UNSURE_FLAGS: dict[str, str] = {
     "layout": "--layout wide or --layout models-as-rows",
-    "direction": "--lower-is-better or --higher-is-better",
+    "direction": "--lower-is-better or --higher-is-better (with --lower-is-better-datasets A,B for exceptions)",
     "dataset_column": "--dataset-column COL and --model-column COL",
-    "model_column": "--model-column COL",
+    "model_column": "--model-column COL (or --fold-column COL)",
     "score_column": "--score-column COL",
+    "set_aside": "--drop-columns COL or --keep-columns COL",
+    "release_column": "--release-column COL",
 }
+#: Topics of ``unsure`` that do not stop a command (what they concern is left out, and said).
+NOT_BLOCKING = frozenset({"release_column"})
 
 
 def add_score_args(g: Any) -> None:
@@ -54,13 +61,17 @@ def add_score_args(g: Any) -> None:
     g.add_argument("--drop-columns", type=names, default=[], metavar="A,B",
                    help="columns to set aside (not scores) besides those the guess sets aside: text, dates, sizes, "
                         "averages, ranks, win rates")
+    g.add_argument("--keep-columns", type=names, default=[], metavar="A,B",
+                   help="columns read as scores though the guess would set them aside or is unsure of them")
     g.add_argument("--release-column", default=None, metavar="COL",
                    help="column of model release dates (models as rows, or long); generalise holds out the newest")
     d = g.add_mutually_exclusive_group()
     d.add_argument("--lower-is-better", action="store_true", help="scores are errors or losses")
     d.add_argument("--higher-is-better", action="store_true",
-                   help="scores are accuracies (default: guessed from the score column's, the datasets' or the "
-                        "file's name: rmse, error, loss, time … lower; accuracy, f1, auc … higher)")
+                   help="scores are accuracies (default: decided by evidence — the metric names of the score "
+                        "column or of the headers' metric parts, a Rank or win-rate column, the file name; without "
+                        "any, higher is better is assumed and said). Applies to every dataset except those named "
+                        "with --lower-is-better-datasets / --higher-is-better-datasets")
     g.add_argument("--lower-is-better-datasets", type=names, default=[], metavar="A,B",
                    help="datasets whose scores are lower-is-better when the rest are not (mixed metrics)")
     g.add_argument("--higher-is-better-datasets", type=names, default=[], metavar="A,B",
@@ -73,6 +84,7 @@ def guess_options(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "layout": args.layout, "dataset_column": args.dataset_column, "model_column": args.model_column,
         "score_column": args.score_column, "fold_column": args.fold_column, "drop_columns": args.drop_columns,
+        "keep_columns": getattr(args, "keep_columns", []),
         "release_column": args.release_column, "higher_is_better": higher,
         "lower_is_better_datasets": args.lower_is_better_datasets,
         "higher_is_better_datasets": args.higher_is_better_datasets,
@@ -100,21 +112,58 @@ def guess_scores(path: str, args: argparse.Namespace) -> tuple[str | bytes, pd.D
     return source, df, guess_table(df, label=label, **guess_options(args))
 
 
+def undecided(guess: TableGuess, label: str) -> InputError | None:
+    """The error of a reading with undecided parts (None when everything is decided): one line
+    naming each part and the option that decides it."""
+    parts = []
+    for u in guess.unsure:
+        topic = u.split(":", 1)[0]
+        if topic in NOT_BLOCKING:
+            continue
+        flag = UNSURE_FLAGS.get(topic)
+        parts.append(u + (f" [decide with {flag}]" if flag else ""))
+    if not parts:
+        return None
+    return InputError(f"{label}: the reading is not decided, so nothing is computed: {' | '.join(parts)}. "
+                      f"See the whole reading with 'subsetsel inspect {label} --format text'.")
+
+
+def notes(guess: TableGuess) -> list[str]:
+    """What a command says on stderr about a reading it uses: how it was read, what it assumed,
+    and the undecided parts that do not stop it."""
+    out = []
+    if guess.layout != "long" or guess.lower_is_better_datasets or guess.higher_is_better_datasets:
+        out.append(f"note: {guess.sentence()}")
+    if guess.direction_from == "assumed":
+        out.append(f"warning: direction assumed: {guess.direction_because} [{UNSURE_FLAGS['direction']}]")
+    for u in guess.unsure:
+        topic = u.split(":", 1)[0]
+        if topic in NOT_BLOCKING:
+            out.append(f"warning: {u}" + (f" [{UNSURE_FLAGS[topic]}]" if topic in UNSURE_FLAGS else ""))
+    return out
+
+
 def read_scores(args: argparse.Namespace) -> tuple[Benchmark, dict[str, str], ScoreFormat]:
     """The benchmark of ``--scores`` read as guessed, the models' release dates (empty
     without a release column), and the reading it was read with. Says on stderr how the
-    table was read when it is not a plain long table, and what the guess was unsure of."""
+    table was read when it is not a plain long table and what was assumed.
+
+    Raises
+    ------
+    InputError
+        The reading has undecided parts (:func:`undecided`), or the table cannot be read so.
+    """
     from subsetsel_core.benchmark import load_scores
     from subsetsel_core.io.guess.table import release_dates
 
     source, df, guess = guess_scores(args.scores, args)
-    if guess.layout != "long" or guess.lower_is_better_datasets or guess.higher_is_better_datasets:
-        _say(f"note: {guess.sentence()}")
-    for u in guess.unsure:
-        topic = u.split(":", 1)[0]
-        _say(f"warning: {u}" + (f" [{UNSURE_FLAGS[topic]}]" if topic in UNSURE_FLAGS else ""))
+    err = undecided(guess, guess.label)
+    if err is not None:
+        raise err
+    for line in notes(guess):
+        _say(line)
     fmt = guess.to_format(args.missing or "error")
-    bench = load_scores(source, fmt, name=args.name, label=guess.label)
+    bench = load_scores(df, fmt, name=args.name, label=guess.label)
     return bench, release_dates(df, guess), fmt
 
 

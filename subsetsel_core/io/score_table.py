@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.guess.column_scan import plain_numbers
 from subsetsel_core.io.missing_scores import handle_missing
 from subsetsel_core.io.names import (
-    check_normalisation,
     did_you_mean,
     normalise_name,
     short,
@@ -24,7 +24,8 @@ from subsetsel_core.io.names import (
 )
 from subsetsel_core.io.numeric_cells import MIXED_PERCENT, finite, parse_numbers, refusal
 from subsetsel_core.io.score_format import ScoreFormat
-from subsetsel_core.io.tables import line_numbers, row_numbers, text_codes
+from subsetsel_core.io.score_names import clean_names
+from subsetsel_core.io.tables import line_numbers, row_numbers
 from subsetsel_core.io.validation import ReportBuilder
 
 __all__ = ["ScoreCube", "score_cube"]
@@ -92,18 +93,22 @@ def score_cube(df: pd.DataFrame, fmt: ScoreFormat, label: str, rb: ReportBuilder
         raise InputError(f"{label}: duplicate column names {dup}. Rename them so each is unique.")
     wide = fmt.layout != "long"
     origin: pd.Series | None = None
+    raw = df
     if wide:
+        fast = _wide_cube(df, fmt, label, rb)
+        if fast is not None:
+            return _finish(*fast, fmt, label, rb)
         df, cols = _melt_wide(df, fmt, label)
         origin = df[_DATASET if fmt.layout == "models-as-rows" else _MODEL]
     else:
         cols = _long_columns(columns, fmt, label)
 
-    di, datasets = _clean_names(df[cols.dataset], label, "dataset" if cols.dataset == _DATASET else f"'{cols.dataset}'", rb)
-    mi, models = _clean_names(df[cols.model], label, "model" if cols.model == _MODEL else f"'{cols.model}'", rb)
+    di, datasets = clean_names(df[cols.dataset], label, "dataset" if cols.dataset == _DATASET else f"'{cols.dataset}'", rb)
+    mi, models = clean_names(df[cols.model], label, "model" if cols.model == _MODEL else f"'{cols.model}'", rb)
     if cols.fold is None:
         fi, folds = np.zeros(len(df), dtype=np.intp), ["0"]
     else:
-        fi, folds = _clean_names(df[cols.fold], label, f"'{cols.fold}'", rb)
+        fi, folds = clean_names(df[cols.fold], label, f"'{cols.fold}'", rb)
     sc = _parse_scores(df[cols.score], label, cols.score, rb, origin)
     cube = np.full((len(datasets), len(folds), len(models)), np.nan)
     cell = np.ravel_multi_index((di, fi, mi), cube.shape)
@@ -111,11 +116,16 @@ def score_cube(df: pd.DataFrame, fmt: ScoreFormat, label: str, rb: ReportBuilder
     if per_cell.max() > 1:
         repeated = per_cell[cell] > 1
         first = int(np.argmax(repeated))
-        _repeated_keys(
-            df.index[repeated], datasets[di[first]], models[mi[first]], cols.fold is not None, label
-        )
+        rows = pd.Index(pd.unique(df.index[repeated]))
+        _repeated_keys(rows, datasets[di[first]], models[mi[first]], cols.fold is not None, label,
+                       _unique_columns(raw, fmt) if wide else ())
     cube.reshape(-1)[cell] = sc.to_numpy(dtype=float)
+    return _finish(cube, datasets, models, folds, fmt, label, rb)
 
+
+def _finish(cube: np.ndarray, datasets: list[str], models: list[str], folds: list[str], fmt: ScoreFormat,
+            label: str, rb: ReportBuilder) -> ScoreCube:
+    """The cube with look-alike names noted and missing cells handled by the policy."""
     _warn_lookalikes(datasets, label, "dataset", rb)
     _warn_lookalikes(models, label, "model", rb)
     dropped: list[str] = []
@@ -125,6 +135,53 @@ def score_cube(df: pd.DataFrame, fmt: ScoreFormat, label: str, rb: ReportBuilder
             cube, datasets, models, folds, nan, fmt.missing, label, rb
         )
     return ScoreCube(cube, datasets, models, folds, dropped)
+
+
+def _wide_cube(df: pd.DataFrame, fmt: ScoreFormat, label: str,
+               rb: ReportBuilder) -> tuple[np.ndarray, list[str], list[str], list[str]] | None:
+    """The cube of a wide table whose score cells are all plain numbers, without melting it
+    (None otherwise: the long path converts the cells or names the bad ones)."""
+    columns = list(df.columns)
+    name = _name_column(columns, fmt, label)
+    fold = fmt.fold_column if fmt.fold_column and fmt.fold_column in columns and fmt.fold_column != name else None
+    if any(c not in columns for c in fmt.drop_columns):
+        return None
+    aside = set(fmt.drop_columns)
+    value_cols = [c for c in columns if c not in (name, fold) and c not in aside]
+    matrix = plain_numbers(df, value_cols) if value_cols else None
+    if matrix is None:
+        return None
+    by_model = fmt.layout == "models-as-rows"
+    index = pd.RangeIndex(len(df))
+    ri, rows = clean_names(df[name].set_axis(index), label, f"'{name}'", rb)
+    fi, folds = (np.zeros(len(df), dtype=np.intp), ["0"]) if fold is None else \
+        clean_names(df[fold].set_axis(index), label, f"'{fold}'", rb)
+    ci, heads = clean_names(pd.Series(value_cols, dtype=object), label, "dataset" if by_model else "model", rb)
+    key = ri * len(folds) + fi
+    seen = np.bincount(key, minlength=len(rows) * len(folds))
+    if seen.max() > 1:
+        repeated = index[seen[key] > 1]
+        first = int(repeated[0])
+        dataset, model = (heads[ci[0]], rows[ri[first]]) if by_model else (rows[ri[first]], heads[ci[0]])
+        _repeated_keys(repeated, dataset, model, fold is not None, label, _unique_columns(df, fmt))
+    if by_model:
+        cube = np.full((len(heads), len(folds), len(rows)), np.nan)
+        cube[ci[None, :], fi[:, None], ri[:, None]] = matrix
+        return cube, heads, rows, folds
+    cube = np.full((len(rows), len(folds), len(heads)), np.nan)
+    cube[ri[:, None], fi[:, None], ci[None, :]] = matrix
+    return cube, rows, heads, folds
+
+
+def _unique_columns(df: pd.DataFrame, fmt: ScoreFormat) -> tuple[str, ...]:
+    """Columns of a wide table set aside whose names are unique per row (the fix of repeated row names)."""
+    out = []
+    for c in fmt.drop_columns:
+        if c in df.columns:
+            cells = df[c].astype(object).where(df[c].notna(), "").astype(str).str.strip()
+            if cells.ne("").all() and not cells.duplicated().any():
+                out.append(c)
+    return tuple(out)
 
 
 def _melt_wide(df: pd.DataFrame, fmt: ScoreFormat, label: str) -> tuple[pd.DataFrame, _Columns]:
@@ -211,54 +268,6 @@ def _long_columns(columns: list[str], fmt: ScoreFormat, label: str) -> _Columns:
     return _Columns(fmt.dataset_column, fmt.model_column, fmt.score_column, fold)
 
 
-def _sort_labels(values: pd.Series) -> list[str]:
-    """Unique labels sorted numerically when they all are numbers, else as text."""
-    uniq = pd.unique(values)
-    num = pd.to_numeric(pd.Series(uniq), errors="coerce")
-    if num.notna().all():
-        order = np.argsort(num.to_numpy(), kind="stable")
-        return [str(uniq[i]) for i in order]
-    return sorted(str(u) for u in uniq)
-
-
-def _clean_names(
-    series: pd.Series, label: str, column: str, rb: ReportBuilder
-) -> tuple[np.ndarray, list[str]]:
-    """Names stripped of surrounding spaces: each row's position in the sorted names, and them.
-
-    The text rules run once per distinct cell (:func:`text_codes`), in order of first
-    appearance, so numeric labels that tie ('1', '01') keep that order.
-    """
-    coded = text_codes(series)
-    missing = np.zeros(len(series), dtype=bool)
-    if coded is None:
-        missing = series.isna().to_numpy()
-        coded = text_codes(series.astype(str))
-    if coded is None:  # pragma: no cover - astype(str) gives the string dtype
-        raise TypeError(f"{label}: {column} names are not text")
-    codes, distinct = coded
-    raw = distinct.astype(str)
-    out = raw.str.strip()
-    empty = (out.eq("") | distinct.isna()).to_numpy()
-    if empty.any() or missing.any():  # every distinct cell is some row's
-        rows = series.index[empty[codes] | missing]
-        raise InputError(
-            f"{label}: empty {column} name in rows {row_numbers(rows)}. "
-            "Fill in the names or delete those rows.",
-            rows=line_numbers(rows),
-        )
-    per_cell = np.bincount(codes, minlength=len(distinct))
-    changed = int(per_cell[(out != raw).to_numpy()].sum())
-    if changed:
-        rb.add("info", "whitespace", f"{label}: removed spaces around {changed} {column} names.")
-    check_normalisation(out, label, column)
-    name_codes, names = out.factorize()
-    labels = _sort_labels(pd.Series(names))
-    position = {name: i for i, name in enumerate(labels)}
-    sorted_codes = np.array([position[str(n)] for n in names], dtype=np.intp)
-    return sorted_codes[name_codes][codes], labels
-
-
 def _parse_scores(
     series: pd.Series, label: str, column: str, rb: ReportBuilder, origin: pd.Series | None = None
 ) -> pd.Series:
@@ -314,9 +323,15 @@ def _parse_scores(
     return num.astype(float)
 
 
-def _repeated_keys(rows: pd.Index, dataset: str, model: str, use_folds: bool, label: str) -> None:
-    """Raise for ``rows``, those that repeat a dataset, model (and fold), the first with ``dataset, model``."""
-    if use_folds:
+def _repeated_keys(rows: pd.Index, dataset: str, model: str, use_folds: bool, label: str,
+                   unique: tuple[str, ...] = ()) -> None:
+    """Raise for ``rows``, those that repeat a dataset, model (and fold), the first with ``dataset, model``;
+    ``unique`` holds columns whose names are unique per row (the fix, when the row names are not)."""
+    if unique:
+        hint = (f" '{unique[0]}' is unique per row: name it as the column of row names (the model column), or "
+                "name the fold column if these rows are folds.")
+        field = "model_column"
+    elif use_folds:
         hint, field = " Keep one row per dataset, model and fold (or average them first).", None
     else:
         hint = " If these rows are folds, seeds or resamples, name that column as the fold column."

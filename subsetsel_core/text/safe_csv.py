@@ -152,7 +152,17 @@ def _column(values: pd.Series) -> list[str]:
         return ["" if v != v else str(v) for v in values.to_numpy()]
     if kind in ("i", "u", "b"):
         return [str(v) for v in values.to_numpy()]
-    return [_cell(v) for v in values.tolist()]
+    cells = values.tolist()
+    if len(cells) > 256:  # a column of names that repeat (a long table): each distinct text is written once
+        try:
+            codes, uniques = pd.factorize(np.asarray(cells, dtype=object))
+        except TypeError:  # unhashable cells
+            codes, uniques = None, None
+        if uniques is not None and len(uniques) * 4 < len(cells) and \
+                pd.api.types.infer_dtype(uniques, skipna=False) == "string":
+            texts = [_cell(u) for u in uniques] + [""]  # code -1: a missing cell
+            return [texts[c] for c in codes]
+    return [_cell(v) for v in cells]
 
 
 def json_line(value: Any) -> str:

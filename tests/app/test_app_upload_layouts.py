@@ -81,8 +81,8 @@ def test_long_rmse_table_is_long_and_lower_is_better() -> None:
     assert [at.selectbox(key=k).value for k in ("up_dataset_col", "up_model_col", "up_score_col", "up_fold_col")] == [
         "dataset", "model", "rmse", "fold"]
     assert at.radio(key="up_higher").value == "lower is better"
-    assert any("Guessed: lower is better (from the score column 'rmse')" in str(c.value).replace("\\", "")
-               for c in at.caption)
+    assert any("Guessed: lower is better (the score column 'rmse' names a metric where lower is better"
+               in str(c.value).replace("\\", "") for c in at.caption)
     b = use(at).benchmark
     assert (b.n_datasets, b.n_models, b.n_folds, b.higher_is_better) == (7, 5, 3, False)
 
@@ -121,14 +121,19 @@ def test_set_aside_columns_can_be_changed() -> None:
 def test_an_unsure_guess_says_so_and_asks() -> None:
     at = upload_file("plain.csv", PLAIN)
     warn = " ".join(str(w.value) for w in at.warning)
-    assert "not sure" in warn and "Are the rows models or datasets?" in warn and "Is a higher score better?" in warn
+    assert "not sure" in warn and "Are the rows models or datasets?" in warn
+    assert any(str(c.value).replace("\\", "").startswith("Assumed higher is better: nothing in the file")
+               for c in at.caption)  # said as an assumption
+    assert "an assumption" in reading(at)
+    assert "higher is better, assumed" in at.button(key="use_upload_btn").label  # using it confirms it
     at.button(key="up_flip_btn").click()
     at.run()
     assert at.radio(key="up_layout").value == "models-as-rows"
     assert "Are the rows models or datasets?" not in " ".join(str(w.value) for w in at.warning)
     at.radio(key="up_higher").set_value("lower is better")
     at.run()
-    assert not at.warning and "lower is better (as chosen)" in reading(at)
+    assert not at.warning and "lower is better (as chosen" in reading(at)
+    assert "assumed" not in at.button(key="use_upload_btn").label
 
 
 def test_direction_per_dataset() -> None:

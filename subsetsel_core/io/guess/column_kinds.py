@@ -34,8 +34,8 @@ LOWER_WORDS = frozenset({"rmse", "mae", "mse", "mape", "smape", "rmsle", "error"
 HIGHER_WORDS = frozenset({"accuracy", "acc", "f1", "auc", "auroc", "roc", "em", "bleu", "rouge", "rougel",
                           "ndcg", "map", "mrr", "precision", "recall", "r2", "kappa", "mcc", "spearman",
                           "pearson", "correlation", "chrf", "meteor", "bertscore", "rr", "hit", "pass"})
-_DATE_WORDS = frozenset({"date", "release", "released", "published", "launch", "year", "created"})
-_SIZE_WORDS = frozenset({"params", "parameters", "param", "size", "nparams", "billion"})
+DATE_WORDS = frozenset({"date", "release", "released", "published", "launch", "year", "created"})
+SIZE_WORDS = frozenset({"params", "parameters", "param", "size", "nparams", "billion"})
 _META_WORDS = frozenset({"company", "organization", "organisation", "org", "developer", "creator", "provider",
                          "license", "licence", "vendor", "author", "authors", "type", "family", "access",
                          "precision", "architecture", "hub", "link", "url"})
@@ -145,14 +145,14 @@ def read_column(name: str, cells: pd.Series) -> Column:
     n_bad = int(bad.to_numpy().sum())
     if n_bad <= present / 2:
         finite = numbers[np.isfinite(numbers)]
-        if words & _DATE_WORDS and finite.size and np.all((finite >= 1900) & (finite <= 2100) & (finite % 1 == 0)):
+        if words & DATE_WORDS and finite.size and np.all((finite >= 1900) & (finite <= 2100) & (finite % 1 == 0)):
             return Column(name, "date", numbers, present, distinct, decimals)
-        kind: Kind = "size" if words & _SIZE_WORDS else "number"
+        kind: Kind = "size" if words & SIZE_WORDS else "number"
         return Column(name, kind, numbers, present, distinct, decimals)
     unique = pd.Series(vals.unique(), dtype=object).astype(str)
     if unique.str.match(_SIZE).mean() >= 0.6:
         return Column(name, "size", numbers, present, distinct, decimals)
-    if unique.str.match(_DATE).mean() >= 0.6 or (words & _DATE_WORDS and parse_dates(unique).notna().mean() >= 0.6):
+    if unique.str.match(_DATE).mean() >= 0.6 or (words & DATE_WORDS and parse_dates(unique).notna().mean() >= 0.6):
         return Column(name, "date", numbers, present, distinct, decimals)
     return Column(name, "text", numbers, present, distinct, decimals)
 

@@ -14,6 +14,7 @@ from typing import Any, cast
 import pandas as pd
 
 from subsetsel_core.io.guess.column_kinds import parse_dates
+from subsetsel_core.io.guess.direction_guess import DIRECTION_SOURCES, DatasetMetric
 from subsetsel_core.io.score_format import Layout, MissingPolicy, ScoreFormat
 
 
@@ -46,18 +47,22 @@ class TableGuess:
     n_datasets, n_models, n_folds, missing_cells : int
         Sizes, and the (dataset, model, fold) cells without a score.
     higher_is_better : bool
-        The direction (as given, or guessed).
-    direction_from : str
-        What the direction was taken from.
+        The direction (as given, or guessed; provisional when ``direction_from`` is ``"unsure"``).
+    direction_from : {"given", "evidence", "assumed", "unsure"}
+        Where the direction came from (:data:`~subsetsel_core.io.guess.direction_guess.DIRECTION_SOURCES`).
     lower_is_better_datasets, higher_is_better_datasets : tuple of str
         Datasets with a direction of their own (as given, or guessed from their names).
     release_column : str or None
         The column of model release dates.
     unsure : tuple of str
         What could not be decided, each ``"topic: sentence"`` (topics: layout,
-        dataset_column, model_column, score_column, direction).
+        dataset_column, model_column, score_column, direction, set_aside, release_column).
     datasets, models : tuple of str
         The names, sorted.
+    direction_because : str
+        The evidence of the direction (or the assumption, or the conflict) in words.
+    dataset_metrics : tuple of DatasetMetric
+        The metric each dataset's header (or the score column) names.
     """
 
     label: str
@@ -79,6 +84,23 @@ class TableGuess:
     unsure: tuple[str, ...] = ()
     datasets: tuple[str, ...] = field(default=(), repr=False)
     models: tuple[str, ...] = field(default=(), repr=False)
+    direction_because: str = ""
+    dataset_metrics: tuple[DatasetMetric, ...] = field(default=(), repr=False)
+
+    @property
+    def direction(self) -> str:
+        """``"higher"``, ``"lower"`` or ``"unsure"`` (the evidence conflicts)."""
+        if self.direction_from == "unsure":
+            return "unsure"
+        return "higher" if self.higher_is_better else "lower"
+
+    def dataset_direction(self, dataset: str) -> bool:
+        """Whether higher is better on ``dataset`` as read (its own direction, or the table's)."""
+        if dataset in self.lower_is_better_datasets:
+            return False
+        if dataset in self.higher_is_better_datasets:
+            return True
+        return self.higher_is_better
 
     def to_format(self, missing: str = "error", **changes: Any) -> ScoreFormat:
         """The :class:`ScoreFormat` that reads the table as guessed (``changes`` replace fields)."""
@@ -104,7 +126,9 @@ class TableGuess:
             "set_aside": [{"column": s.column, "reason": s.reason} for s in self.set_aside],
             "n_datasets": self.n_datasets, "n_models": self.n_models, "n_folds": self.n_folds,
             "missing_cells": self.missing_cells, "higher_is_better": self.higher_is_better,
-            "direction_from": self.direction_from, "lower_is_better_datasets": list(self.lower_is_better_datasets),
+            "direction": self.direction, "direction_from": self.direction_from,
+            "direction_because": self.direction_because,
+            "lower_is_better_datasets": list(self.lower_is_better_datasets),
             "higher_is_better_datasets": list(self.higher_is_better_datasets),
             "release_column": self.release_column, "unsure": list(self.unsure), "sentence": self.sentence(),
         }
@@ -124,9 +148,15 @@ class TableGuess:
         if self.set_aside:
             parts.append("set aside: " + ", ".join(f"{s.column} ({s.reason})" for s in self.set_aside))
         own = self.lower_is_better_datasets if self.higher_is_better else self.higher_is_better_datasets
-        parts.append(f"{'higher' if self.higher_is_better else 'lower'} is better ({self.direction_from})"
-                     + (f", except on {len(own)} dataset(s): {', '.join(own[:5])}{' …' if len(own) > 5 else ''}"
-                        if own else ""))
+        way = f"{'higher' if self.higher_is_better else 'lower'} is better"
+        if self.direction_from == "unsure":
+            said = f"direction unsure ({self.direction_because}; read as {way} until decided)"
+        elif self.direction_from == "assumed":
+            said = f"{way} — an assumption: {self.direction_because.removeprefix(f'assumed {way}: ')}"
+        else:
+            said = f"{way} ({self.direction_because or DIRECTION_SOURCES[self.direction_from]})"
+        parts.append(said + (f", except on {len(own)} dataset(s): {', '.join(own[:5])}{' …' if len(own) > 5 else ''}"
+                             if own else ""))
         if self.missing_cells:
             parts.append(f"{self.missing_cells} missing score(s)")
         return "; ".join(parts) + "."

@@ -20,17 +20,15 @@ import pandas as pd
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.guess.column_kinds import (
     DATASET_WORDS,
-    LOWER_WORDS,
     MODEL_WORDS,
     Column,
-    derived,
-    direction_of,
     has_word,
-    named_derived,
     parse_dates,
     pick,
-    read_column,
+    tokens,
 )
+from subsetsel_core.io.guess.column_scan import read_columns
+from subsetsel_core.io.guess.direction_guess import decide_direction
 from subsetsel_core.io.guess.layout import (
     SAMPLE_ROWS,
     LongRoles,
@@ -40,7 +38,8 @@ from subsetsel_core.io.guess.layout import (
     orientation,
 )
 from subsetsel_core.io.guess.result import SetAside, TableGuess, names_of, release_dates
-from subsetsel_core.io.names import describe_mismatch, did_you_mean
+from subsetsel_core.io.guess.set_aside import set_aside_columns
+from subsetsel_core.io.names import did_you_mean
 from subsetsel_core.io.numeric_cells import parse_numbers
 from subsetsel_core.io.score_format import LAYOUTS, Layout, check_roles
 
@@ -48,7 +47,6 @@ __all__ = ["GUESS_LAYOUTS", "SetAside", "TableGuess", "guess_table", "release_da
 
 #: ``layout=`` of :func:`guess_table`: "auto" or one of the layouts.
 GUESS_LAYOUTS: tuple[str, ...] = ("auto", *LAYOUTS)
-_RELEASE = ("release", "released", "date", "published")
 
 
 def guess_table(
@@ -62,6 +60,7 @@ def guess_table(
     fold_column: str | None = None,
     drop_columns: Sequence[str] = (),
     set_aside: Sequence[str] | None = None,
+    keep_columns: Sequence[str] = (),
     release_column: str | None = None,
     higher_is_better: bool | None = None,
     lower_is_better_datasets: Sequence[str] = (),
@@ -85,10 +84,13 @@ def guess_table(
     set_aside : sequence of str, optional
         Exactly the columns to set aside (the guess's reasons are kept): every other
         column of a wide table is read as scores.
+    keep_columns : sequence of str
+        Columns read as scores though the guess would set them aside (or is unsure of them).
     release_column : str, optional
         The column of model release dates.
     higher_is_better : bool, optional
-        The direction; guessed from the names when not given.
+        The direction of every dataset (but those named below); when not given, decided
+        from the file's evidence (:func:`~subsetsel_core.io.guess.direction_guess.decide_direction`).
     lower_is_better_datasets, higher_is_better_datasets : sequence of str
         Datasets with a direction of their own (replace the guessed ones).
 
@@ -109,19 +111,21 @@ def guess_table(
     if layout not in GUESS_LAYOUTS:
         raise InputError(f"unknown score-table layout '{layout}'; use one of {', '.join(GUESS_LAYOUTS)}.",
                          field="layout")
-    df = df.set_axis(cols, axis=1)
+    if list(df.columns) != cols:
+        df = df.set_axis(cols, axis=1)
     named = {"dataset": dataset_column, "model": model_column, "score": score_column, "fold": fold_column}
     for role in ("score", "fold", "release"):
         _require(cols, release_column if role == "release" else named[role], role, label)
-    for c in [*drop_columns, *(set_aside or ())]:
+    for c in [*drop_columns, *(set_aside or ()), *keep_columns]:
         _require(cols, c, "set-aside", label)
     check_roles({r: c for r, c in named.items() if c}, label=label)
     given = {r: (c if c in cols else None) for r, c in named.items()}
     if fold_column == "":
         given["fold"] = ""  # no fold column: none is guessed
     sample = df if len(df) <= SAMPLE_ROWS else df.head(SAMPLE_ROWS)
+    quick: dict[str, Column] | None = None
     if layout in ("auto", "long"):
-        quick = {c: read_column(c, sample[c]) for c in cols}
+        quick = read_columns(sample)
         forced = layout == "long" or score_column is not None or bool(given["dataset"] and given["model"])
         if forced:
             for role in ("dataset", "model"):
@@ -131,12 +135,17 @@ def guess_table(
             roles = _forced_long(cols, quick, given, label)
         if roles is not None:
             guess = _long_guess(df, roles, label, release_column)
+            cells = _metric_cells(df, roles)
+            if cells is not None:
+                guess = replace(guess, set_aside=tuple(
+                    SetAside(a.column, "each dataset's metric, which decides its direction") if a.column == cells[0] else a
+                    for a in guess.set_aside))
             return _directions(guess, label, higher_is_better, lower_is_better_datasets,
-                               higher_is_better_datasets, None)
-    kinds = {c: read_column(c, df[c]) for c in cols}
-    wide = _wide_guess(df, kinds, layout, given, named, label, drop_columns, set_aside, release_column)
+                               higher_is_better_datasets, (), cells[1] if cells else None)
+    kinds = quick if quick is not None and len(sample) == len(df) else read_columns(df)
+    wide = _wide_guess(df, kinds, layout, given, named, label, drop_columns, set_aside, keep_columns, release_column)
     return _directions(wide.guess, label, higher_is_better, lower_is_better_datasets, higher_is_better_datasets,
-                       wide.hint)
+                       wide.hints)
 
 
 def _require(cols: Sequence[str], column: str | None, role: str, label: str) -> None:
@@ -203,28 +212,15 @@ def _codes(cells: pd.Series) -> tuple[np.ndarray, tuple[str, ...]]:
     return np.where(raw >= 0, per_unique[raw] if len(per_unique) else -1, -1), names
 
 
-def _reason(col: Column, release: bool) -> str | None:
-    """Why a column that is not a number column is set aside (None: it is a number column)."""
-    if col.kind == "empty":
-        return "empty"
-    if col.kind == "date":
-        return "dates → release dates" if release else "dates"
-    if col.kind == "size":
-        return "sizes"
-    if col.kind == "text":
-        return "text"
-    return None
-
-
 @dataclass(frozen=True)
 class _Wide:
     guess: TableGuess
-    hint: tuple[str, bool] | None  # (where from, higher is better) of a rank or win-rate column
+    hints: tuple[tuple[str, bool], ...]  # (what says so, higher is better) from rank and win-rate columns
 
 
 def _wide_guess(df: pd.DataFrame, kinds: dict[str, Column], layout: str, given: Mapping[str, str | None],
                 named: Mapping[str, str | None], label: str, drop: Sequence[str], exact: Sequence[str] | None,
-                release: str | None) -> _Wide:
+                keep: Sequence[str], release: str | None) -> _Wide:
     cols = list(df.columns)
     fold = given["fold"]
     if fold is None:
@@ -242,12 +238,27 @@ def _wide_guess(df: pd.DataFrame, kinds: dict[str, Column], layout: str, given: 
     else:
         name = given["model"] or given["dataset"] or by_words["model"] or by_words["dataset"] or fallback
     unsure: list[str] = []
-    if len(unique) > 1 and name not in (*by_words.values(), given["model"], given["dataset"]):
-        unsure.append(f"{'model' if layout == 'models-as-rows' else 'dataset'}_column: several columns could "
-                      f"hold the row names ({', '.join(repr(c) for c in unique[:4])}); took '{name}'")
-    aside, values, hint = _set_aside(df, kinds, name, fold, drop, exact, release if layout != "wide" else None,
-                                     layout != "wide", label)
-    lean = orientation(name, df[name], kinds, [s.column for s in aside], values)
+    role = "model" if layout == "models-as-rows" or (layout == "auto" and name != by_words["dataset"]) else "dataset"
+    repeats: tuple[str, str] | None = None
+    if name not in (given["model"], given["dataset"]) and not _unique(df, name, fold):
+        n_names = int(names_of(df[name]).nunique())
+        if len(unique) == 1:  # the one column unique per row is the identifier
+            repeats = (name, f"text, {n_names} names for {len(df)} rows; '{unique[0]}' is unique per row")
+            name = unique[0]
+        else:
+            others = f" ({', '.join(repr(c) for c in unique[:4])} are)" if unique else ""
+            unsure.append(f"{role}_column: '{name}' repeats ({n_names} names for {len(df)} rows) and is not unique "
+                          f"per row{others}; name the column of {role} names, or the fold column if the repeats "
+                          "are folds")
+    elif len(unique) > 1 and name not in (*by_words.values(), given["model"], given["dataset"]):
+        unsure.append(f"{role}_column: several columns could hold the row names "
+                      f"({', '.join(repr(c) for c in unique[:4])}); took '{name}'")
+    found = set_aside_columns(df, kinds, name, fold, drop, exact, keep, release if layout != "wide" else None,
+                              release is not None, layout != "wide", label)
+    lean = orientation(name, df[name], kinds, [s.column for s in found.set_aside], found.values)
+    if repeats is not None and has_word(repeats[0], MODEL_WORDS) and lean.lean < 2:
+        lean = replace(lean, models=lean.models + 3, because_models=(*lean.because_models,
+                                                                    f"'{repeats[0]}' names the models"))
     if layout == "auto":
         if given["model"] or (not given["dataset"] and lean.lean >= 2):
             layout = "models-as-rows"
@@ -257,7 +268,8 @@ def _wide_guess(df: pd.DataFrame, kinds: dict[str, Column], layout: str, given: 
                 said = "; ".join(lean.because_models + lean.because_datasets) or "no sign either way"
                 unsure.append(f"layout: not sure whether the rows are datasets or models ({said}); read the rows "
                               "as datasets — flip the orientation if they are models")
-            aside, values, hint = _set_aside(df, kinds, name, fold, drop, exact, None, False, label)
+            if found.release is not None:  # read without release dates: the rows are datasets
+                found = set_aside_columns(df, kinds, name, fold, drop, exact, keep, None, False, False, label)
     elif layout == "wide" and not given["dataset"] and lean.lean >= 3:
         raise InputError(f"{label}: read with datasets as rows, but it looks like one row per model "
                          f"({'; '.join(lean.because_models)}). Read it with the models-as-rows layout (or let the "
@@ -271,6 +283,9 @@ def _wide_guess(df: pd.DataFrame, kinds: dict[str, Column], layout: str, given: 
         raise InputError(f"{label}: '{release}' cannot hold model release dates when the rows are datasets; "
                          "read the table with models as rows, or leave the release column out.",
                          field="release_column")
+    aside, values = found.set_aside, found.values
+    if repeats is not None:
+        aside = tuple(SetAside(a.column, repeats[1]) if a.column == repeats[0] else a for a in aside)
     if not values:
         per = "dataset" if layout == "models-as-rows" else "model"
         if aside:
@@ -279,8 +294,9 @@ def _wide_guess(df: pd.DataFrame, kinds: dict[str, Column], layout: str, given: 
         else:
             what = f"it has only the column '{name}' of names"
         raise InputError(f"{label}: no column of scores: {what}. A wide table needs one column of scores per {per}; "
-                         "give the columns of numbers, or name the score column of a long table.",
-                         field="drop_columns" if aside else "scores_file")
+                         + ("keep a column as scores if one was set aside by mistake." if aside else
+                            "give the columns of numbers, or name the score column of a long table."),
+                         field="keep_columns" if aside else "scores_file")
     rows = names_of(df[name])
     folds = names_of(df[fold]) if fold else pd.Series("0", index=df.index)
     matrix = np.column_stack([kinds[c].numbers for c in values])
@@ -290,10 +306,10 @@ def _wide_guess(df: pd.DataFrame, kinds: dict[str, Column], layout: str, given: 
     by_model = layout == "models-as-rows"
     datasets, models = (tuple(sorted(values)), row_names) if by_model else (row_names, tuple(sorted(values)))
     guess = TableGuess(label, cast(Layout, layout), None if by_model else name, name if by_model else None, None,
-                       fold, aside, len(datasets), len(models), n_folds, missing, True, "", unsure=tuple(unsure),
-                       datasets=datasets, models=models,
-                       release_column=next((a.column for a in aside if a.reason.endswith("release dates")), None))
-    return _Wide(guess, hint)
+                       fold, aside, len(datasets), len(models), n_folds, missing, True, "",
+                       unsure=tuple(unsure + found.unsure), datasets=datasets, models=models,
+                       release_column=found.release if by_model else None)
+    return _Wide(guess, tuple(found.hints) if by_model else ())
 
 
 def _unique(df: pd.DataFrame, column: str, fold: str | None) -> bool:
@@ -301,72 +317,27 @@ def _unique(df: pd.DataFrame, column: str, fold: str | None) -> bool:
     return bool(names_of(df[column]).ne("").all() and not keys.duplicated().any())
 
 
-def _set_aside(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, fold: str | None, drop: Sequence[str],
-               exact: Sequence[str] | None, release: str | None, by_model: bool,
-               label: str) -> tuple[tuple[SetAside, ...], list[str], tuple[str, bool] | None]:
-    """The columns set aside (with reasons), the score columns of a wide table, and what a
-    rank or win-rate column says about direction."""
-    roles = {"model" if by_model else "dataset": name, **({"fold": fold} if fold else {}),
-             **({"release": release} if release else {})}
-    check_roles(roles, tuple(c for c in [*drop, *(exact or ())] if c != release), label=label)
-    rest = [c for c in df.columns if c not in (name, fold)]
-    dates = [c for c in rest if kinds[c].kind == "date"]
-    if release is None and by_model and dates:
-        release = next((c for c in dates if has_word(c, _RELEASE)), dates[0])
-    reasons = {c: r for c in rest if (r := _reason(kinds[c], by_model and c == release)) is not None}
-    if release is not None:
-        if parse_dates(df[release]).notna().mean() < 0.5:
-            raise InputError(f"{label}: '{release}' does not hold dates (fewer than half its cells are dates); name the "
-                             "column of model release dates, written as YYYY-MM-DD.", field="release_column")
-        reasons[release] = "dates → release dates"
-    numbers = [c for c in rest if c not in reasons]
-    decimals = max((kinds[c].decimals for c in numbers if not named_derived(c)), default=0)
-    hint: tuple[str, bool] | None = None
-    candidates = {c for c in numbers if named_derived(c)}
-    for c in numbers:
-        others = [kinds[o].numbers for o in numbers if o != c and o not in candidates]
-        found = derived(kinds[c], np.column_stack(others) if others else np.empty((len(df), 0)), decimals)
-        if found is not None:
-            reasons[c] = found.reason
-            if found.higher_is_better is not None and hint is None:
-                hint = (f"from the '{c}' column: {found.because}", found.higher_is_better)
-    chosen = set(exact) if exact is not None else set(reasons) | set(drop)
-    chosen |= {release} if release else set()
-    aside = tuple(SetAside(c, reasons.get(c, "set aside as asked")) for c in rest if c in chosen)
-    return aside, [c for c in rest if c not in chosen], hint
+def _metric_cells(df: pd.DataFrame, roles: LongRoles) -> tuple[str, dict[str, str]] | None:
+    """A long table's metric column and, per dataset, the metric it names (None: no such column, or
+    a dataset with more than one metric)."""
+    col = next((c for c in df.columns if c not in (roles.dataset, roles.model, roles.score, roles.fold)
+                and tokens(c) and tokens(c)[-1] in ("metric", "measure")), None)
+    if col is None:
+        return None
+    pairs = pd.DataFrame({"d": names_of(df[roles.dataset]), "m": names_of(df[col])}).drop_duplicates()
+    if pairs["d"].duplicated().any() or pairs["m"].eq("").any():
+        return None
+    return str(col), dict(zip(pairs["d"], pairs["m"], strict=True))
 
 
 def _directions(guess: TableGuess, label: str, higher: bool | None, lower_ds: Sequence[str],
-                higher_ds: Sequence[str], hint: tuple[str, bool] | None) -> TableGuess:
-    """The direction (given, or from the names) and the datasets with a direction of their own."""
-    unsure = list(guess.unsure)
-    per: dict[str, bool] = {}
-    if guess.layout == "models-as-rows":
-        per = {d: v for d in guess.datasets if (v := direction_of(d)) is not None}
-    if higher is not None:
-        hib, source = bool(higher), "as given"
-    elif guess.score_column and (v := direction_of(guess.score_column)) is not None:
-        hib, source = v, f"from the score column '{guess.score_column}'"
-    elif per:
-        hib = sum(per.values()) * 2 >= len(per)
-        source = f"from the metric names of {len(per)} of {guess.n_datasets} dataset columns"
-    elif hint is not None:
-        source, hib = hint
-    elif (v := direction_of(label, lower=LOWER_WORDS - {"time"})) is not None:
-        hib, source = v, f"from the file name '{label}'"
-    else:
-        hib, source = True, "assumed: no metric name in the columns or the file name"
-        unsure.append("direction: no metric name (accuracy, F1, RMSE, loss …) says which way is better; assumed "
-                      "higher is better")
-    if lower_ds or higher_ds:
-        known = list(guess.datasets)
-        unknown = [d for d in [*lower_ds, *higher_ds] if d not in set(known)]
-        if unknown:
-            raise InputError(f"{label}: not datasets of the scores, in the per-dataset directions: "
-                             f"{describe_mismatch(unknown, known)}.", field="dataset_directions")
-        lo, hi = tuple(lower_ds), tuple(higher_ds)
-    else:
-        lo = tuple(d for d, v in per.items() if not v and hib)
-        hi = tuple(d for d, v in per.items() if v and not hib)
-    return replace(guess, higher_is_better=hib, direction_from=source, lower_is_better_datasets=lo,
-                   higher_is_better_datasets=hi, unsure=tuple(unsure))
+                higher_ds: Sequence[str], hints: Sequence[tuple[str, bool]],
+                metric_cells: Mapping[str, str] | None = None) -> TableGuess:
+    """The guess with its direction decided (:func:`decide_direction`); only headers (or a long
+    table's metric column) name metrics, so the datasets' names count in the models-as-rows layout alone."""
+    d = decide_direction(guess.datasets, guess.score_column, label, higher, lower_ds, higher_ds, hints,
+                         headers=guess.layout == "models-as-rows", metric_cells=metric_cells)
+    return replace(guess, higher_is_better=d.higher_is_better, direction_from=d.source, direction_because=d.because,
+                   lower_is_better_datasets=d.lower_is_better_datasets,
+                   higher_is_better_datasets=d.higher_is_better_datasets, dataset_metrics=d.metrics,
+                   unsure=(*guess.unsure, *d.unsure))

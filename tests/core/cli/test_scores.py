@@ -140,10 +140,13 @@ def test_unsure_guesses_are_said_with_the_flag(tmp_path: Path, capsys: pytest.Ca
     path = tmp_path / "plain.csv"
     path.write_text("name,a,b,c\nx1,0.1,0.2,0.3\nx2,0.2,0.3,0.1\nx3,0.5,0.1,0.2\nx4,0.3,0.3,0.3\n")
     d = inspect(capsys, str(path))
-    assert [u.split(":")[0] for u in d["unsure"]] == ["layout", "direction"]
-    assert main(["select", "--scores", str(path), "--strategy", "random", "--k", "2"]) == 0
+    assert [u.split(":")[0] for u in d["unsure"]] == ["layout"] and d["direction_from"] == "assumed"
+    assert main(["select", "--scores", str(path), "--strategy", "random", "--k", "2"]) == 2  # never resolved silently
     err = capsys.readouterr().err
-    assert "warning: layout: not sure" in err and "[--layout wide or --layout models-as-rows]" in err
+    assert err.count("\n") == 1 and "layout: not sure" in err and "[decide with --layout wide or --layout " in err
+    assert main(["select", "--scores", str(path), "--layout", "wide", "--strategy", "random", "--k", "2"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: direction assumed" in err and "--higher-is-better" in err  # the assumption is printed
 
 
 def test_inspect_errors_are_short(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -55,7 +55,7 @@ def test_bbh_style_leaderboard_is_models_as_rows_with_its_metadata_set_aside() -
     assert (g.n_models, g.n_datasets, g.n_folds, g.missing_cells) == (12, 10, 1, 1)
     assert aside(g) == {"Rank": "a rank of the rows", "Company": "text", "Release": "dates → release dates",
                         "Parameters": "sizes", "Average": "the row mean"}
-    assert g.higher_is_better and "Rank" in g.direction_from
+    assert g.higher_is_better and g.direction_from == "evidence" and "Rank" in g.direction_because
     assert g.release_column == "Release" and not g.unsure
     s = g.sentence()
     assert s.startswith("I read this as: 12 models (rows) × 10 datasets (columns); set aside: Rank (a rank of the "
@@ -81,7 +81,7 @@ def test_long_rmse_table_is_long_and_lower_is_better() -> None:
     assert (g.layout, g.dataset_column, g.model_column, g.fold_column, g.score_column) == (
         "long", "dataset", "model", "fold", "rmse")
     assert (g.n_datasets, g.n_models, g.n_folds, g.missing_cells) == (7, 5, 3, 0)
-    assert g.higher_is_better is False and "rmse" in g.direction_from and not g.unsure
+    assert g.higher_is_better is False and "rmse" in g.direction_because and not g.unsure
     b = load_scores(LONG, g.to_format())
     assert not b.higher_is_better and b.leaderboard()["model"].iloc[0] == "gradient_boosting"
 
@@ -89,7 +89,7 @@ def test_long_rmse_table_is_long_and_lower_is_better() -> None:
 def test_wide_table_with_one_row_per_dataset() -> None:
     g = guess(WIDE)
     assert (g.layout, g.dataset_column, g.n_datasets, g.n_models, g.missing_cells) == ("wide", "dataset", 10, 6, 0)
-    assert g.set_aside == () and g.higher_is_better and "file name" in g.direction_from
+    assert g.set_aside == () and g.higher_is_better and "file name" in g.direction_because
     assert g.sentence().startswith("I read this as: 10 datasets (rows) × 6 models (columns)")
     assert load_scores(WIDE, g.to_format()).n_models == 6
 
@@ -140,9 +140,10 @@ def test_named_columns_must_exist_with_a_suggestion() -> None:
 def test_an_unclear_table_says_it_is_unsure() -> None:
     g = text_guess("name,a,b,c\nx1,0.1,0.2,0.3\nx2,0.2,0.3,0.1\nx3,0.5,0.1,0.2\n")
     topics = [u.split(":")[0] for u in g.unsure]
-    assert g.layout == "wide" and topics == ["layout", "direction"]
-    assert text_guess("name,a,b,c\nx1,0.1,0.2,0.3\nx2,0.2,0.3,0.1\nx3,0.5,0.1,0.2\n", layout="wide").unsure == (
-        g.unsure[1],)  # a given layout is not in doubt
+    assert g.layout == "wide" and topics == ["layout"]
+    assert g.direction_from == "assumed" and g.direction == "higher"  # no evidence: an assumption, said as one
+    assert "an assumption" in g.sentence()
+    assert text_guess("name,a,b,c\nx1,0.1,0.2,0.3\nx2,0.2,0.3,0.1\nx3,0.5,0.1,0.2\n", layout="wide").unsure == ()
 
 
 def test_long_table_without_telling_names() -> None:
@@ -171,7 +172,7 @@ def test_folds_in_a_leaderboard() -> None:
 
 def test_derived_columns_checked_numerically() -> None:
     t = "model,x,a,b,c\nm1,0.2,0.1,0.2,0.3\nm2,0.2,0.2,0.3,0.1\nm3,0.2667,0.5,0.1,0.2\nm4,0.3,0.3,0.3,0.3\nm5,0.4,0.6,0.2,0.4\n"
-    assert aside(text_guess(t)) == {"x": "the row mean"}  # unnamed, but the row mean
+    assert aside(text_guess(t)) == {"x": "the row mean of the 3 task columns"}  # unnamed, but the row mean
     t2 = "Model,Average,a,b,c\nm1,20.0,0.1,0.2,0.3\nm2,20.0,0.2,0.3,0.1\nm3,26.7,0.5,0.1,0.2\n"
     assert aside(text_guess(t2))["Average"] == "the row mean, in percent"
     t3 = "Model,Average,a,b,c\nm1,0.9,0.1,0.2,0.3\nm2,0.1,0.2,0.3,0.1\nm3,0.5,0.5,0.1,0.2\n"

@@ -1,0 +1,191 @@
+"""The direction of a score table, by evidence: :func:`decide_direction`.
+
+Evidence is what the file says: the metric names of the score column or of the dataset
+columns' headers (:mod:`~subsetsel_core.io.guess.metric_names`), a Rank or win-rate column
+checked against the rows' scores, the file's name. Consistent evidence decides; conflicting
+evidence is ``unsure`` with the reasons; no evidence at all is an assumption stated as one.
+A direction the user sets applies to every dataset except those the user names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from subsetsel_core.errors import InputError
+from subsetsel_core.io.guess.metric_names import MetricName, file_metric, metric_of, score_metric
+from subsetsel_core.io.names import describe_mismatch
+
+#: Where a direction came from (``TableGuess.direction_from``).
+DIRECTION_SOURCES: dict[str, str] = {
+    "given": "set by the user",
+    "evidence": "from the file: metric names, a rank or win-rate column, the file name",
+    "assumed": "nothing in the file says which way is better: assumed",
+    "unsure": "the file's evidence conflicts",
+}
+
+
+@dataclass(frozen=True)
+class DatasetMetric:
+    """What a dataset's header says about its metric.
+
+    Attributes
+    ----------
+    dataset : str
+    metric : str
+        The metric named (``"EM"``, ``"acc"``; the score column of a long table).
+    higher_is_better : bool or None
+        What the metric's words say (None: nothing).
+    """
+
+    dataset: str
+    metric: str
+    higher_is_better: bool | None
+
+
+@dataclass(frozen=True)
+class Direction:
+    """The decided direction.
+
+    Attributes
+    ----------
+    higher_is_better : bool
+        The direction of every dataset not listed below (provisional when ``source`` is
+        ``"unsure"``).
+    source : {"given", "evidence", "assumed", "unsure"}
+    because : str
+        The evidence (or the assumption, or the conflict) in words.
+    lower_is_better_datasets, higher_is_better_datasets : tuple of str
+        Datasets with a direction of their own.
+    metrics : tuple of DatasetMetric
+        Per dataset, the metric its header names (datasets whose header names none are left out).
+    unsure : tuple of str
+        ``"direction: …"`` entries.
+    """
+
+    higher_is_better: bool
+    source: str
+    because: str
+    lower_is_better_datasets: tuple[str, ...] = ()
+    higher_is_better_datasets: tuple[str, ...] = ()
+    metrics: tuple[DatasetMetric, ...] = ()
+    unsure: tuple[str, ...] = ()
+
+
+def dataset_metrics(datasets: Sequence[str], score_column: str | None, headers: bool = True) -> tuple[DatasetMetric, ...]:
+    """The metric of each dataset: the score column's (long tables) or its header's (``headers``:
+    the datasets are the columns of a table with models as rows)."""
+    if not headers and score_column is None:
+        return ()
+    if score_column is not None:
+        named = score_metric(score_column)
+        return tuple(DatasetMetric(d, score_column, named.higher_is_better if named else None) for d in datasets)
+    out = []
+    for d in datasets:
+        m: MetricName | None = metric_of(d)
+        if m is not None:
+            out.append(DatasetMetric(d, m.metric, m.higher_is_better))
+    return tuple(out)
+
+
+def _listed(names: Sequence[str], limit: int = 3) -> str:
+    shown = ", ".join(f"'{n}'" for n in names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def decide_direction(datasets: Sequence[str], score_column: str | None, label: str, higher: bool | None,
+                     lower_ds: Sequence[str], higher_ds: Sequence[str],
+                     hints: Sequence[tuple[str, bool]] = (), *, headers: bool = True,
+                     metric_cells: Mapping[str, str] | None = None) -> Direction:
+    """The direction of a score table.
+
+    Parameters
+    ----------
+    datasets : sequence of str
+        The datasets (for a wide table with datasets as columns, their headers).
+    score_column : str or None
+        The score column of a long table (None for wide tables).
+    label : str
+        The file's name (its metric words are evidence too).
+    higher : bool or None
+        The direction the user set (None: decide from the evidence).
+    lower_ds, higher_ds : sequence of str
+        Datasets the user gave a direction of their own.
+    hints : sequence of (str, bool)
+        Evidence from columns of the file (a rank or win-rate column), in words.
+    headers : bool
+        Whether the datasets are column headers (their metric parts count); the names in the
+        rows of a table are never read as metric names.
+    metric_cells : mapping of str to str, optional
+        Dataset → the metric a long table's metric column names for it (``acc``, ``ppl``): each
+        dataset's own evidence, in place of the score column's name.
+
+    Raises
+    ------
+    InputError
+        A per-dataset direction naming no dataset.
+    """
+    metrics = dataset_metrics(datasets, score_column, headers)
+    if metric_cells:
+        metrics = tuple(DatasetMetric(d, metric_cells[d], m.higher_is_better if (m := score_metric(metric_cells[d]))
+                                      else None) for d in datasets if d in metric_cells)
+        score_column = None
+    if lower_ds or higher_ds:
+        unknown = [d for d in [*lower_ds, *higher_ds] if d not in set(datasets)]
+        if unknown:
+            raise InputError(f"{label}: not datasets of the scores, in the per-dataset directions: "
+                             f"{describe_mismatch(unknown, list(datasets))}.", field="dataset_directions")
+    if higher is not None:
+        own = bool(lower_ds or higher_ds)
+        return Direction(bool(higher), "given", "as given" + (" (with the datasets named one by one)" if own
+                                                              else ", on every dataset"),
+                         tuple(lower_ds), tuple(higher_ds), metrics)
+    items: list[tuple[str, bool]] = []
+    named = [m for m in metrics if m.higher_is_better is not None]
+    per = {m.dataset: bool(m.higher_is_better) for m in named}
+    minority: list[str] = []  # datasets that name a metric when most do not: their own direction only
+    if score_column is not None and named:
+        items.append((f"the score column '{score_column}' names a metric where "
+                      f"{'higher' if named[0].higher_is_better else 'lower'} is better", bool(named[0].higher_is_better)))
+    elif named:
+        majority = sum(per.values()) * 2 >= len(per)
+        agree = [m.metric for m in named if m.higher_is_better == majority]
+        kinds = list(dict.fromkeys(re.sub(r"[_@\s-]+\d+$", "", a) or a for a in agree))
+        where = "datasets" if metric_cells else "dataset columns"
+        text = (f"the metric names of {len(agree)} of {len(datasets)} {where} ({_listed(kinds, 3)}) say "
+                f"{'higher' if majority else 'lower'} is better")
+        if len(per) * 2 >= len(datasets) or majority:
+            items.append((text, majority))
+        else:
+            minority = [d for d, v in per.items() if not v]
+    items.extend(hints)
+    fm = file_metric(label)
+    if fm is not None and fm.higher_is_better is not None:
+        items.append((f"the file name '{label}' names {fm.metric}", fm.higher_is_better))
+    unsure: list[str] = []
+    says = {v for _, v in items}
+    if not items and minority:
+        hib, source = True, "unsure"
+        because = (f"only {len(per)} of {len(datasets)} dataset columns name a metric ({_listed(minority, 3)}: "
+                   f"lower is better); the other {len(datasets) - len(per)} name none and nothing else in the file "
+                   "says which way they are better")
+        unsure.append(f"direction: {because}")
+    elif not items:
+        hib, source = True, "assumed"
+        because = ("assumed higher is better: nothing in the file says which way is better (no metric name in the "
+                   "columns, no rank or win-rate column)")
+    elif len(says) == 1:
+        hib, source = items[0][1], "evidence"
+        because = "; ".join(t for t, _ in items)
+    else:
+        hib, source = items[0][1], "unsure"
+        pro = [t for t, v in items if v]
+        con = [t for t, v in items if not v]
+        because = f"the evidence conflicts: {'; '.join(pro)} (higher), but {'; '.join(con)} (lower)"
+        unsure.append(f"direction: {because}")
+    lo = tuple(d for d, v in per.items() if not v and hib) if score_column is None else ()
+    hi = tuple(d for d, v in per.items() if v and not hib) if score_column is None else ()
+    if lower_ds or higher_ds:
+        lo, hi = tuple(lower_ds), tuple(higher_ds)
+    return Direction(hib, source, because, lo, hi, metrics, tuple(unsure))

@@ -1,0 +1,133 @@
+"""Metric names: which words of a header name a metric, and which way that metric is better.
+
+Only metric words decide a direction: a score column's name (``rmse``), the metric part of
+a header (``MMLU - EM``, ``MMLU - Denoised inference time (s)``, ``mmlu/acc``), a header that
+is a metric name as a whole (``acc``, ``acc_norm``, ``acc_0``, ``Acc@1``, ``word_perplexity``).
+A dataset or task name is never a metric name: "Salient Translation Error Detection" has
+words that are not metric words, so it says nothing about direction.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from subsetsel_core.io.guess.column_kinds import direction_of, tokens
+
+#: Metric keys where higher is better (as result files and leaderboards spell them).
+HIGHER_METRICS = frozenset({
+    "acc", "accuracy", "exact", "match", "exact_match", "em", "f1", "ndcg", "map", "mrr", "recall", "precision",
+    "auc", "auroc", "roc", "bleu", "sacrebleu", "rouge", "rouge1", "rouge2", "rougel", "rougelsum", "chrf",
+    "meteor", "bertscore", "pass", "main", "spearman", "pearson", "kappa", "mcc", "r2", "hit", "hits", "top1",
+    "top5", "mAP".lower(), "cos", "sim", "similarity", "v_measure", "ap", "iou", "dice", "psnr", "ssim",
+})
+#: Metric keys where lower is better.
+LOWER_METRICS = frozenset({
+    "ppl", "perplexity", "bpb", "bits", "loss", "nll", "logloss", "error", "err", "errors", "wer", "cer", "ter",
+    "rmse", "mae", "mse", "mape", "smape", "rmsle", "time", "runtime", "latency", "seconds", "ece", "brier",
+    "fid", "bias",
+})
+#: Words that qualify a metric without changing its direction (``acc_norm``, ``ndcg_at_10``, ``error rate``).
+MODIFIERS = frozenset({
+    "norm", "normalized", "normalised", "at", "top", "macro", "micro", "weighted", "rate", "s", "sec", "ms",
+    "per", "byte", "word", "token", "char", "score", "denoised", "inference", "test", "val", "dev", "k",
+    "strict", "quasi", "prefix", "mean", "avg", "overall", "total", "pct", "percent", "cosine", "max", "min",
+})
+#: Metric keys unambiguous enough to count as the last word of a header (``boolq_acc``) or in a file name.
+STRONG = frozenset({
+    "acc", "accuracy", "acc_norm", "exact_match", "em", "f1", "ndcg", "mrr", "auc", "auroc", "bleu", "rouge",
+    "rougel", "chrf", "ppl", "perplexity", "bpb", "rmse", "mae", "mse", "wer", "cer", "nll", "logloss", "loss",
+})
+_PART = re.compile(r"\s+[-–—]\s+|\s*[|:/]\s*")
+_BRACKET = re.compile(r"\(([^()]*)\)\s*$")
+
+
+@dataclass(frozen=True)
+class MetricName:
+    """The metric a header names.
+
+    Attributes
+    ----------
+    metric : str
+        The metric as written (``"EM"``, ``"Denoised inference time (s)"``, ``"acc"``).
+    higher_is_better : bool or None
+        What its words say (None: a metric name whose direction its words do not tell).
+    whole : bool
+        Whether the header is the metric name as a whole (``acc``, ``Acc@5``), with no part that
+        names a scenario or task.
+    """
+
+    metric: str
+    higher_is_better: bool | None
+    whole: bool = False
+
+
+def _is_metric(text: str) -> bool:
+    """Whether every word of ``text`` is a metric word, a modifier or a number (one metric word at least)."""
+    words = tokens(text)
+    metric = [w for w in words if w in HIGHER_METRICS or w in LOWER_METRICS]
+    return bool(metric) and all(w in HIGHER_METRICS or w in LOWER_METRICS or w in MODIFIERS or w.isdigit()
+                                for w in words)
+
+
+def _direction(text: str) -> bool | None:
+    t = set(tokens(text))
+    lo, hi = bool(t & LOWER_METRICS), bool(t & HIGHER_METRICS)
+    return None if lo == hi else hi
+
+
+def metric_of(header: str) -> MetricName | None:
+    """The metric a column header names, or None when it names none (a plain dataset name).
+
+    ``"MMLU - EM"`` → EM (higher); ``"MMLU - Denoised inference time (s)"`` → lower;
+    ``"acc_0"``, ``"Acc@1"`` → acc (higher); ``"lambada/ppl"`` → ppl (lower); ``"boolq_acc"`` →
+    acc; ``"Salient Translation Error Detection"`` → None.
+    """
+    text = str(header).strip()
+    arrow = arrow_of(text)
+    if arrow is not None:  # "MMLU ↑", "Average ⬆️": the header says which way is better
+        return MetricName(text, arrow)
+    parts = [p for p in _PART.split(text) if p.strip()]
+    if len(parts) >= 2:  # "<scenario> - <metric>": the last part is the metric (any words of it decide)
+        last = parts[-1].strip()
+        if _direction(last) is not None or _is_metric(last):
+            return MetricName(last, direction_of(last) if _direction(last) is None else _direction(last))
+    if _is_metric(text):
+        return MetricName(text, _direction(text), whole=True)
+    bracket = _BRACKET.search(text)
+    if bracket and _is_metric(bracket.group(1)):
+        return MetricName(bracket.group(1).strip(), _direction(bracket.group(1)))
+    lead = text.split("(", 1)[0].strip() if bracket else (parts[0].strip() if len(parts) >= 2 else "")
+    if lead and _is_metric(lead):  # "<metric> (<subset>)", "WER - dev-clean"
+        return MetricName(lead, _direction(lead))
+    words = tokens(text)
+    if len(words) >= 2 and "_" in text:
+        for n in (2, 1):  # the last words after an underscore: "task_acc_norm", "boolq_acc"
+            tail = "_".join(words[-n:])
+            if tail in STRONG or (n == 1 and words[-1] in STRONG):
+                return MetricName(tail if tail in STRONG else words[-1], _direction(tail))
+    return None
+
+
+def arrow_of(header: str) -> bool | None:
+    """What an arrow in a header says: ``↑`` / ``⬆`` higher is better, ``↓`` / ``⬇`` lower (None: no arrow)."""
+    up, down = any(a in header for a in "↑⬆▲"), any(a in header for a in "↓⬇▼")
+    return None if up == down else up
+
+
+def file_metric(label: str) -> MetricName | None:
+    """The metric a file name names by one of the unambiguous metric words (``tsc_accuracy.csv``)."""
+    stem = str(label).rsplit("/", 1)[-1].split(".")[0]
+    words = [w for w in tokens(stem) if w in STRONG]
+    if not words:
+        return None
+    direction = _direction(" ".join(words))
+    return None if direction is None else MetricName(words[0], direction)
+
+
+def score_metric(column: str) -> MetricName | None:
+    """The metric a long table's score column names (its words decide: ``rmse``, ``test_error``)."""
+    direction = _direction(column)
+    if direction is None:
+        direction = direction_of(column)
+    return None if direction is None else MetricName(str(column), direction)

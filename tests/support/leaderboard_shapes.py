@@ -1,0 +1,115 @@
+"""Score tables in the shapes of real published leaderboards, built in code (made-up numbers).
+
+Each builder returns the table as CSV text; the tests of the score-table guess read them
+as a user's file would be read, and ``benchmarks/bench_wide_tables.py`` times the wide ones.
+
+* :func:`per_class_imagenet` — one row per weight file: ``Weight`` (unique), ``Model`` (an
+  architecture shared by several weights), ``Acc@1``, ``Acc@5`` (percent), ``Params``
+  (millions), ``GFLOPS``, ``Recipe`` (text), ``acc`` (the row mean of the per-class columns),
+  then ``acc_0 … acc_{n-1}`` (per-class accuracy, 0–1, multiples of 1/50).
+* :func:`bbh_with_error_detection` — BIG-Bench-Hard style: ``Rank, Model, Average`` and one
+  column per task, one of them "Salient Translation Error Detection".
+* :func:`helm_with_time` — HELM style ``<scenario> - <metric>`` headers, accuracy-like
+  metrics and one ``Denoised inference time (s)`` column.
+* :func:`bare_score` — a long table whose only number column is ``score``.
+* :func:`with_code_column` — models as rows with a numeric code column next to the tasks.
+* :func:`wide_square` — datasets as rows, models as columns (accuracies), any size.
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pandas as pd
+
+
+def _csv(df: pd.DataFrame) -> str:
+    buf = io.StringIO()
+    df.to_csv(buf, index=False)
+    return buf.getvalue()
+
+
+def per_class_imagenet(n_weights: int = 112, n_classes: int = 1000, n_archs: int = 79, seed: int = 0) -> str:
+    """The per-class ImageNet table (see the module docstring)."""
+    rng = np.random.default_rng(seed)
+    skill = rng.uniform(0.55, 0.88, n_weights)
+    hard = rng.normal(0, 1.2, n_classes)
+    logit = np.log(skill / (1 - skill))[:, None] - hard[None, :] + rng.normal(0, 0.5, (n_weights, n_classes))
+    per_class = np.round(50 / (1 + np.exp(-logit))) / 50
+    archs = [f"arch{a:02d}_{'vit' if a % 3 else 'resnet'}" for a in range(n_archs)]
+    model = [archs[i % n_archs] for i in range(n_weights)]
+    head = pd.DataFrame({
+        "Weight": [f"{m.upper()}_Weights.IMAGENET1K_V{1 + i // n_archs}" for i, m in enumerate(model)],
+        "Model": model,
+        "Acc@1": np.round(100 * per_class.mean(axis=1), 3),
+        "Acc@5": np.round(100 * np.minimum(0.995, per_class.mean(axis=1) + rng.uniform(0.08, 0.12, n_weights)), 3),
+        "Params": np.round(rng.uniform(2, 600, n_weights), 1),
+        "GFLOPS": np.round(rng.uniform(0.06, 300, n_weights), 2),
+        "Recipe": rng.choice(["https://github.com/pytorch/vision/tree/main/references/classification",
+                              "https://github.com/facebookresearch/SWAG"], n_weights),
+        "acc": per_class.mean(axis=1),
+    })
+    classes = pd.DataFrame(per_class, columns=[f"acc_{j}" for j in range(n_classes)])
+    return _csv(pd.concat([head, classes], axis=1))
+
+
+BBH_TASKS = ("Boolean Expressions", "Causal Judgement", "Date Understanding", "Disambiguation QA",
+             "Formal Fallacies", "Geometric Shapes", "Hyperbaton", "Logical Deduction", "Movie Recommendation",
+             "Multistep Arithmetic", "Navigate", "Object Counting", "Penguins in a Table",
+             "Reasoning about Colored Objects", "Ruin Names", "Salient Translation Error Detection", "Snarks",
+             "Sports Understanding", "Temporal Sequences", "Tracking Shuffled Objects", "Web of Lies",
+             "Word Sorting", "Dyck Languages")
+
+
+def bbh_with_error_detection(n_models: int = 30, seed: int = 1) -> str:
+    """BIG-Bench-Hard style, sorted by rank; the task names carry no metric."""
+    rng = np.random.default_rng(seed)
+    skill = np.sort(rng.uniform(20, 85, n_models))[::-1]
+    scores = np.clip(skill[:, None] + rng.normal(0, 6, (n_models, len(BBH_TASKS))), 0, 100).round(1)
+    df = pd.DataFrame(scores, columns=list(BBH_TASKS))
+    df.insert(0, "Average", df.mean(axis=1).round(2))
+    df.insert(0, "Model", [f"lm-{i:02d}-{'chat' if i % 2 else 'base'}" for i in range(n_models)])
+    order = np.argsort(-df["Average"].to_numpy(), kind="stable")
+    df = df.iloc[order].reset_index(drop=True)
+    df.insert(0, "Rank", np.arange(1, n_models + 1))
+    return _csv(df)
+
+
+def helm_with_time(n_models: int = 12, seed: int = 2) -> str:
+    """HELM style: ``<scenario> - <metric>`` headers, one of them an inference time."""
+    rng = np.random.default_rng(seed)
+    skill = rng.uniform(0.3, 0.9, n_models)
+    cols = {"Model": [f"Model {chr(65 + i)} ({7 * (i + 1)}B)" for i in range(n_models)]}
+    for scen, metric in (("MMLU", "EM"), ("BoolQ", "EM"), ("NarrativeQA", "F1"), ("QuAC", "F1"),
+                         ("HellaSwag", "EM"), ("IMDB", "EM")):
+        cols[f"{scen} - {metric}"] = np.clip(skill + rng.normal(0, 0.05, n_models), 0, 1).round(3)
+    cols["MMLU - Denoised inference time (s)"] = rng.uniform(0.2, 3.0, n_models).round(3)
+    return _csv(pd.DataFrame(cols))
+
+
+def bare_score(seed: int = 3) -> str:
+    """A long table: dataset, model, score — nothing says which way is better."""
+    rng = np.random.default_rng(seed)
+    rows = [(f"d{d}", f"m{m}", round(float(rng.uniform(0, 1)), 4)) for d in range(6) for m in range(5)]
+    return _csv(pd.DataFrame(rows, columns=["dataset", "model", "score"]))
+
+
+def with_code_column(n_models: int = 15, seed: int = 4) -> str:
+    """Models as rows, accuracies in 0–1, and a ``code`` column of whole numbers."""
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame(rng.uniform(0.4, 0.95, (n_models, 6)).round(3), columns=[f"task{j}" for j in range(6)])
+    df.insert(0, "code", rng.choice(np.arange(1000, 9999), n_models, replace=False))
+    df.insert(0, "model", [f"net-{i}" for i in range(n_models)])
+    return _csv(df)
+
+
+def wide_square(n_datasets: int = 2000, n_models: int = 2000, seed: int = 5) -> str:
+    """Datasets as rows (``dataset`` column), one accuracy column per model."""
+    rng = np.random.default_rng(seed)
+    skill = rng.normal(0, 1, n_models)
+    hard = rng.normal(0, 1, n_datasets)
+    acc = 1 / (1 + np.exp(-(skill[None, :] - hard[:, None] + rng.normal(0, 0.7, (n_datasets, n_models)))))
+    df = pd.DataFrame(acc.round(4), columns=[f"model_{j}" for j in range(n_models)])
+    df.insert(0, "dataset", [f"ds_{i}" for i in range(n_datasets)])
+    return _csv(df)
