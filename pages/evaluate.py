@@ -13,6 +13,7 @@ from subsetsel_app.state import K
 from subsetsel_app.views import decisions, evaluate, headroom
 from subsetsel_core.evaluation.timing import estimate_seconds, permutation_seconds
 from subsetsel_core.strategies import REGISTRY, STRATEGIES
+from subsetsel_core.text.rounding import text
 
 widgets.header("Evaluate",
                "How well does each strategy preserve the ranking, for every k, over many random dataset pools — and "
@@ -63,9 +64,9 @@ test = ""
 if st.session_state[K.EV_PERMUTE]:
     worst = permutation_seconds(cfg, n_reps, n, int(st.session_state[K.EV_PERMUTATIONS]),
                                 min(int(st.session_state[K.EV_PERM_TRIALS]), cfg.trials))
-    test = (f", then the permutation test in two worker processes: at most about {worst / 2:.0f} s (the "
+    test = (f", then the permutation test in two worker processes: at most about {text(worst / 2, 'seconds')} s (the "
             "sequential stop shortens it)")
-st.caption(f"Seed {cfg.seed} (sidebar). Roughly {secs:.0f} s with these settings{test}; the curves update while it "
+st.caption(f"Seed {cfg.seed} (sidebar). Roughly {text(secs, 'seconds')} s with these settings{test}; the curves update while it "
            "runs, and you can stop at any time and keep the trials done so far.")
 
 run = evaluate.current_run()

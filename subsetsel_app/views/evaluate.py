@@ -25,6 +25,7 @@ from subsetsel_core.evaluation.verdict import (
     settings_label,
 )
 from subsetsel_core.ranks.metrics import METRICS
+from subsetsel_core.text import rounding
 from subsetsel_core.text.rounding import format_p, printf
 from subsetsel_core.viz import curves
 
@@ -116,9 +117,9 @@ def show_verdict(v: Verdict) -> None:
 
 def _status(job: jobs.Job) -> None:
     done, total = job.done, job.total
-    text = {"running": f"Running: {done} of {total} trials · {job.elapsed:.0f} s",
-            "done": f"Finished: {total} trials in {job.elapsed:.1f} s",
-            "stopped": f"Stopped after {done} of {total} trials ({job.elapsed:.1f} s)"}.get(job.status, "Failed")
+    text = {"running": f"Running: {done} of {total} trials · {rounding.text(job.elapsed, 'seconds')} s",
+            "done": f"Finished: {total} trials in {rounding.text(job.elapsed, 'seconds')} s",
+            "stopped": f"Stopped after {done} of {total} trials ({rounding.text(job.elapsed, 'seconds')} s)"}.get(job.status, "Failed")
     st.progress(1.0 if job.status == "done" else job.progress, text=text)
 
 
@@ -133,8 +134,8 @@ def _perm_status(job: jobs.Job | None, res: EvaluationResult) -> None:
     reach = "" if pt is None else f"; smallest p still reachable {format_p(pt.smallest_reachable())}"
     early = pt is not None and any(pt.stopped.values())
     text = {"running": f"Permutation test: {drawn} of at most {job.total} shuffles so far{reach} · "
-                       f"{job.elapsed:.0f} s",
-            "done": f"Permutation test finished in {job.elapsed:.1f} s after {drawn} shuffles"
+                       f"{rounding.text(job.elapsed, 'seconds')} s",
+            "done": f"Permutation test finished in {rounding.text(job.elapsed, 'seconds')} s after {drawn} shuffles"
                     + (f" (sequential stop: {pt.stop_after if pt else ''} shuffles reached the largest gain)"
                        if early else ""),
             "stopped": f"Permutation test stopped after {drawn} shuffles: no verdict"}.get(job.status, "Failed")

@@ -11,6 +11,7 @@ from subsetsel_core.cli.args import readable
 from subsetsel_core.errors import InputError
 from subsetsel_core.settings.table import SETTINGS
 from subsetsel_core.strategies import BASELINE
+from subsetsel_core.text import rounding as R
 from subsetsel_core.text import strict_json
 
 if TYPE_CHECKING:
@@ -246,7 +247,7 @@ def _evaluate_budget(args: argparse.Namespace, data: D.Data, reps: list[Represen
     m = cfg.metrics[0]
     piv = frame[frame["metric"] == m].pivot(index="budget", columns="key", values="mean")
     lines = [f"costs {costs.how}", f"{METRICS[m].label} (mean over trials) by budget share:",
-             piv.to_string(float_format=lambda v: f"{v:.3f}")]
+             piv.to_string(float_format=lambda v: R.text(v, "agreement"))]
     for e in res.entries:
         p = res.stats[e.key].p_vs_random.get(m)
         tail = "" if e.strategy == BASELINE or p is None else f", {p_phrase(p)} vs random"
@@ -309,7 +310,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
     for a in (by_key[key] for key in frame["key"]):
         k = within_ceiling(res, a.key, args.metric, (band.lo, band.hi))
         D.say(a.sentence(int(res.ks[-1])) + (f" Its mean is within the full benchmark's own stability "
-                                            f"({band.lo:.3f}–{band.hi:.3f}) from k = {k}." if k is not None else ""))
+                                            f"({R.text(band.lo, 'agreement')}–{R.text(band.hi, 'agreement')}) from k = {k}." if k is not None else ""))
     return 0
 
 
@@ -346,7 +347,7 @@ def cmd_generalise(args: argparse.Namespace) -> int:
         dates = _table_release_dates(data)
     res = evaluate_generalisation(data.benchmark, reps, _config(args), new_models=args.new_models,
                                   release_dates=dates, fraction=args.fraction, seed=args.seed)
-    D.say(res.to_frame(args.metric).to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    D.say(res.to_frame(args.metric).to_string(index=False, float_format=lambda v: R.text(v, "auc")))
     D.say(res.verdict(args.metric))
     D.say("p here: one-sided Wilcoxon vs random on these pools (conditional on the representation): whether the "
           "winner holds on new models, not whether its descriptors help; that verdict is the permutation test of "

@@ -86,6 +86,8 @@ def reading_json(base: Mapping[str, object], rows: Sequence[ReadingRow]) -> dict
     """The JSON of ``inspect``: the source's own keys (a table guess's :meth:`to_json_dict`, or a
     result folder's) and one entry per task."""
     d = dict(base)
+    if "tasks" in d:  # a source with its own, richer task entries (a results folder's)
+        return d
     d["tasks"] = [{"dataset": r.name, "metric": r.metric, "direction": r.direction, "direction_from": r.source,
                    **({"subsets": r.subsets} if r.subsets else {})} for r in rows if r.part == "task"]
     return d
@@ -166,7 +168,7 @@ def inspect_results(args: argparse.Namespace) -> int:
     table = read_result_folder(args, args.file)
     rows = table.reading_rows()
     base = {"input": "results", "format": table.format, "format_title": FORMATS[table.format].title,
-            "set_aside": [r for r in rows if r["kind"] != "task"], "results": [r for r in rows if r["kind"] == "task"],
+            "tasks": [r for r in rows if r["kind"] == "task"], "set_aside": [r for r in rows if r["kind"] != "task"],
             "models": sorted(set(table.frame["model"])), "higher_is_better": table.higher_is_better,
             "warnings": list(table.warnings), "notes": list(table.notes)}
     warn(table.report())

@@ -259,7 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="worker processes on this machine (0: all cores; default: the trials in this process, the "
                         "permutation test's shuffles in 2)")
     e.add_argument("--scheduler", type=scheduler_address, metavar="ADDRESS", help="run the trials on a Dask cluster (tcp://host:8786)")
-    option(e, "permutations", default=None,
+    option(e, "permutations",
            help="permutation test behind every 'helps': up to B shuffles of the descriptors (default "
                 f"{SETTINGS['permutations'].default}; 0 = no test, every verdict then says 'not tested'); at most the "
                 "installation's max_permutations")

@@ -78,8 +78,8 @@ class Progress:
             before += share
         self.done = max(self.done, before)
         filled = int(round(self.width * self.done))
-        self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {100 * self.done:3.0f} %  "
-                          f"{step:<20} {time.monotonic() - self.started:5.0f} s")
+        self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {round(100 * self.done):3d} %  "
+                          f"{step:<20} {round(time.monotonic() - self.started):5d} s")
         self.stream.flush()
 
     def close(self) -> None:

@@ -18,12 +18,19 @@ from subsetsel_core.errors import InputError
 from subsetsel_core.ranks.ranking import twice_average_ranks
 from subsetsel_core.representations.descriptors import Representation
 from subsetsel_core.strategies import standardize
+from subsetsel_core.text.rounding import format_p, text
 
 #: Label permutations of the Mantel test, wherever it is shown.
 MANTEL_PERMUTATIONS = 999
 #: Exceedances after which a Mantel test stops (sequential Monte-Carlo p-value).
 STOP_AFTER = 10
 _MANTEL_BLOCK = 2**22  # elements of one batch of permuted distance matrices
+
+
+def p_text(p: float) -> str:
+    """``p = 0.020`` or ``p < 1e-4`` (the registry's p-values in a sentence)."""
+    t = format_p(p)
+    return f"p {t}" if t.startswith("<") else f"p = {t}"
 
 
 def _rank(values: np.ndarray) -> np.ndarray:
@@ -213,11 +220,11 @@ class RepresentationCheck:
         """One plain sentence for users."""
         if self.looks_like_noise:
             return (f"'{self.representation}' looks like noise with respect to the model rankings "
-                    f"(Mantel r = {self.mantel_r:.2f}, p = {self.mantel_p:.3g}): no better than random "
+                    f"(Mantel r = {text(self.mantel_r, 'correlation')}, {p_text(self.mantel_p)}): no better than random "
                     "should be expected.")
         strength = "strongly" if self.mantel_r >= 0.3 else "moderately" if self.mantel_r >= 0.15 else "weakly"
-        return (f"'{self.representation}' {strength} tracks the model rankings (Mantel r = {self.mantel_r:.2f}, "
-                f"p = {self.mantel_p:.3g}; CKA = {self.cka:.2f}).")
+        return (f"'{self.representation}' {strength} tracks the model rankings (Mantel r = {text(self.mantel_r, 'correlation')}, "
+                f"{p_text(self.mantel_p)}; CKA = {text(self.cka, 'correlation')}).")
 
 
 def check_representation(

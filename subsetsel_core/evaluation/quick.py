@@ -32,6 +32,7 @@ from subsetsel_core.evaluation.permutation import (
 from subsetsel_core.evaluation.result import BASELINE, EvaluationConfig, EvaluationResult
 from subsetsel_core.ranks.metrics import HEADLINE
 from subsetsel_core.representations.descriptors import Representation
+from subsetsel_core.settings.table import SETTINGS
 from subsetsel_core.text.rounding import text
 
 if TYPE_CHECKING:
@@ -39,13 +40,15 @@ if TYPE_CHECKING:
 
 #: Shuffles B of the check's permutation test (maxT: the smallest p is 1 / (B + 1) whatever the entries).
 CHECK_PERMUTATIONS = PERMUTATIONS
+#: Trials of the check's quick run: as many as the permutation test reads by default (T′).
+CHECK_TRIALS: int = SETTINGS["permutation_trials"].widget_default
 METRIC = HEADLINE
 
 
 def quick_verdict(check: RepresentationCheck, verdict: QuickOutcome) -> str:
     """The check's sentence: what the geometry says, then the permutation verdict."""
     rep = check.representation
-    geo = f"Mantel r = {check.mantel_r:.2f}, {p_phrase(check.mantel_p)}"
+    geo = f"Mantel r = {text(check.mantel_r, 'correlation')}, {p_phrase(check.mantel_p)}"
     if verdict.helps:
         tail = "" if not check.looks_like_noise else (
             f" Its distances do not follow the rank profiles globally ({geo}); the gain comes from spreading "
@@ -168,7 +171,7 @@ class QuickCheck:
 
 
 def quick_check(
-    benchmark: Benchmark, representation: Representation, *, trials: int = 50, seed: int = 0,
+    benchmark: Benchmark, representation: Representation, *, trials: int = CHECK_TRIALS, seed: int = 0,
     permutations: int = CHECK_PERMUTATIONS, stop_after: int | None = STOP_AFTER,
     mantel_permutations: int = MANTEL_PERMUTATIONS, progress: Callable[[float], None] | None = None,
     should_stop: Callable[[], bool] | None = None, jobs: int | None = None,
@@ -180,7 +183,7 @@ def quick_check(
 
 
 def quick_checks(
-    benchmark: Benchmark, representations: Sequence[Representation], *, trials: int = 50, seed: int = 0,
+    benchmark: Benchmark, representations: Sequence[Representation], *, trials: int = CHECK_TRIALS, seed: int = 0,
     permutations: int = CHECK_PERMUTATIONS, stop_after: int | None = STOP_AFTER,
     mantel_permutations: int = MANTEL_PERMUTATIONS, progress: Callable[[float], None] | None = None,
     should_stop: Callable[[], bool] | None = None, jobs: int | None = None,

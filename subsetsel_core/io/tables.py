@@ -22,6 +22,7 @@ from subsetsel_core.io.encodings import (
 from subsetsel_core.io.file_guard import read_input_file
 from subsetsel_core.io.parquet_guard import check_parquet, unreadable_parquet
 from subsetsel_core.settings import server as server_settings
+from subsetsel_core.text.rounding import text
 
 TableSource: TypeAlias = str | Path | pd.DataFrame | bytes | io.IOBase
 
@@ -41,7 +42,7 @@ def max_bytes() -> int:
 
 def _too_big(label: str, size: int, limit: int, what: str = "") -> InputError:
     return InputError(
-        f"{label}: {what}{size / 2**20:.0f} MB is over the limit of {limit / 2**20:.0f} MB. Split the file, "
+        f"{label}: {what}{text(size / 2**20, 'megabytes')} MB is over the limit of {text(limit / 2**20, 'megabytes')} MB. Split the file, "
         "drop unused columns, or raise the limit (environment variable SUBSETSEL_MAX_TABLE_MB)."
     )
 

@@ -135,8 +135,8 @@ class Setting:
         high = self.high if high is None else high
         if self.kind == "int":
             if low is not None and high is not None:
-                return f"a whole number from {low:,.0f} to {high:,.0f}"
-            return "a whole number" + (f" ≥ {low:,.0f}" if low is not None else "")
+                return f"a whole number from {int(low):,} to {int(high):,}"
+            return "a whole number" + (f" ≥ {int(low):,}" if low is not None else "")
         if self.kind == "float":
             if low is not None and high is not None:
                 return f"a number in {'(' if self.low_open else '['}{low:g}, {high:g}]"
@@ -285,7 +285,7 @@ def problem(setting: Setting, value: Any, *, low: float | None = None, high: flo
     if isinstance(value, str) or not isinstance(value, Sequence) or not all(isinstance(v, str) for v in value):
         return f"must be a list of names, got {value!r:.40}"
     bad = [v for v in value if opts and v not in opts]
-    return f"names '{bad[0]:.40}', not one of {', '.join(opts)}" if bad else None
+    return f"names '{str(bad[0])[:40]}', not one of {', '.join(opts)}" if bad else None
 
 
 def check(setting: Setting | str, value: Any) -> Any:

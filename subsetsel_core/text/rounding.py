@@ -127,7 +127,10 @@ def text(value: float | None, quantity: str, *, grouped: bool = False) -> str:
         # %g turns 12350 into 1.235e+04: large values keep their integer part
         # '#': trailing zeros kept (7.410, not 7.41), so a column of numbers lines up
         keep = "" if rule.trim else "#"
-        out = f"{r:{sign}.0f}" if abs(r) >= 10 ** sig else f"{r:{sign}{keep}.{sig}g}".rstrip(".")
+        if abs(r) >= 1e15:  # beyond the integers a float holds exactly: scientific (1e+300, not 301 digits)
+            out = f"{r:{sign}.{sig}g}"
+        else:
+            out = f"{r:{sign}.0f}" if abs(r) >= 10 ** sig else f"{r:{sign}{keep}.{sig}g}".rstrip(".")
     return out
 
 

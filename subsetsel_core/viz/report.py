@@ -131,7 +131,7 @@ def _cell(value: Any, quantity: str | None = None) -> tuple[str, bool]:
         v = float(value)
         if quantity is not None:  # the registry's rounding of the column's quantity
             return html.escape(rounding.text(v, quantity)), True
-        return (f"{v:.4g}" if abs(v) < 1e-3 or abs(v) >= 1e4 else f"{v:.3f}"), True
+        return html.escape(rounding.text(v, "score")), True
     return html.escape(str(value)), False
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -107,7 +108,7 @@ def test_a_typed_path_is_confined_and_probing_learns_nothing(tmp_path: Path) -> 
     for typed in ("/", "/etc", "/nonexistent", str(root / ".." / ".."), "../..", "out", str(tmp_path), "a\0b"):
         with pytest.raises(InputError) as exc:
             confine_directory(typed, [root])
-        answers.append(str(exc.value).replace(f"'{typed}'", "'…'", 1))
+        answers.append(re.sub(r"^'[^']*'", "'…'", str(exc.value)))  # the typed path (long ones shortened) aside
     assert len(set(answers[:4])) == 1, answers  # the same words whether the path exists or not
     assert confine_directory("", [root]) == root.resolve()
     assert confine_directory("good", [root]) == (root / "good").resolve()

@@ -30,7 +30,8 @@ def tsc():  # type: ignore[no-untyped-def]
 def test_sizes_and_ties(tsc) -> None:  # type: ignore[no-untyped-def]
     bench, _ = tsc
     assert bench.scores.shape == (112, 30, 40)
-    assert any(f.topic == "ties" and "98%" in f.message for f in bench.report.findings)
+    ties = [f.message for f in bench.report.findings if f.topic == "ties"]
+    assert ties and 97.5 <= float(ties[0].split("%")[0]) < 98.5, ties  # 98 % of the columns, one decimal shown
     assert np.allclose(bench.rank_vectors.sum(axis=1), 40 * 41 / 2)
 
 

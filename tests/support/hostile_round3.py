@@ -357,20 +357,21 @@ def _recipe_unknown_table(tmp: Path) -> str | None:
 # --------------------------------------------------------------------------- warnings
 
 
-def _lm(model: str, tasks: dict[str, float]) -> dict[str, object]:
-    return {"results": {t: {"alias": t, "acc,none": v} for t, v in tasks.items()}, "versions": {t: 1 for t in tasks},
+def _lm(model: str, tasks: dict[str, float], date: float = 1.0) -> dict[str, object]:
+    return {"date": date, "results": {t: {"alias": t, "acc,none": v} for t, v in tasks.items()}, "versions": {t: 1 for t in tasks},
             "higher_is_better": {t: {"acc": True} for t in tasks},
             "config": {"model": "hf", "model_args": f"pretrained={model}"}}
 
 
-def _results_warning(extra: Callable[[Path], None], needle: str) -> Callable[[Path], str | None]:
+def _results_warning(extra: Callable[[Path], None], needle: str,
+                     args: tuple[str, ...] = ()) -> Callable[[Path], str | None]:
     def run(tmp: Path) -> str | None:
         res = tmp / "res"
         for j, m in enumerate(("a", "b", "c")):
             (res / m).mkdir(parents=True)
             (res / m / "r.json").write_text(json.dumps(_lm(m, {f"t{i}": 0.1 * i + 0.05 * j for i in range(1, 6)})))
         extra(res)
-        r = cli("select", "--scores", str(res), "--strategy", "random", "--k", "3")
+        r = cli("select", "--scores", str(res), "--strategy", "random", "--k", "3", *args)
         return _printed(r, needle)
     return run
 
@@ -441,7 +442,8 @@ def build_round3() -> list[Case]:
         Case("warnings", "a dropped model", _table_warning(lambda d: d.drop(index=[0]), ["--missing", "drop-models"],
                                                            "dropped")),
         Case("warnings", "a duplicate result resolved", _results_warning(
-            lambda res: (res / "a" / "rerun.json").write_text(json.dumps(_lm("a", {"t1": 0.9}))), "several files")),
+            lambda res: (res / "a" / "rerun.json").write_text(json.dumps(_lm("a", {"t1": 0.9}, date=2.0))),
+            "several files")),
         Case("warnings", "a JSON file that is not a result", _results_warning(
-            lambda res: (res / "notes.json").write_text('{"comment": 1}'), "set aside")),
+            lambda res: (res / "notes.json").write_text('{"comment": 1}'), "notes.json", ("--skip-unreadable",))),
     ]

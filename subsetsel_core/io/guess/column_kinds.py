@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from subsetsel_core.io.numeric_cells import MISSING_TOKENS, parse_numbers
+from subsetsel_core.text.rounding import text
 
 Kind = Literal["number", "text", "date", "size", "empty"]
 
@@ -270,7 +271,7 @@ def derived(col: Column, scores: np.ndarray, decimals: int) -> Derived | None:
             if float(np.max(np.abs(v[ok] - scale * mean[ok]))) <= tol * max(scale, 1.0):
                 return Derived(f"the row mean{how}")
         return Derived(f"named an average; not the row mean of the score columns, off by up to "
-                       f"{float(np.max(np.abs(v[ok] - mean[ok]))):.3g}")
+                       f"{text(float(np.max(np.abs(v[ok] - mean[ok]))), 'score')}")
     if named:
         return Derived("named an average")
     # an unnamed column is the row mean only when the rows' scores differ (else every column is)

@@ -29,6 +29,7 @@ from subsetsel_core.io.guess.column_kinds import (
 from subsetsel_core.io.guess.metric_names import MetricName, arrow_of, metric_of
 from subsetsel_core.io.guess.result import SetAside
 from subsetsel_core.io.score_format import check_roles
+from subsetsel_core.text.rounding import text
 
 _RELEASE = ("release", "released", "date", "published")
 _SCALES = ((0.0, 1.0, "0–1"), (0.0, 100.0, "0–100"))
@@ -77,7 +78,7 @@ def _reason(col: Column, release: bool) -> str | None:
 
 
 def _fmt(x: float) -> str:
-    return f"{x:.4g}"
+    return text(x, "score")
 
 
 def _scale(v: np.ndarray) -> str:
@@ -223,7 +224,7 @@ def _row_means_found(block: Sequence[str], kinds: Mapping[str, Column], ref_m: n
         c = block[j]
         if c not in reasons and metric[c] is None:  # a named metric is not an average unless it equals one
             flagged.append((c, f"set_aside: '{c}' follows the row mean of the task columns closely (correlation "
-                               f"{corr[j]:.3f}): it may be an average of some of them; read as a task"))
+                               f"{text(corr[j], 'correlation')}): it may be an average of some of them; read as a task"))
 
 
 _SERIES = re.compile(r"^(.*?[\s_.\-#]*)\d+$")

@@ -13,8 +13,8 @@ from hostile_corpus import clean_frame
 from subsetsel_core.cli.main import main
 
 
-def _lm(model: str, tasks: dict[str, float]) -> dict[str, object]:
-    return {"results": {t: {"alias": t, "acc,none": v} for t, v in tasks.items()}, "versions": {t: 1 for t in tasks},
+def _lm(model: str, tasks: dict[str, float], date: float = 1.0) -> dict[str, object]:
+    return {"date": date, "results": {t: {"alias": t, "acc,none": v} for t, v in tasks.items()}, "versions": {t: 1 for t in tasks},
             "higher_is_better": {t: {"acc": True} for t in tasks},
             "config": {"model": "hf", "model_args": f"pretrained={model}"}}
 
@@ -39,7 +39,7 @@ def _scores(folder: Path, frame_edit: Callable[..., object] | None = None, encod
 
 
 def _dup(res: Path) -> None:
-    (res / "a" / "rerun.json").write_text(json.dumps(_lm("org/a", {"task1": 0.99})))
+    (res / "a" / "rerun.json").write_text(json.dumps(_lm("org/a", {"task1": 0.99}, date=2.0)))  # the later run
 
 
 def _not_results(res: Path) -> None:
@@ -58,7 +58,7 @@ WARNINGS: list[tuple[str, Callable[[Path], Path], list[str], str]] = [
     ("a table not in UTF-8", lambda f: _scores(f, lambda d: d.assign(dataset=d["dataset"] + "é"), "cp1252"), [],
      "not UTF-8"),
     ("two results for one model and task", lambda f: _results(f, _dup), [], "several files"),
-    ("a JSON file that is not a result", lambda f: _results(f, _not_results), [], "set aside"),
+    ("a JSON file that is not a result", lambda f: _results(f, _not_results), ["--skip-unreadable"], "notes.json"),
 ]
 
 

@@ -237,6 +237,6 @@ def test_cli_evaluate_out_has_theory_per_fafi_entry(tmp_path):
     out = tmp_path / "ev.json"
     assert main(["evaluate", "--benchmark", str(ROOT / "sample_data" / "synthetic"), "--strategies",
                  "random,fafi-euclidean,kmeans", "--trials", "3", "--k-max", "6", "--resamples", "10",
-                 "--out", str(out)]) == 0
+                 "--permutations", "0", "--theory", "--out", str(out)]) == 0
     res = json.loads(out.read_text())["results"]
     assert KEYS <= set(res["fafi-euclidean"]["theory"]) and "theory" not in res["kmeans"]

@@ -37,20 +37,7 @@ NOT_FOR_PEOPLE: dict[tuple[str, str], str] = {
 
 #: Modules whose shown numbers are still formatted by hand (path → formats today). This list
 #: may only shrink: route a number through ``rounding.text`` and lower its count.
-TO_ROUTE: dict[str, int] = {
-    "pages/evaluate.py": 2,                            # seconds
-    "subsetsel_app/views/evaluate.py": 5,              # seconds
-    "subsetsel_core/cli/evaluate.py": 9,               # agreement, p, auc / gain (float_format of tables)
-    "subsetsel_core/cli/report.py": 2,                 # percent (the progress bar)
-    "subsetsel_core/evaluation/check.py": 5,           # correlation (Mantel r, CKA), p
-    "subsetsel_core/evaluation/quick.py": 1,           # correlation
-    "subsetsel_core/evaluation/stability.py": 3,       # agreement
-    "subsetsel_core/evaluation/verdict.py": 2,         # gain, p
-    "subsetsel_core/io/guess/column_kinds.py": 1,      # score
-    "subsetsel_core/io/tables.py": 2,                  # megabytes
-    "subsetsel_core/settings/table.py": 4,             # count (a whole-number setting's bounds); a value cut to 40 characters
-    "subsetsel_core/viz/report.py": 2,                 # the quantity of each table column (rounding.quantity_of)
-}
+TO_ROUTE: dict[str, int] = {}
 
 #: A precision in a format spec: ``.2f``, ``.3g``, ``.1%``, ``+.3f``, ``,.0f``, ``.{digits}f``.
 _SPEC = re.compile(r"\.(?:\d+|\{\})[eEfFgGn%]?$")
