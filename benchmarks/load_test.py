@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -127,7 +128,8 @@ def load_upload(page: Any, url: str, folder: Path, name: str, n_datasets: int, n
     H.wait_idle(page)
     inputs.nth(1).set_input_files(str(desc))
     H.wait_idle(page)
-    use = page.get_by_role("button", name=f"Use this benchmark ({n_datasets} datasets × {n_models} models × 2 folds)")
+    use = page.get_by_role("button", name=re.compile(  # the label, then any assumption the reading made
+        "^" + re.escape(f"Use this benchmark ({n_datasets} datasets × {n_models} models × 2 folds") + r"(\)|; )"))
     use.wait_for(timeout=90000)
     use.click()
     H.wait_idle(page)

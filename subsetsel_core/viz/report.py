@@ -131,7 +131,8 @@ def _cell(value: Any, quantity: str | None = None) -> tuple[str, bool]:
         v = float(value)
         if quantity is not None:  # the registry's rounding of the column's quantity
             return html.escape(rounding.text(v, quantity)), True
-        return html.escape(rounding.text(v, "score")), True
+        # a column of no known quantity: three decimals, four significant digits when very small or large
+        return html.escape(rounding.text(v, "agreement" if 1e-3 <= abs(v) < 1e4 else "score")), True
     return html.escape(str(value)), False
 
 

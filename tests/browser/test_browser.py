@@ -157,7 +157,7 @@ def test_main_job_in_a_real_browser(browser_page, tmp_path):
     H.wait_idle(page)
     inputs.nth(1).set_input_files(str(desc))
     H.wait_idle(page)
-    use = page.get_by_role("button", name="Use this benchmark (10 datasets × 5 models × 2 folds)")
+    use = H.use_button(page, "Use this benchmark (10 datasets × 5 models × 2 folds)")
     use.wait_for(timeout=90000)
     _shot(page, "02-benchmark-upload")
     use.click()

@@ -139,7 +139,7 @@ def _map_custom(page: Any) -> list[str]:
             const out = [];
             for (const gd of document.querySelectorAll('.js-plotly-plot'))
               for (const t of (gd.data || []))
-                if (t.customdata && t.hovertemplate) for (const row of t.customdata) out.push(...[].concat(row).map(String));
+                if (Array.isArray(t.customdata) && t.hovertemplate) for (const row of t.customdata) out.push(...[].concat(row).map(String));
             return out;
         }""")
 
@@ -160,7 +160,7 @@ def test_hostile_names_in_a_real_browser(browser: Any, tmp_path: Path) -> None:
     H.wait_idle(page)
     inputs.nth(1).set_input_files(str(tmp_path / "features_hostile.csv"))
     H.wait_idle(page)
-    use = page.get_by_role("button", name="Use this benchmark (8 datasets × 5 models × 2 folds)")
+    use = H.use_button(page, "Use this benchmark (8 datasets × 5 models × 2 folds)")
     use.wait_for(timeout=90000)
     use.click()
     H.wait_idle(page)

@@ -100,7 +100,7 @@ def test_every_layout_uploads_with_its_validation_report(browser_page: Any) -> N
             assert "missing score(s)" in _main_text(page)  # the guess says so before anything runs
             _choose(page, "Missing scores", f"{missing}: {MISSING_TITLES[missing]}")
             H.wait_idle(page)
-        page.get_by_role("button", name=button).wait_for(timeout=60000)
+        H.use_button(page, button).wait_for(timeout=60000)
         assert "Validation report" in _main_text(page)
         _no_exceptions(page)
         _shot(page, name.split(".")[0])
@@ -111,7 +111,7 @@ def test_every_layout_uploads_with_its_validation_report(browser_page: Any) -> N
             page.get_by_role("button", name="Flip: the rows are models, not datasets").click()
             H.wait_idle(page)
             page.wait_for_selector("text=9 models (rows) × 10 datasets (columns)", timeout=60000)
-    page.get_by_role("button", name=SHAPES[-1][3]).click()
+    H.use_button(page, SHAPES[-1][3]).click()
     H.wait_idle(page)
     page.wait_for_selector("text=Using the uploaded benchmark", timeout=60000)
     assert "tsc_accuracy_wide" in page.locator("[data-testid=stSidebar]").inner_text()

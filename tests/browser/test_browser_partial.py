@@ -30,7 +30,7 @@ def test_partial_upload_in_the_browser(tmp_path: Path) -> None:
         box.press_sequentially("partial")
         page.keyboard.press("Enter")
         H.wait_idle(page)
-        use = page.get_by_role("button", name="Use this benchmark (16 datasets × 5 models × 2 folds)")
+        use = H.use_button(page, "Use this benchmark (16 datasets × 5 models × 2 folds)")
         use.wait_for(timeout=90000)
         use.click()
         H.wait_idle(page)

@@ -43,7 +43,7 @@ def test_a_reload_keeps_the_uploaded_benchmark(tmp_path):
             page.locator("[data-testid=stMain] [data-testid=stFileUploader] input[type=file]").nth(0) \
                 .set_input_files(str(scores))
             H.wait_idle(page)
-            use = page.get_by_role("button", name="Use this benchmark (10 datasets × 5 models × 2 folds)")
+            use = H.use_button(page, "Use this benchmark (10 datasets × 5 models × 2 folds)")
             use.wait_for(timeout=90000)
             use.click()
             H.wait_idle(page)
@@ -88,7 +88,7 @@ def _upload_and_use(page, server, path, button: str) -> None:
     page.locator("[data-testid=stMain] [data-testid=stFileUploader] input[type=file]").nth(0) \
         .set_input_files(str(path))
     H.wait_idle(page)
-    use = page.get_by_role("button", name=button)
+    use = H.use_button(page, button)
     use.wait_for(timeout=90000)
     use.click()
     H.wait_idle(page)

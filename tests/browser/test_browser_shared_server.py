@@ -105,7 +105,7 @@ def test_two_visitors_of_a_shared_server(tmp_path: Path) -> None:
             uploaders = a.locator("[data-testid=stMain] [data-testid=stFileUploader] input[type=file]")
             uploaders.nth(0).set_input_files(str(small))
             H.wait_idle(a)
-            use = a.get_by_role("button", name="Use this benchmark (10 datasets × 5 models × 2 folds)")
+            use = H.use_button(a, "Use this benchmark (10 datasets × 5 models × 2 folds)")
             use.wait_for(timeout=90000)
             use.click()
             H.wait_idle(a)

@@ -298,6 +298,13 @@ def download(page: Any, button: Any, path: Path, attempts: int = 3) -> None:
     raise AssertionError(f"the download failed {attempts} times")
 
 
+def use_button(page: Any, label: str) -> Any:
+    """The upload's *Use this benchmark (…)* button by its label; when the reading assumed the
+    direction, the button says so after the sizes (``…; higher is better, assumed)``)."""
+    prefix = label[:-1] if label.endswith(")") else label
+    return page.get_by_role("button", name=re.compile("^" + re.escape(prefix) + r"(\)|; )"))
+
+
 def page_address(server_url: str, path: str) -> re.Pattern[str]:
     """A page's address, with or without the session's ``?s=…`` id (:mod:`subsetsel_app.persist`)."""
     return re.compile(re.escape(f"{server_url}/{path}") + r"(\?.*)?$")
