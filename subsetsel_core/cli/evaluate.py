@@ -66,7 +66,7 @@ def format_table(res: EvaluationResult, permutation: PermutationTest | None = No
                  stability: Stability | None = None, untested: str = "--permutations 0") -> str:
     """Readable AUC table (one block per metric), each metric's verdict and the ceiling (``untested``: why
     there is no permutation test)."""
-    from subsetsel_core.evaluation.permutation import p_phrase
+    from subsetsel_core.evaluation.permutation import p_phrase, verdict_metric
     from subsetsel_core.evaluation.verdict import (
         NOT_TESTED,
         evaluation_verdict,
@@ -90,6 +90,7 @@ def format_table(res: EvaluationResult, permutation: PermutationTest | None = No
         lines.append(covered)
     width = max(len(k) for k in res.keys) + 2
     fr = res.friedman()
+    headline = verdict_metric(res.config)
     for m in res.config.metrics:
         better = "higher" if METRICS[m].higher_is_better else "lower"
         fp = fr.get(m)
@@ -111,7 +112,11 @@ def format_table(res: EvaluationResult, permutation: PermutationTest | None = No
                          f"[{R.text(a.lo, 'auc')}, {R.text(a.hi, 'auc')}]{ptxt}")
         if stability is not None and m in stability.bands:
             lines.append(f"  full benchmark's own stability (a yardstick, not a bound): {stability.band_text(m)} per k")
-        lines.append("  verdict: " + evaluation_verdict(res, permutation, m).text)
+        if m == headline:
+            lines.append("  verdict: " + evaluation_verdict(res, permutation, m).text)
+        else:  # "helps" is read on one metric; the others' families are not corrected across metrics
+            lines.append(f"  on this metric alone (the verdict is read on {METRICS[headline].label}; each metric is "
+                         "its own family, not corrected across metrics): " + evaluation_verdict(res, permutation, m).text)
     if stability is not None:
         lines.append("")
         lines.append(f"ceiling ({stability.describe()}): {stability.summary()}")
