@@ -36,12 +36,11 @@ def add_theory_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=output_path, metavar="theory.json", help="write JSON here")
 
 
-def _pct(x: float) -> str:
-    return text(float(x), "percent")
-
 
 def format_theory(th: Theory, benchmark: str) -> str:
     """The fit, the GP prediction per strategy and k next to the observed share, then FAFI's coverage bound."""
+    from subsetsel_core.evaluation.prediction_text import percent
+
     f = th.fit
     lines = [
         f"{th.representation} ({benchmark}): the GP model of the standardized scores over the descriptors, "
@@ -64,18 +63,18 @@ def format_theory(th: Theory, benchmark: str) -> str:
             cells = []
             for s in names:
                 o = obs[s]
-                cells.append(f"{_pct(pred.curve(s)[i]) + ' / ' + ('—' if o is None else _pct(o[i])):>15}")
+                cells.append(f"{percent(pred.curve(s)[i]) + ' / ' + ('—' if o is None else percent(o[i])):>15}")
             lines.append(f"{int(k):>4} " + " ".join(cells))
         lines += ["predicted band (2.5–97.5 % over pools) at k = " + str(int(pred.ks[-1])) + ": " + "; ".join(
-            f"{s} [{_pct(pred.band(s)[0][-1])}, {_pct(pred.band(s)[1][-1])}]" for s in names), "", summary(pred)]
+            f"{s} [{percent(pred.band(s)[0][-1])}, {percent(pred.band(s)[1][-1])}]" for s in names), "", summary(pred)]
     lo, hi = th.observed_band
     lines += ["", f"Coverage bound for {th.strategy} (an upper bound under the same model: the worst dataset, its "
                   "nearest chosen one)",
               f"{'k':>4} {'h_k':>9} {'V(h_k)':>8} {'bound':>8} {'observed':>9}  [2.5 %, 97.5 %]"]
     for i, k in enumerate(th.ks):
         lines.append(f"{int(k):>4} {text(th.covering_radius[i], 'distance'):>9} "
-                     f"{text(th.variance_bound[i], 'parameter'):>8} {_pct(th.predicted[i]):>8} "
-                     f"{_pct(th.observed_mean[i]):>9}  [{_pct(lo[i])}, {_pct(hi[i])}]")
+                     f"{text(th.variance_bound[i], 'parameter'):>8} {percent(th.predicted[i]):>8} "
+                     f"{percent(th.observed_mean[i]):>9}  [{percent(lo[i])}, {percent(hi[i])}]")
     lines += ["", th.sentence()]
     return "\n".join(lines) + "\n"
 

@@ -60,7 +60,8 @@ def _ratio(x: float) -> str:
     return text(x, "ratio") + "×"
 
 
-def _pct(x: float) -> str:
+def percent(x: float) -> str:
+    """A share of model pairs (0–1) as people read it: the registry's ``percent`` rule (``"12.3%"``)."""
     return text(float(x), "percent")
 
 
@@ -84,8 +85,8 @@ def gain_verdict(pred: Prediction) -> GainVerdict:
     k0, k1 = int(pred.ks[0]), int(pred.ks[-1])
     if gain > overlap and gain >= MIN_RELATIVE * float(c_r.mean()):
         return GainVerdict(True, f"the geometry predicts a gain over random: {title} is predicted to invert "
-                                 f"{_pct(float(pred.curve(best).mean()))} of model pairs on average over "
-                                 f"k = {k0}…{k1}, random {_pct(float(pred.curve(BASELINE).mean()))}; {facts}.",
+                                 f"{percent(float(pred.curve(best).mean()))} of model pairs on average over "
+                                 f"k = {k0}…{k1}, random {percent(float(pred.curve(BASELINE).mean()))}; {facts}.",
                            best, gain, overlap)
     near, far = np.exp(-np.array([pred.nn_distance, pred.diameter]) ** 2 / (2.0 * f.lengthscale ** 2))
     if ell_r < SHORT:
@@ -99,7 +100,7 @@ def gain_verdict(pred: Prediction) -> GainVerdict:
                f"{_ratio(ell_r)} the typical distance between neighbouring datasets)")
     else:
         why = (f"{facts}, yet {title}'s predicted share stays within the spread of random's "
-               f"({_pct(float(pred.curve(best).mean()))} against {_pct(float(pred.curve(BASELINE).mean()))} "
+               f"({percent(float(pred.curve(best).mean()))} against {percent(float(pred.curve(BASELINE).mean()))} "
                f"on average over k = {k0}…{k1})")
     return GainVerdict(False, f"the geometry predicts no gain over random: {why}.", best, gain, overlap)
 
@@ -117,11 +118,11 @@ def summary(pred: Prediction) -> str:
     need = {s: needed_k(pred, s) for s in pred.strategies}
     tail = f" (mean over {pred.trials} of the protocol's pools)."
     if all(k is None for k in need.values()):
-        return (text_ + f" No strategy is predicted to invert at most {_pct(TARGET)} of model pairs by "
+        return (text_ + f" No strategy is predicted to invert at most {percent(TARGET)} of model pairs by "
                 f"k = {int(pred.ks[-1])}" + tail)
     parts = [f"{REGISTRY[s].title} k = {k}" if k is not None else f"{REGISTRY[s].title} not by k = {int(pred.ks[-1])}"
              for s, k in need.items()]
-    return text_ + f" Predicted to invert at most {_pct(TARGET)} of model pairs from: " + "; ".join(parts) + tail
+    return text_ + f" Predicted to invert at most {percent(TARGET)} of model pairs from: " + "; ".join(parts) + tail
 
 
 def _fl(a: np.ndarray) -> list[float]:

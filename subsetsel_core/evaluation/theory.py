@@ -36,7 +36,7 @@ from subsetsel_core.evaluation.gp import (
     squared_distances,
 )
 from subsetsel_core.evaluation.prediction import Prediction, predict
-from subsetsel_core.evaluation.prediction_text import gain_verdict, prediction_json
+from subsetsel_core.evaluation.prediction_text import gain_verdict, percent, prediction_json
 from subsetsel_core.evaluation.protocol import pool_table, prepare, trial_pool
 from subsetsel_core.evaluation.result import EvaluationConfig, EvaluationResult
 from subsetsel_core.evaluation.theory_inputs import (
@@ -165,7 +165,7 @@ class Theory:
         drop = float(self.predicted[0] - self.predicted[-1])
         if len(self.ks) > 1 and drop < FLAT_BOUND:
             return (f"the bound hardly falls from k = {int(self.ks[0])} to k = {int(self.ks[-1])} "
-                    f"({_pct(self.predicted[0])} → {_pct(self.predicted[-1])}), so covering more of the "
+                    f"({percent(self.predicted[0])} → {percent(self.predicted[-1])}), so covering more of the "
                     "descriptor space buys little in this model")
         return None
 
@@ -187,9 +187,9 @@ class Theory:
                  f"{text(self.nn_distance, 'distance')}; signal variance σ² = {text(f.signal_variance, 'parameter')}, "
                  f"noise τ² = {text(f.noise_variance, 'parameter')}). {title}'s subsets cover every dataset within "
                  f"h = {text(self.covering_radius[-1], 'distance')} by k = {k}; the coverage bound allows at most "
-                 f"{_pct(self.predicted[-1])} of model pairs inverted at k = {k} ({_pct(self.predicted[0])} at "
-                 f"k = {k0}). Observed on the protocol's subsets: {_pct(self.observed_mean[-1])} at k = {k} "
-                 f"({_pct(self.observed_mean[0])} at k = {k0}).")
+                 f"{percent(self.predicted[-1])} of model pairs inverted at k = {k} ({percent(self.predicted[0])} at "
+                 f"k = {k0}). Observed on the protocol's subsets: {percent(self.observed_mean[-1])} at k = {k} "
+                 f"({percent(self.observed_mean[0])} at k = {k0}).")
         why = self.weakness()
         if why is not None:
             text_ += f" The geometry carries little information: {why}."
@@ -218,9 +218,6 @@ class Theory:
             **(prediction_json(self.prediction) if self.prediction is not None else {}),
         }
 
-
-def _pct(x: float) -> str:
-    return text(float(x), "percent")
 
 
 def _fl(a: np.ndarray) -> list[float]:
