@@ -15,6 +15,13 @@ MIXED_PERCENT = "some cells have a percent sign and some do not"
 AMBIGUOUS_COMMA = "numbers like '1,250' could mean 1250 (thousands separator) or 1.25 (decimal comma)"
 MIXED_UNITS = "cells carry different units, or some a unit and some none"
 REFUSALS = (MIXED_PERCENT, AMBIGUOUS_COMMA, MIXED_UNITS)
+MARKS_REMOVED = "bold or italic markers removed (**85.2** read as 85.2)"
+FOOTNOTES_REMOVED = "footnote marks removed (85.2* read as 85.2)"
+SPREAD_REMOVED = "spreads after the numbers removed (85.2±0.3 read as 85.2)"
+PAIR_MEAN = ("two numbers per cell (a task's two metrics, 94.1/92.2) read as their mean, as GLUE and SuperGLUE "
+             "score such tasks")
+REWRITES = (MARKS_REMOVED, FOOTNOTES_REMOVED, SPREAD_REMOVED, PAIR_MEAN)
+"""Notes of :func:`parse_numbers` that say a cell's text was more than a number (the reading states them)."""
 """Notes of :func:`parse_numbers` that mean the column cannot be read safely (see :func:`refusal`)."""
 UNITS = frozenset(
     "B kB KB MB GB TB KiB MiB GiB TiB ns us µs μs ms s sec min h hr hrs px Hz kHz MHz GHz k K M bn".split()
@@ -28,6 +35,13 @@ _THOUSANDS_COMMA = re.compile(r"^[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
 _THOUSANDS_DOT = re.compile(r"^[+-]?\d{1,3}(?:\.\d{3})+,\d+$")
 _SPACED = re.compile(r"(?<=\d)[\s\u00a0\u202f'](?=\d{3}\b)")
 _GROUPED_ONLY = re.compile(r"^[+-]?[1-9]\d{0,2}(?:,\d{3})+$")
+_NUM = r"[+-]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)%?"
+_ANY_MARK = re.compile(r"[*_†‡§¶±/<(]|\+/?-")
+_TAGS = re.compile(r"</?(?:b|strong|i|em|u|sup|sub)>", re.IGNORECASE)
+_EMPHASIS = re.compile(r"^(\*\*|__|\*|_)(" + _NUM + r"[*†‡§¶]*)\1$")
+_FOOTNOTE = re.compile(r"^(" + _NUM + r")\s*(?:[*†‡§¶]+|\^\w)$")
+_SPREAD = re.compile(r"^(" + _NUM + r")\s*(?:(?:±|\+/-|\+-)\s*\d[\d.]*%?|\(\s*±?\s*\d[\d.]*%?\s*\))$")
+_PAIR = re.compile(r"^([+-]?\d+\.\d+)\s*/\s*([+-]?\d+\.\d+)$")
 _WITH_UNIT = re.compile(r"^([+-]?(?:\d[\d,.]*|\.\d+)(?:[eE][+-]?\d+)?)\s*([A-Za-zµμ]{1,3})$")
 
 
@@ -97,7 +111,7 @@ def _parse_text(values: pd.Series) -> tuple[pd.Series, pd.Series, list[str]]:
         if plain is not None and not plain.isna().any():
             return plain, pd.Series(False, index=values.index), []
     notes: list[str] = []
-    t = text.where(~missing, "")
+    t = _unmarked(text.where(~missing, ""), notes)
     pct = t.str.endswith("%")
     present = t != ""
     if pct.any():
@@ -134,6 +148,36 @@ def _parse_text(values: pd.Series) -> tuple[pd.Series, pd.Series, list[str]]:
     if MIXED_PERCENT in notes:
         bad = bad | (present & ~pct)  # the cells without a percent sign are the odd ones
     return num, bad, notes
+
+
+def _unmarked(t: pd.Series, notes: list[str]) -> pd.Series:
+    """The cells without what leaderboards write around a number: bold or italic markers
+    (``**85.2**``, ``<b>85.2</b>``), footnote marks (``85.2*``, ``85.2†``), a spread after the
+    number (``85.2±0.3``, ``85.2 (0.3)``); two numbers per cell (``94.1/92.2``, a task's two
+    metrics) in every cell are read as their mean. Each rewrite is a note of :data:`REWRITES`."""
+    if not t.str.contains(_ANY_MARK, regex=True).any():
+        return t
+    present = t != ""
+    out = t.str.replace(_TAGS, "", regex=True).str.strip()
+    inner = out.str.extract(_EMPHASIS)[1]
+    out = out.where(inner.isna(), inner)
+    if not out.equals(t):
+        notes.append(MARKS_REMOVED)
+    mark = out.str.extract(_FOOTNOTE)[0]
+    if mark.notna().any():
+        out = out.where(mark.isna(), mark)
+        notes.append(FOOTNOTES_REMOVED)
+    spread = out.str.extract(_SPREAD)[0]
+    if spread.notna().any():
+        out = out.where(spread.isna(), spread)
+        notes.append(SPREAD_REMOVED)
+    pair = out.str.extract(_PAIR)
+    both = pair[0].notna() & present
+    if both.any() and bool(both[present].all()):
+        mean = (pd.to_numeric(pair[0]) + pd.to_numeric(pair[1])) / 2
+        out = out.where(~both, mean.map(lambda x: format(float(x), ".15g")))
+        notes.append(PAIR_MEAN)
+    return out
 
 
 def _strip_unit(t: pd.Series, present: pd.Series, notes: list[str]) -> tuple[pd.Series, pd.Series]:

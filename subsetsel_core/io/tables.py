@@ -21,6 +21,7 @@ from subsetsel_core.io.encodings import (
 )
 from subsetsel_core.io.file_guard import read_input_file
 from subsetsel_core.io.parquet_guard import check_parquet, unreadable_parquet
+from subsetsel_core.io.pipe_tables import tidy_pipe_table
 from subsetsel_core.settings import server as server_settings
 from subsetsel_core.text.rounding import text
 
@@ -279,7 +280,7 @@ def _read_csv(raw: bytes, label: str, dtype: type) -> pd.DataFrame:
         raise InputError(f"{label}: the file is empty. Give a table with a header row.") from None
     if encoding != "utf-8":
         df.attrs["encoding"] = encoding
-    return df
+    return tidy_pipe_table(df) if sep == "|" else df
 
 
 def _not_json(text: str, label: str) -> None:

@@ -16,7 +16,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from subsetsel_core.io.numeric_cells import MISSING_TOKENS, parse_numbers
+from subsetsel_core.io.numeric_cells import MISSING_TOKENS, REWRITES, parse_numbers
 from subsetsel_core.text.rounding import text
 
 Kind = Literal["number", "text", "date", "size", "empty"]
@@ -24,18 +24,22 @@ Kind = Literal["number", "text", "date", "size", "empty"]
 DATASET_WORDS = ("dataset", "datasets", "data", "task", "tasks", "problem", "problems", "benchmark",
                  "scenario", "scenarios", "subject", "subtask", "corpus", "environment", "game")
 MODEL_WORDS = ("model", "models", "classifier", "method", "methods", "algorithm", "algo", "estimator",
-               "system", "learner", "llm", "agent", "submission", "regressor", "solver", "approach")
+               "system", "learner", "llm", "agent", "submission", "regressor", "solver", "approach", "framework",
+               "frameworks")
 FOLD_WORDS = ("fold", "folds", "seed", "seeds", "resample", "split", "repeat", "rep", "run", "iteration",
               "trial", "replicate", "cv")
 SCORE_WORDS = ("score", "accuracy", "acc", "value", "metric", "result", "error", "auc", "f1")
 #: Metric words that mean lower scores are better, and those that mean higher ones are.
 LOWER_WORDS = frozenset({"rmse", "mae", "mse", "mape", "smape", "rmsle", "error", "errors", "err", "loss",
                          "logloss", "nll", "time", "runtime", "seconds", "latency", "perplexity", "ppl",
-                         "wer", "cer", "ece", "brier"})
+                         "wer", "cer", "ece", "brier", "mase", "crps", "wql", "msis", "nrmse", "wape", "rmsse"})
 HIGHER_WORDS = frozenset({"accuracy", "acc", "f1", "auc", "auroc", "roc", "em", "bleu", "rouge", "rougel",
                           "ndcg", "map", "mrr", "precision", "recall", "r2", "kappa", "mcc", "spearman",
                           "pearson", "correlation", "chrf", "meteor", "bertscore", "rr", "hit", "pass"})
 DATE_WORDS = frozenset({"date", "release", "released", "published", "launch", "year", "created"})
+#: Words that, before ``score``, name a leaderboard's overall score (``Score``, ``GLUE Score``).
+OVERALL_SCORE = frozenset({"overall", "total", "final", "aggregate", "combined", "glue", "superglue", "benchmark",
+                           "leaderboard", "mean", "average", "avg"})
 SIZE_WORDS = frozenset({"params", "parameters", "param", "size", "nparams", "billion"})
 _META_WORDS = frozenset({"company", "organization", "organisation", "org", "developer", "creator", "provider",
                          "license", "licence", "vendor", "author", "authors", "type", "family", "access",
@@ -79,13 +83,25 @@ def pick(columns: Sequence[str], words: Sequence[str], avoid: Iterable[str] = ()
     return None
 
 
+#: Leading words that negate a metric (``neg_rmse``, ``neg_log_loss``: scikit-learn's and the AutoML
+#: benchmark's higher-is-better forms of lower-is-better metrics).
+NEGATIONS = frozenset({"neg", "negative", "negated", "minus"})
+
+
+def negated(name: str) -> bool:
+    """Whether a metric's name starts with a negation (``neg_logloss``, ``negative rmse``)."""
+    words = tokens(name)
+    return bool(words) and words[0] in NEGATIONS and len(words) > 1
+
+
 def direction_of(name: str, *, lower: frozenset[str] = LOWER_WORDS) -> bool | None:
-    """What a metric's name says about direction: True (higher is better), False, or None."""
+    """What a metric's name says about direction: True (higher is better), False, or None
+    (``neg_rmse`` is higher-is-better: the negation turns the metric's direction)."""
     t = set(tokens(name))
     lo, hi = bool(t & lower), bool(t & HIGHER_WORDS)
     if lo == hi:
         return None
-    return hi
+    return hi != negated(name)
 
 
 def looks_like_model(name: str) -> bool:
@@ -109,6 +125,9 @@ class Column:
         Distinct non-missing cells (stripped).
     decimals : int
         Most digits after the decimal point among the first cells (rounding of the values).
+    rewrites : tuple of str
+        What the cells held besides numbers and was removed or combined
+        (:data:`~subsetsel_core.io.numeric_cells.REWRITES`: footnote marks, spreads, pairs).
     """
 
     name: str
@@ -117,6 +136,7 @@ class Column:
     present: int
     distinct: int
     decimals: int
+    rewrites: tuple[str, ...] = ()
 
     @property
     def named_meta(self) -> bool:
@@ -135,7 +155,8 @@ def read_column(name: str, cells: pd.Series) -> Column:
     missing = text.str.lower().isin(MISSING_TOKENS).to_numpy()
     present = int((~missing).sum())
     vals = text[~missing]
-    num, bad, _ = parse_numbers(cells)
+    num, bad, notes = parse_numbers(cells)
+    rewrites = tuple(n for n in notes if n in REWRITES)
     numbers = num.to_numpy(dtype=float, na_value=np.nan)
     digits = vals.head(_DECIMALS_FROM).astype(str).str.extract(r"\.(\d+)")[0].str.len()
     decimals = int(digits.max()) if digits.notna().any() else 0
@@ -149,7 +170,7 @@ def read_column(name: str, cells: pd.Series) -> Column:
         if words & DATE_WORDS and finite.size and np.all((finite >= 1900) & (finite <= 2100) & (finite % 1 == 0)):
             return Column(name, "date", numbers, present, distinct, decimals)
         kind: Kind = "size" if words & SIZE_WORDS else "number"
-        return Column(name, kind, numbers, present, distinct, decimals)
+        return Column(name, kind, numbers, present, distinct, decimals, rewrites)
     unique = pd.Series(vals.unique(), dtype=object).astype(str)
     if unique.str.match(_SIZE).mean() >= 0.6:
         return Column(name, "size", numbers, present, distinct, decimals)
@@ -169,7 +190,8 @@ def parse_dates(cells: pd.Series) -> pd.Series:
 # --------------------------------------------------------------------------- derived columns
 
 
-def _spearman(a: np.ndarray, b: np.ndarray) -> float:
+def spearman(a: np.ndarray, b: np.ndarray) -> float:
+    """Rank correlation of two columns over the rows where both are numbers (0 for fewer than 3)."""
     ok = np.isfinite(a) & np.isfinite(b)
     if ok.sum() < 3:
         return 0.0
@@ -223,9 +245,10 @@ class Derived:
 
 def named_derived(name: str) -> bool:
     """Whether a column is named as an average, a rank or a win rate."""
-    words = set(tokens(name))
-    return bool(words & {"win", "winrate", "wins", "rank", "ranking", "position", "pos", "place", "average", "avg",
-                         "mean", "overall", "total", "aggregate"}) or name.strip().lower() in ("#", "no", "no.")
+    words = tokens(name)
+    return bool(set(words) & {"win", "winrate", "wins", "rank", "ranking", "position", "pos", "place", "average", "avg",
+                              "mean", "overall", "total", "aggregate"}) or name.strip().lower() in ("#", "no", "no.") \
+        or (bool(words) and words[-1] == "score" and set(words[:-1]) <= OVERALL_SCORE)
 
 
 def derived(col: Column, scores: np.ndarray, decimals: int) -> Derived | None:
@@ -250,20 +273,20 @@ def derived(col: Column, scores: np.ndarray, decimals: int) -> Derived | None:
     if scores.shape[1] == 0 or scores.shape[0] < 3:
         return None
     if "win" in words or "winrate" in words or "wins" in words:
-        rho = _spearman(v, win_rates(scores))
+        rho = spearman(v, win_rates(scores))
         if abs(rho) >= 0.9:
             return Derived("a win rate of the rows", rho > 0,
                            f"it {'rises' if rho > 0 else 'falls'} with the rows' wins on the score columns")
         return Derived("named a win rate; it does not follow the rows' wins on the score columns")
     mean = row_means(scores)
     if words & {"rank", "ranking", "position", "pos", "place"} or low in ("#", "no", "no."):
-        rho = _spearman(v, mean)
+        rho = spearman(v, mean)
         if rho <= -0.9:
             return Derived("a rank of the rows", True, "rank 1 has the highest mean score")
         if rho >= 0.9:
             return Derived("a rank of the rows, 1 = lowest mean score", False, "rank 1 has the lowest mean score")
         return Derived("named a rank; it does not order the rows by their mean score")
-    named = bool(words & {"average", "avg", "mean", "overall", "total", "aggregate"})
+    named = bool(words & {"average", "avg", "mean", "overall", "total", "aggregate"}) or named_derived(col.name)
     ok = np.isfinite(v) & np.isfinite(mean)
     tol = 0.51 * (10.0 ** -col.decimals + 10.0 ** -decimals) + 1e-9
     if named and ok.sum() >= 3:

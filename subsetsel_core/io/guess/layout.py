@@ -23,12 +23,16 @@ from subsetsel_core.io.guess.column_kinds import (
     has_word,
     looks_like_model,
     pick,
+    tokens,
 )
 
 #: Sample of rows the long-table check classifies columns on.
 SAMPLE_ROWS = 5000
 _DERIVED_MODEL = ("rank", "win", "winrate", "ranking")
 _AVERAGE = ("average", "avg", "mean", "overall")
+_METRIC_COLUMN = ("metric", "measure")
+_GENERIC_SCORE = ("result", "value", "score")
+_SPREAD = ("std", "stderr", "sd", "se", "sem", "ci", "err", "var", "variance")
 
 
 @dataclass(frozen=True)
@@ -68,10 +72,11 @@ def long_roles(df: pd.DataFrame, kinds: Mapping[str, Column], given: Mapping[str
     keys = [c for c in cols if is_key(kinds[c])]
     d, m = given.get("dataset"), given.get("model")
     unsure: list[str] = []
+    text_keys = [c for c in keys if kinds[c].kind == "text"]  # names are text before whole numbers (counts)
     if d is None:
-        d = pick([c for c in keys if c != m], DATASET_WORDS)
+        d = pick([c for c in text_keys if c != m], DATASET_WORDS) or pick([c for c in keys if c != m], DATASET_WORDS)
     if m is None:
-        m = pick([c for c in keys if c != d], MODEL_WORDS)
+        m = pick([c for c in text_keys if c != d], MODEL_WORDS) or pick([c for c in keys if c != d], MODEL_WORDS)
     if d is None or m is None:
         repeating = [c for c in cols if kinds[c].kind == "text" and kinds[c].distinct < kinds[c].present
                      and c not in (d, m)]
@@ -103,12 +108,37 @@ def long_roles(df: pd.DataFrame, kinds: Mapping[str, Column], given: Mapping[str
         numbers = [c for c in cols if c not in (d, m, fold) and kinds[c].kind == "number"]
         if not numbers:
             return None
-        named = pick(numbers, SCORE_WORDS) or next((c for c in numbers if direction_of(c) is not None), None)
-        score = named or numbers[-1]
-        if named is None and len(numbers) > 1:
-            unsure.append(f"score_column: {len(numbers)} number columns and none named as a score; "
-                          f"took '{score}'")
+        score, said = _score_column(cols, kinds, numbers, (d, m, fold))
+        if said:
+            unsure.append(said)
     return LongRoles(d, m, score, fold, tuple(unsure))
+
+
+def _score_column(cols: Sequence[str], kinds: Mapping[str, Column], numbers: Sequence[str],
+                  roles: Sequence[str | None]) -> tuple[str, str]:
+    """A long table's score column, and what was not certain about it (``""``: nothing).
+
+    Next to a column naming each row's metric (``metric``: ``auc``, ``neg_logloss``), the score
+    is the column named for the value of that metric (``result``, ``value``, ``score``), as in
+    the AutoML benchmark's results. Otherwise the column named as a score, then the one column
+    that names a metric; two or more columns naming metrics (``MASE`` and ``WQL``) are in doubt.
+    """
+    metric_col = any(tokens(c) and tokens(c)[-1] in _METRIC_COLUMN and kinds[c].kind == "text"
+                     for c in cols if c not in roles)
+    if metric_col and (generic := pick(numbers, _GENERIC_SCORE)) is not None:
+        return generic, ""
+    metrics = [c for c in numbers if direction_of(c) is not None and not has_word(c, _SPREAD)]
+    named = pick(numbers, SCORE_WORDS)
+    if named is not None and (named not in metrics or len(metrics) < 2 or pick([named], _GENERIC_SCORE)):
+        return named, ""
+    if len(metrics) == 1:
+        return metrics[0], ""
+    if len(metrics) > 1:
+        return metrics[0], (f"score_column: {len(metrics)} columns name metrics ({_listed(metrics)}); took "
+                            f"'{metrics[0]}' — name the one to rank by")
+    score = numbers[-1]
+    return score, (f"score_column: {len(numbers)} number columns and none named as a score; took '{score}'"
+                   if len(numbers) > 1 else "")
 
 
 @dataclass(frozen=True)

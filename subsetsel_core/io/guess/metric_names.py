@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from subsetsel_core.io.guess.column_kinds import direction_of, tokens
+from subsetsel_core.io.guess.column_kinds import direction_of, negated, tokens
 
 #: Metric keys where higher is better (as result files and leaderboards spell them).
 HIGHER_METRICS = frozenset({
@@ -25,18 +25,20 @@ HIGHER_METRICS = frozenset({
 LOWER_METRICS = frozenset({
     "ppl", "perplexity", "bpb", "bits", "loss", "nll", "logloss", "error", "err", "errors", "wer", "cer", "ter",
     "rmse", "mae", "mse", "mape", "smape", "rmsle", "time", "runtime", "latency", "seconds", "ece", "brier",
-    "fid", "bias",
+    "fid", "bias", "mase", "crps", "wql", "msis", "nrmse", "wape", "rmsse",
 })
 #: Words that qualify a metric without changing its direction (``acc_norm``, ``ndcg_at_10``, ``error rate``).
 MODIFIERS = frozenset({
     "norm", "normalized", "normalised", "at", "top", "macro", "micro", "weighted", "rate", "s", "sec", "ms",
     "per", "byte", "word", "token", "char", "score", "denoised", "inference", "test", "val", "dev", "k",
     "strict", "quasi", "prefix", "mean", "avg", "overall", "total", "pct", "percent", "cosine", "max", "min",
+    "neg", "negative", "log", "median", "quantile",
 })
 #: Metric keys unambiguous enough to count as the last word of a header (``boolq_acc``) or in a file name.
 STRONG = frozenset({
     "acc", "accuracy", "acc_norm", "exact_match", "em", "f1", "ndcg", "mrr", "auc", "auroc", "bleu", "rouge",
     "rougel", "chrf", "ppl", "perplexity", "bpb", "rmse", "mae", "mse", "wer", "cer", "nll", "logloss", "loss",
+    "mase", "smape", "mape", "crps", "wql",
 })
 _PART = re.compile(r"\s+[-–—]\s+|\s*[|:/]\s*")
 _BRACKET = re.compile(r"\(([^()]*)\)\s*$")
@@ -73,7 +75,7 @@ def _is_metric(text: str) -> bool:
 def _direction(text: str) -> bool | None:
     t = set(tokens(text))
     lo, hi = bool(t & LOWER_METRICS), bool(t & HIGHER_METRICS)
-    return None if lo == hi else hi
+    return None if lo == hi else hi != negated(text)
 
 
 def metric_of(header: str) -> MetricName | None:

@@ -63,6 +63,9 @@ class TableGuess:
         The evidence of the direction (or the assumption, or the conflict) in words.
     dataset_metrics : tuple of DatasetMetric
         The metric each dataset's header (or the score column) names.
+    cells_read : tuple of str
+        How score cells that held more than a number were read (``"MRPC, QQP: two numbers per
+        cell … read as their mean"``, footnote marks and spreads removed).
     """
 
     label: str
@@ -86,6 +89,7 @@ class TableGuess:
     models: tuple[str, ...] = field(default=(), repr=False)
     direction_because: str = ""
     dataset_metrics: tuple[DatasetMetric, ...] = field(default=(), repr=False)
+    cells_read: tuple[str, ...] = ()
 
     @property
     def direction(self) -> str:
@@ -130,7 +134,8 @@ class TableGuess:
             "direction_because": self.direction_because,
             "lower_is_better_datasets": list(self.lower_is_better_datasets),
             "higher_is_better_datasets": list(self.higher_is_better_datasets),
-            "release_column": self.release_column, "unsure": list(self.unsure), "sentence": self.sentence(),
+            "release_column": self.release_column, "unsure": list(self.unsure), "cells_read": list(self.cells_read),
+            "sentence": self.sentence(),
         }
 
     def sentence(self) -> str:
@@ -159,6 +164,7 @@ class TableGuess:
                              if own else ""))
         if self.missing_cells:
             parts.append(f"{self.missing_cells} missing score(s)")
+        parts += list(self.cells_read)
         return "; ".join(parts) + "."
 
 

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.guess.aggregates import aggregate_hints
 from subsetsel_core.io.guess.column_kinds import (
     Column,
     derived,
@@ -33,11 +34,13 @@ from subsetsel_core.text.rounding import text
 
 _RELEASE = ("release", "released", "date", "published")
 _SCALES = ((0.0, 1.0, "0–1"), (0.0, 100.0, "0–100"))
+_ARROWS = re.compile("[↑⬆▲↓⬇▼\ufe0f]")
 _BLOCK = 256  # columns checked against the row mean at a time
 #: Words that name a model's attribute, not a task (``Memory Usage (GB, fp32)``, ``Embedding Dimensions``).
 ATTRIBUTE_WORDS = frozenset({"memory", "dimension", "dimensions", "dim", "dims", "tokens", "gflops", "flops", "macs",
                              "throughput", "likes", "downloads", "hearts", "votes", "gb", "mb", "cutoff", "vocab",
-                             "seqlen", "cost", "price", "co2", "emissions"})
+                             "seqlen", "cost", "price", "co2", "emissions", "rtf", "rtfx", "speed", "speedup",
+                             "fps", "qps"})
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,15 @@ def _reason(col: Column, release: bool) -> str | None:
     if col.kind == "text":
         return "text"
     return None
+
+
+def _metric_words(header: str) -> MetricName | None:
+    """The metric a header names by its words (an arrow alone, ``RTFx ⬆️``, names none: it says
+    which way the column is better, not that it is a task)."""
+    m = metric_of(header)
+    if m is not None and arrow_of(header) is not None and metric_of(_ARROWS.sub("", header).strip()) is None:
+        return None
+    return m
 
 
 def _fmt(x: float) -> str:
@@ -155,7 +167,7 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
     numbers = [c for c in rest if c not in reasons]
     candidates = [c for c in numbers if named_derived(c)]
     plain = [c for c in numbers if c not in candidates]
-    metric = {c: metric_of(c) for c in plain}
+    metric = {c: _metric_words(c) for c in plain}
     scale = {c: _scale(kinds[c].numbers) for c in plain}  # the task columns: the scale most columns share
     counts = pd.Series(list(scale.values()), dtype=object).value_counts()
     ref_scale = str(counts.index[0]) if len(counts) else "none"
@@ -182,6 +194,7 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
                 hints.append((f"the '{c}' column: {found.because}", found.higher_is_better))
         if (up := arrow_of(c)) is not None:
             hints.append((f"the arrow in the '{c}' header says {'higher' if up else 'lower'} is better", up))
+    hints += aggregate_hints(kinds, candidates, reasons, ref_m)
     # unnamed columns equal to the row mean of the task columns (leave-one-out), also in percent
     testable = [c for c in plain if (m := metric[c]) is None or m.whole]
     if ref_m.shape[1] >= 3 and len(df) >= 5 and testable:

@@ -300,6 +300,7 @@ def _wide_guess(df: pd.DataFrame, kinds: dict[str, Column], layout: str, given: 
     rows = names_of(df[name])
     folds = names_of(df[fold]) if fold else pd.Series("0", index=df.index)
     matrix = np.column_stack([kinds[c].numbers for c in values])
+    unsure += _aggregate_rows(rows, matrix, "datasets" if layout == "wide" else "models")
     n_keys = len(pd.DataFrame({"r": rows, "f": folds}).drop_duplicates())
     row_names, n_folds = _sorted(rows), len(pd.unique(folds))
     missing = int((~np.isfinite(matrix)).sum()) + max(0, len(row_names) * n_folds - n_keys) * len(values)
@@ -308,8 +309,42 @@ def _wide_guess(df: pd.DataFrame, kinds: dict[str, Column], layout: str, given: 
     guess = TableGuess(label, cast(Layout, layout), None if by_model else name, name if by_model else None, None,
                        fold, aside, len(datasets), len(models), n_folds, missing, True, "",
                        unsure=tuple(unsure + found.unsure), datasets=datasets, models=models,
-                       release_column=found.release if by_model else None)
+                       release_column=found.release if by_model else None, cells_read=_cells_read(kinds, values))
     return _Wide(guess, tuple(found.hints) if by_model else ())
+
+
+_AGGREGATE_ROW = frozenset({"avg", "average", "mean", "overall", "total", "aggregate"})
+_AGGREGATE_TAIL = frozenset({"datasets", "tasks", "all", "of", "over", "score", "scores", "models"})
+
+
+def _aggregate_rows(rows: pd.Series, matrix: np.ndarray, what: str) -> list[str]:
+    """``unsure`` entries for rows named as an aggregate (``Avg``, ``Average (13 datasets)``):
+    a summary row, not one of the table's {what}; said with whether it is the column mean."""
+    out = []
+    for i, row in enumerate(rows):
+        words = tokens(row)
+        if not words or words[0] not in _AGGREGATE_ROW or not all(w.isdigit() or w in _AGGREGATE_TAIL
+                                                                   for w in words[1:]):
+            continue
+        others = np.delete(matrix, i, axis=0)
+        fin = np.isfinite(others)
+        mean = np.where(fin.any(axis=0), np.where(fin, others, 0).sum(axis=0) / np.maximum(fin.sum(axis=0), 1), np.nan)
+        ok = np.isfinite(mean) & np.isfinite(matrix[i])
+        equal = bool(ok.any()) and float(np.max(np.abs(matrix[i][ok] - mean[ok]))) <= 0.01 * (
+            1 + float(np.nanmax(np.abs(mean[ok]))))
+        how = "it is the mean of the other rows" if equal else "named so"
+        out.append(f"rows: the row '{row}' is a summary row, not one of the {what} ({how}); delete it from the "
+                   "file to read the table")
+    return out
+
+
+def _cells_read(kinds: Mapping[str, Column], values: Sequence[str]) -> tuple[str, ...]:
+    """How the score columns' cells that held more than a number were read, one line per rewrite."""
+    by: dict[str, list[str]] = {}
+    for c in values:
+        for note in kinds[c].rewrites:
+            by.setdefault(note, []).append(c)
+    return tuple(f"{', '.join(cs[:6])}{' …' if len(cs) > 6 else ''}: {note}" for note, cs in by.items())
 
 
 def _unique(df: pd.DataFrame, column: str, fold: str | None) -> bool:

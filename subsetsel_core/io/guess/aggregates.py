@@ -1,0 +1,97 @@
+"""What a leaderboard's aggregate columns say about its direction: :func:`aggregate_hints`.
+
+An aggregate column (``Average``, ``Mean``, ``Score``, ``GLUE Score``) is checked against
+the row means of the task columns; when it follows them, it is evidence twice over:
+
+* a Rank column against it — rank 1 at the highest aggregate says higher is better (the
+  check a Rank column gets against the row means themselves, for tables whose row means
+  are off: pair cells left out, a baseline row);
+* the order of the rows — leaderboards list the best first, so rows listed by the
+  aggregate from the highest down say higher is better, from the lowest up lower is better.
+
+An aggregate that does not follow the row means says nothing (it may average other columns,
+or weigh them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from subsetsel_core.io.guess.column_kinds import OVERALL_SCORE, Column, row_means, spearman, tokens
+from subsetsel_core.text.rounding import text
+
+_AVERAGE_WORDS = frozenset({"average", "avg", "mean", "overall", "total", "aggregate"})
+_RANK_WORDS = frozenset({"rank", "ranking", "position", "pos", "place"})
+MIN_ROWS = 5
+"""Rows an order must have to count as evidence."""
+FOLLOWS = 0.7
+"""Rank correlation with the row means an aggregate needs to speak for the task columns."""
+
+
+def overall_score(name: str) -> bool:
+    """Whether a header names a leaderboard's overall score (``Score``, ``GLUE Score``, ``Overall score``)."""
+    words = tokens(name)
+    return bool(words) and words[-1] == "score" and set(words[:-1]) <= OVERALL_SCORE
+
+
+def is_aggregate(name: str) -> bool:
+    """Whether a header names an aggregate of the task columns (an average or an overall score)."""
+    return bool(set(tokens(name)) & _AVERAGE_WORDS) or overall_score(name)
+
+
+def is_rank(name: str) -> bool:
+    """Whether a header names a rank of the rows."""
+    return bool(set(tokens(name)) & _RANK_WORDS) or name.strip().lower() in ("#", "no", "no.")
+
+
+def _order(v: np.ndarray) -> int:
+    """+1: the rows are listed from the highest value down; -1: from the lowest up; 0: neither."""
+    x = v[np.isfinite(v)]
+    if x.size < MIN_ROWS or np.ptp(x) == 0 or len(np.unique(x)) < MIN_ROWS - 1:
+        return 0
+    d = np.diff(x)
+    if np.all(d <= 0):
+        return 1
+    if np.all(d >= 0):
+        return -1
+    return 0
+
+
+def aggregate_hints(kinds: Mapping[str, Column], candidates: Sequence[str], reasons: dict[str, str],
+                    ref_m: np.ndarray) -> list[tuple[str, bool]]:
+    """Direction evidence from the aggregate columns among ``candidates`` (columns named as
+    derived), checked against the row means of the task columns ``ref_m``.
+
+    ``reasons`` (column → why it is set aside) is updated for a Rank column that follows an
+    aggregate when it does not follow the row means.
+    """
+    if ref_m.shape[1] == 0 or ref_m.shape[0] < MIN_ROWS:
+        return []
+    mean = row_means(ref_m)
+    follow = {}
+    for c in candidates:
+        if is_aggregate(c) and not is_rank(c):
+            rho = spearman(kinds[c].numbers, mean)
+            if rho >= FOLLOWS:
+                follow[c] = rho
+    hints: list[tuple[str, bool]] = []
+    for c, rho in follow.items():
+        order = _order(kinds[c].numbers)
+        if order:
+            how = "the highest first" if order > 0 else "the lowest first"
+            hints.append((f"the rows are listed by the '{c}' column, {how} (it follows the rows' mean scores, "
+                          f"rank correlation {text(rho, 'correlation')}; leaderboards list the best first)", order > 0))
+    for c in candidates:
+        if not is_rank(c) or not reasons.get(c, "").startswith("named a rank"):
+            continue  # a rank that follows the row means already spoke
+        for a in follow:
+            r = spearman(kinds[c].numbers, kinds[a].numbers)
+            if abs(r) >= 0.9:
+                up = r < 0
+                reasons[c] = f"a rank of the rows by '{a}'" + ("" if up else ", 1 = lowest")
+                hints.append((f"the '{c}' column: rank 1 has the {'highest' if up else 'lowest'} '{a}' (which follows "
+                              "the rows' mean scores)", up))
+                break
+    return hints
