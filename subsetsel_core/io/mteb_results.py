@@ -22,9 +22,11 @@ revision for experiment runs; ``model_meta.json`` gives the model's ``name``.
 * **Splits and subsets per task, the same for every model**: those mteb declares for
   the task when the ``mteb`` package is installed (:mod:`~subsetsel_core.io.mteb_tasks`;
   a model lacking one of them has a gap on the task, as mteb's NaN); otherwise the
-  (split, subset) pairs every model's file has, keeping ``test`` when it is among them
-  (``eval_splits`` defaults to ``["test"]``) and never ``train`` next to another split.
-  What is dropped is a warning naming it. A task's score is the mean of the metric over
+  (split, subset) pairs in the files of more than half of the models (those every file
+  has when no pair is), keeping ``test`` when it is among them (``eval_splits`` defaults
+  to ``["test"]``) and never ``train`` next to another split; a model lacking one of them
+  has a gap on the task, as with the metadata. What is dropped, and every model with a
+  gap, is a warning naming it. A task's score is the mean of the metric over
   the pairs used, as ``TaskResult.get_score()`` computes it.
 * The same model, revision and task in two files is an error naming both.
 * MTEB's main scores are all higher-is-better (its leaderboard ranks them so).

@@ -25,14 +25,21 @@ class TaskFile(NamedTuple):
 
 MAIN = "main_score"
 _NOT_METRICS = frozenset({"hf_subset", "languages", "evaluation_time", "kg_co2_emissions"})
-COMMON = "the subsets every model has"
+COMMON = "the subsets most models have"
 DECLARED = "mteb task metadata"
 
 
 def _common(tfs: Sequence[TaskFile]) -> tuple[set[Pair], str]:
-    """The (split, subset) pairs every model's file has, with ``test`` alone when it is among
-    them and ``train`` only when it is the one split; and why splits were left out."""
-    common = set.intersection(*(set(tf.entries) for tf in tfs))
+    """The (split, subset) pairs taken as the task's declared ones without mteb's metadata: those
+    in the files of more than half of the models (mteb scores a model that lacks a declared
+    subset NaN on the task: it has a gap there), else those every file has; ``test`` alone
+    when it is among them and ``train`` only when it is the one split; and why splits were
+    left out."""
+    counts: dict[Pair, int] = {}
+    for tf in tfs:
+        for p in tf.entries:
+            counts[p] = counts.get(p, 0) + 1
+    common = {p for p, n in counts.items() if 2 * n > len(tfs)} or set.intersection(*(set(tf.entries) for tf in tfs))
     splits = {s for s, _ in common}
     keep = {"test"} if "test" in splits else (splits - {"train"} if len(splits) > 1 else splits)
     dropped = sorted(splits - keep)
@@ -104,9 +111,20 @@ def records_of(kept: Sequence[TaskFile], label: str, warnings: list[str], aside:
         else:
             used, why = _common(tfs)
             source = COMMON
+            lacking = {tf.model: sorted(f"{s}/{u}" for s, u in used - set(tf.entries)) for tf in tfs}
+            lacking = {m: v for m, v in lacking.items() if v}
+            if lacking:
+                warnings.append(f"{task}: {len(lacking)} of the {len(tfs)} models lack subsets most models have and "
+                                "have a gap on it (as mteb scores a missing subset NaN), never a mean over fewer "
+                                "subsets: " + "; ".join(f"{m} ({names(v, 3)})" for m, v in sorted(lacking.items())[:5]))
+                readings_gap = sorted(lacking)
+            else:
+                readings_gap = []
         order = sorted(used)
         readings[task] = {"splits": sorted({s for s, _ in order}), "subsets": sorted({u for _, u in order}),
                           "subsets_from": source}
+        if meta is None and readings_gap:
+            readings[task]["models_with_a_gap"] = readings_gap
         dropped: dict[str, set[str]] = {}
         for tf in tfs:
             for s, u in sorted(set(tf.entries) - used):
@@ -115,18 +133,19 @@ def records_of(kept: Sequence[TaskFile], label: str, warnings: list[str], aside:
             readings[task]["set_aside"] = sorted(dropped)
             aside.append((f"{task}: {len(dropped)} split/subset(s) {names(list(dropped), 6)}",
                           why or ("not declared for the task by mteb" if meta is not None else
-                                  f"not in every model's file (scored on {COMMON})")))
+                                  f"in the files of half of the models or fewer (scored on {COMMON})")))
         fewest = sorted(tfs, key=lambda tf: (len(tf.entries), tf.model))[:3]
         limited = "; ".join(f"{tf.model} has {names([f'{s}/{u}' for s, u in tf.entries], 3)}" for tf in fewest)
         if not order:
-            aside.append((task, "no split and subset is in every model's file"))
-            warnings.append(f"{task}: set aside — no split and subset is in every model's file "
+            aside.append((task, "no split and subset is in most models' files"))
+            warnings.append(f"{task}: set aside — no split and subset is in most models' files "
                             f"({len(tfs)} model(s)), so their scores would average different subsets ({limited}).")
             readings[task]["set_aside_task"] = True
             continue
         if dropped and meta is None:
             some = {m for ms in dropped.values() for m in ms}
-            warnings.append(f"{task}: scored on {names([f'{s}/{u}' for s, u in order], 4)} for every model ({COMMON}"
+            warnings.append(f"{task}: scored on {names([f'{s}/{u}' for s, u in order], 4)} for every model it has a "
+                            f"score for ({COMMON}"
                             f"{'; ' + why if why else ''}); set aside {names(list(dropped), 4)} (in the files of "
                             f"{len(some)} of the {len(tfs)} models; {limited}).")
         main_key = (meta.main_score if meta is not None else None) or _main_key(tfs)

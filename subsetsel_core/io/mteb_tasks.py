@@ -5,7 +5,7 @@ mteb scores a task on its declared ``eval_splits`` and language subsets
 keeps only those and fills a missing subset with NaN). :func:`declared` returns them for
 a task name through the public ``mteb.get_task``; without the package, or for a task it
 does not know, it returns None and :mod:`~subsetsel_core.io.mteb_results` falls back on
-the subsets every model's file has.
+the subsets most models' files have (a model lacking one has a gap on the task).
 """
 
 from __future__ import annotations

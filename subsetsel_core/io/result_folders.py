@@ -123,7 +123,8 @@ class ResultTable:
 
         Each dataset: ``kind="task"``, ``task``, ``metric``, ``direction``
         (``higher``/``lower``), ``direction_from``, ``negated``, ``splits``, ``subsets``,
-        ``subsets_from``, ``models``; each part set aside: ``kind="set_aside"``, ``what``,
+        ``subsets_from``, ``models``, ``models_with_a_gap`` (models lacking subsets the task is
+        scored on: no score there); each part set aside: ``kind="set_aside"``, ``what``,
         ``reason``.
         """
         n = self.frame.groupby("dataset")["score"].count().to_dict() if len(self.frame) else {}
@@ -135,7 +136,8 @@ class ResultTable:
                          "direction": "higher" if self.task_higher(task) else "lower", "direction_from": src,
                          "direction_words": DIRECTION_WORDS.get(src, src), "negated": task in self.negated,
                          "splits": list(r.get("splits", [])), "subsets": list(r.get("subsets", [])),
-                         "subsets_from": r.get("subsets_from", ""), "models": int(n.get(task, 0))})
+                         "subsets_from": r.get("subsets_from", ""), "models": int(n.get(task, 0)),
+                         "models_with_a_gap": list(r.get("models_with_a_gap", []))})
         rows += [{"kind": "set_aside", "what": what, "reason": why} for what, why in self.set_aside]
         return rows
 
