@@ -61,6 +61,8 @@ TASK_FIELDS = frozenset({"alias", "name", "sample_len", "sample_count", "samples
 """Keys of a task's results that are not metrics."""
 PROPORTIONS = frozenset({"acc", "acc_norm", "exact_match", "em", "f1", "acc_mutual_info", "mc1", "mc2"})
 """Metrics the harness computes as a mean of 0/1 (or 0–1) items: a value outside 0–1 is damage."""
+ALL_TASKS = "all"
+"""The task of lighteval's and the Open LLM Leaderboard's results files that averages every other task."""
 SIGNATURE_KEYS = ("versions", "config", "configs", "n-shot", "higher_is_better", "group_subtasks")
 
 
@@ -132,6 +134,8 @@ def _groups(data: Mapping[str, Any], results: Mapping[str, Any]) -> set[str]:
                 out.add(str(group))
         elif group in aggregated and len(results) > 1:
             out.add(str(group))
+    if ALL_TASKS in results and len(results) > 1:  # the Open LLM Leaderboard's details: the mean over the tasks
+        out.add(ALL_TASKS)
     return out
 
 

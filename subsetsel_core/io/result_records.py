@@ -30,7 +30,8 @@ MAX_ABS_SCORE = 1e12
 """Largest magnitude of a score; beyond it a value is a damaged file, not a score."""
 LOWER_IS_BETTER_WORDS = frozenset(
     {"perplexity", "ppl", "loss", "error", "err", "rmse", "mae", "mse", "time", "ter", "wer", "cer", "bpb",
-     "bits", "nll", "brier", "latency", "seconds", "toxicity"}
+     "bits", "nll", "brier", "latency", "seconds", "toxicity", "mape", "smape", "mase", "crps", "wql", "msis",
+     "nrmse", "rmsle", "logloss"}
 )
 """Words of a metric name that mean lower is better (``word_perplexity``, ``bits_per_byte``,
 ``eval_loss``; lm-evaluation-harness declares ``perplexity``, ``word_perplexity``,
@@ -39,7 +40,8 @@ and harness 0.3 named lambada's perplexity ``ppl``)."""
 HIGHER_IS_BETTER_WORDS = frozenset(
     {"acc", "accuracy", "f1", "em", "exact", "match", "bleu", "rouge1", "rouge2", "rougel", "rouge", "chrf",
      "ndcg", "map", "mrr", "precision", "recall", "spearman", "pearson", "mcc", "auc", "ap", "v", "measure",
-     "main", "correct", "pass", "win", "bertscore", "bleurt", "meteor", "hit", "cosine", "kappa"}
+     "main", "correct", "pass", "win", "bertscore", "bleurt", "meteor", "hit", "cosine", "kappa", "mc1", "mc2",
+     "mc3", "auroc", "r2"}
 )
 """Words of a metric name that mean higher is better."""
 BIAS_WORDS = frozenset({"bias", "stereotype", "stereotypes", "preferred"})
@@ -48,6 +50,8 @@ higher nor lower is better (the unbiased value is in the middle)."""
 BIAS_METRICS = frozenset({"likelihood_diff", "likelihood_difference", "difference_male_female"})
 """Bias scores whose words do not say so (crows_pairs, winogender)."""
 _WORD = re.compile(r"[a-z0-9]+")
+NEGATIONS = frozenset({"neg", "negative", "negated", "minus"})
+"""A metric name's first word that turns its direction (scikit-learn's ``neg_rmse``)."""
 
 Direction = Literal["higher", "lower", "bias", "unknown"]
 
@@ -232,13 +236,15 @@ def metric_direction(metric: str) -> Direction:
     if base in BIAS_METRICS or words & BIAS_WORDS:
         return "bias"
     lower, higher = bool(words & LOWER_IS_BETTER_WORDS), bool(words & HIGHER_IS_BETTER_WORDS)
-    if lower and not higher:
-        return "lower"
-    if higher and not lower:
-        return "higher"
     if lower and higher:
-        return "lower" if words & {"error", "err", "loss", "perplexity", "ppl"} else "higher"
-    return "unknown"
+        lower = bool(words & {"error", "err", "loss", "perplexity", "ppl"})
+        higher = not lower
+    if lower == higher:
+        return "unknown"
+    first = _WORD.findall(base)[:1]
+    if first and first[0] in NEGATIONS:  # neg_rmse, neg_log_loss: the metric negated, higher is better
+        lower = not lower
+    return "lower" if lower else "higher"
 
 
 def guess_higher_is_better(metric: str) -> bool:

@@ -113,3 +113,27 @@ def wide_square(n_datasets: int = 2000, n_models: int = 2000, seed: int = 5) -> 
     df = pd.DataFrame(acc.round(4), columns=[f"model_{j}" for j in range(n_models)])
     df.insert(0, "dataset", [f"ds_{i}" for i in range(n_datasets)])
     return _csv(df)
+
+
+VTAB_GROUPS = {"Natural": ("Caltech101", "CIFAR-100", "DTD", "Flowers102", "Pets", "SVHN", "Sun397"),
+               "Specialized": ("Camelyon", "EuroSAT", "Resisc45", "Retinopathy"),
+               "Structured": ("Clevr-Count", "Clevr-Dist", "DMLab", "KITTI-Dist", "dSpr-Loc", "dSpr-Ori",
+                              "sNORB-Azim", "sNORB-Elev")}
+
+
+def vtab_with_group_means(n_methods: int = 8, seed: int = 6) -> str:
+    """VTAB-1k style: ``Method``, the 19 tasks, then each group's mean (``Natural``,
+    ``Specialized``, ``Structured``) and ``Mean`` (of the three group means), one decimal."""
+    rng = np.random.default_rng(seed)
+    skill = rng.uniform(-8, 8, n_methods)
+    cols: dict[str, object] = {"Method": [f"method-{chr(65 + i)}" for i in range(n_methods)]}
+    groups = {}
+    for g, tasks in VTAB_GROUPS.items():
+        base = rng.uniform(30, 90, len(tasks))
+        block = np.clip(base[None, :] + skill[:, None] + rng.normal(0, 3, (n_methods, len(tasks))), 1, 99).round(1)
+        for j, t in enumerate(tasks):
+            cols[t] = block[:, j]
+        groups[g] = block.mean(axis=1).round(1)
+    cols.update(groups)
+    cols["Mean"] = np.mean(np.column_stack(list(groups.values())), axis=1).round(1)
+    return _csv(pd.DataFrame(cols))

@@ -28,6 +28,7 @@ from subsetsel_core.io.guess.column_kinds import (
     parse_dates,
 )
 from subsetsel_core.io.guess.metric_names import MetricName, arrow_of, metric_of
+from subsetsel_core.io.guess.partial_means import partial_means, raw_twins
 from subsetsel_core.io.guess.result import SetAside
 from subsetsel_core.io.score_format import check_roles
 from subsetsel_core.text.rounding import text
@@ -35,6 +36,7 @@ from subsetsel_core.text.rounding import text
 _RELEASE = ("release", "released", "date", "published")
 _SCALES = ((0.0, 1.0, "0–1"), (0.0, 100.0, "0–100"))
 _ARROWS = re.compile("[↑⬆▲↓⬇▼\ufe0f]")
+_ATTRIBUTE_MARKS = ("❤", "♥", "⭐", "👍", "★")  # likes and stars
 _BLOCK = 256  # columns checked against the row mean at a time
 #: Words that name a model's attribute, not a task (``Memory Usage (GB, fp32)``, ``Embedding Dimensions``).
 ATTRIBUTE_WORDS = frozenset({"memory", "dimension", "dimensions", "dim", "dims", "tokens", "gflops", "flops", "macs",
@@ -165,6 +167,11 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
     reasons = {c: r for c in rest if (r := _reason(kinds[c], by_model and c == release)) is not None}
     release = _release(df, kinds, rest, release, by_model, release_given, label, reasons, unsure)
     numbers = [c for c in rest if c not in reasons]
+    reasons.update(raw_twins([c for c in numbers if c not in keep]))
+    numbers = [c for c in numbers if c not in reasons]
+    reasons.update(partial_means(kinds, [c for c in numbers if not named_derived(c)],
+                                 [c for c in numbers if not named_derived(c) and c not in keep and metric_of(c) is None]))
+    numbers = [c for c in numbers if c not in reasons]
     candidates = [c for c in numbers if named_derived(c)]
     plain = [c for c in numbers if c not in candidates]
     metric = {c: _metric_words(c) for c in plain}
@@ -318,9 +325,14 @@ def _scale_and_type(kinds: Mapping[str, Column], plain: Sequence[str], ref: Sequ
         what = ("whole numbers, one per row (codes or ids)" if codes else "whole numbers (counts)" if whole
                 else "numbers")
         inside = float(np.mean((v >= lo) & (v <= hi)))
-        if m is None and has_word(c, ATTRIBUTE_WORDS) and (inside < 0.5 or whole):
+        attribute = m is None and (has_word(c, ATTRIBUTE_WORDS) or any(e in c for e in _ATTRIBUTE_MARKS))
+        if attribute and (inside < 0.5 or whole):
             reasons[c] = (f"a model attribute by its name; {what} {_fmt(float(v.min()))}–{_fmt(float(v.max()))} "
                           f"(the {len(ref)} task columns: {_fmt(lo)}–{_fmt(hi)})")
+            continue
+        if attribute:
+            flagged.append((c, f"set_aside: '{c}' is named as a model attribute, not a task, but holds numbers on the "
+                               "task columns' scale; read as a task"))
             continue
         if c not in in_ref and inside < 0.5:
             why = (f"{what} {_fmt(float(v.min()))}–{_fmt(float(v.max()))}, on another scale than the {len(ref)} task "
@@ -329,6 +341,6 @@ def _scale_and_type(kinds: Mapping[str, Column], plain: Sequence[str], ref: Sequ
                 reasons[c] = why
             else:
                 flagged.append((c, f"set_aside: '{c}' holds {why}; read as a task"))
-        elif codes:
+        elif whole and kinds[c].present >= 5:
             flagged.append((c, f"set_aside: '{c}' holds {what} among task columns that are not whole numbers; read "
                                "as a task"))

@@ -1,0 +1,119 @@
+"""Published leaderboard and result shapes of other fields, read as a user's file would be:
+layout, model column, dataset count and direction right or ``unsure`` — never wrong and sure.
+
+The files in ``tests/fixtures/leaderboards/shapes/`` copy the headers, extra columns, cell
+conventions (percent signs, ``-``, ``**bold**``, ``85.2*``, ``±``, ``94.1/92.2`` pairs,
+markdown pipes) of GLUE, SuperGLUE, Papers-with-Code, the Open LLM Leaderboard (v2 export),
+the Open ASR leaderboard, BEIR, the Monash forecasting archive, Chronos, the AutoML benchmark
+and HELM's efficiency table; the numbers are made up.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import leaderboard_shapes as shapes
+import pytest
+
+from subsetsel_core.errors import InputError
+from subsetsel_core.io.guess.table import TableGuess, guess_table
+from subsetsel_core.io.result_folders import read_results
+from subsetsel_core.io.tables import read_table
+
+SHAPES = Path(__file__).resolve().parents[2] / "fixtures" / "leaderboards" / "shapes"
+RESULTS = Path(__file__).resolve().parents[2] / "fixtures" / "results"
+
+
+def read(name: str, text: str | None = None, **options: Any) -> TableGuess:
+    raw = text.encode() if text is not None else (SHAPES / name).read_bytes()
+    return guess_table(read_table(raw, label=name, object_text=True), label=name, **options)
+
+
+def topics(g: TableGuess) -> set[str]:
+    return {u.split(":")[0] for u in g.unsure}
+
+
+# name → (layout, model column, datasets, direction: "higher" / "lower" / "unsure", topics that must be unsure)
+CASES: dict[str, tuple[str, str | None, int, str, set[str]]] = {
+    "glue.csv": ("models-as-rows", "Model", 11, "higher", set()),
+    "superglue.md": ("models-as-rows", "Model", 10, "higher", set()),
+    "pwc_imagenet.csv": ("models-as-rows", "Model", 2, "higher", set()),
+    "pwc_marks.csv": ("models-as-rows", "Model", 4, "higher", set()),
+    "open_asr.csv": ("models-as-rows", "model", 8, "lower", set()),
+    "open_llm_v2.csv": ("models-as-rows", "eval_name", 8, "higher", {"set_aside"}),
+    "helm_eff.csv": ("models-as-rows", "Model/adapter", 4, "lower", set()),
+    "beir.csv": ("wide", None, 9, "higher", {"rows"}),
+    "monash_mase.csv": ("wide", None, 7, "lower", set()),
+    "chronos_long.csv": ("long", "model", 3, "lower", {"score_column"}),
+    "amlb.csv": ("long", "framework", 3, "higher", set()),
+    "vtab": ("models-as-rows", "Method", 19, "higher", set()),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_published_shapes_are_read_right_or_unsure(name: str) -> None:
+    layout, model, n, direction, doubts = CASES[name]
+    g = read(name, shapes.vtab_with_group_means() if name == "vtab" else None)
+    assert g.layout == layout
+    if model is not None:
+        assert g.model_column == model
+    assert g.n_datasets == n
+    assert doubts <= topics(g)
+    if g.direction != "unsure":  # right, or unsure: never wrong and sure
+        assert g.direction == direction
+        if g.direction_from == "assumed":
+            assert direction == "higher"  # an assumption stated as one
+    assert (g.direction == "unsure") == ("direction" in topics(g))
+
+
+def test_aggregate_columns_are_direction_evidence_and_set_aside() -> None:
+    glue = read("glue.csv")
+    assert "Score" in {s.column for s in glue.set_aside}
+    assert any("two numbers per cell" in c and "MRPC" in c for c in glue.cells_read)
+    sg = read("superglue.md")
+    assert sg.direction_from == "evidence" and "'Score'" in sg.direction_because and "'Rank'" in sg.direction_because
+    assert {s.column for s in sg.set_aside} >= {"Rank", "Score"} and "---" not in sg.models
+    vtab = read("vtab", shapes.vtab_with_group_means())
+    why = {s.column: s.reason for s in vtab.set_aside}
+    assert set(shapes.VTAB_GROUPS) <= set(why) and "group of tasks" in why["Natural"]
+
+
+def test_rank_and_average_both_count_and_a_conflict_is_unsure() -> None:
+    bbh = read("bbh.csv", shapes.bbh_with_error_detection())
+    assert bbh.direction_from == "evidence"
+    assert "'Rank'" in bbh.direction_because and "'Average'" in bbh.direction_because
+    # the rows listed from the lowest Average up, with accuracy headers: conflicting evidence
+    rows = ["Model,Average,MMLU - acc,ARC - acc,GSM8K - acc"] + [
+        f"m{i},{(a + b + c) / 3:.4f},{a},{b},{c}" for i, (a, b, c) in
+        enumerate([(0.2, 0.25, 0.3), (0.3, 0.35, 0.4), (0.5, 0.45, 0.4), (0.6, 0.65, 0.7), (0.8, 0.85, 0.9)])]
+    g = read("up.csv", "\n".join(rows) + "\n")
+    assert g.direction == "unsure" and "'Average'" in g.direction_because and "lowest first" in g.direction_because
+    assert read("up.csv", "\n".join(rows) + "\n", higher_is_better=True).unsure == ()
+
+
+def test_cell_marks_are_read_and_said() -> None:
+    g = read("pwc_marks.csv")
+    assert g.missing_cells == 3
+    said = " ".join(g.cells_read)
+    assert "footnote marks" in said and "spreads" in said and "bold" in said
+    assert "footnote marks" in g.sentence()
+
+
+def test_negated_metrics_and_the_metric_column_of_a_long_table() -> None:
+    g = read("amlb.csv")
+    assert (g.score_column, g.dataset_column, g.fold_column) == ("result", "task", "fold")
+    assert g.direction_from == "evidence" and "neg_rmse" in g.direction_because
+    assert g.lower_is_better_datasets == () and g.higher_is_better_datasets == ()
+
+
+def test_a_two_row_header_is_refused_with_one_line() -> None:
+    with pytest.raises(InputError, match="duplicate column names"):
+        read("multirow.csv")
+
+
+def test_open_llm_details_set_aside_the_all_task() -> None:
+    t = read_results(RESULTS / "open_llm_details", label="details")
+    assert "all" not in t.metrics and any(a == "all" for a, _ in t.set_aside)
+    assert t.task_higher("harness|truthfulqa:mc|0") and t.direction_from["harness|truthfulqa:mc|0"] == "metric name"
+    assert len(t.metrics) == 5
