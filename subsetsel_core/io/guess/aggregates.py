@@ -9,8 +9,8 @@ the row means of the task columns; when it follows them, it is evidence twice ov
 * the order of the rows — leaderboards list the best first, so rows listed by the
   aggregate from the highest down say higher is better, from the lowest up lower is better.
 
-An aggregate that does not follow the row means says nothing (it may average other columns,
-or weigh them).
+An aggregate that neither follows the row means nor rises with most task columns one by one
+says nothing (it may average other columns, or weigh them).
 """
 
 from __future__ import annotations
@@ -28,6 +28,9 @@ MIN_ROWS = 5
 """Rows an order must have to count as evidence."""
 FOLLOWS = 0.7
 """Rank correlation with the row means an aggregate needs to speak for the task columns."""
+RISES = 0.5
+"""Else, the median rank correlation with the task columns one by one it needs (a table whose
+row means are off: a baseline row, diagnostic columns)."""
 
 
 def overall_score(name: str) -> bool:
@@ -59,6 +62,12 @@ def _order(v: np.ndarray) -> int:
     return 0
 
 
+def _per_column(v: np.ndarray, ref_m: np.ndarray) -> list[float]:
+    """Rank correlation of ``v`` with each task column that has five or more rows beside it."""
+    ok = np.isfinite(v)[:, None] & np.isfinite(ref_m)
+    return [spearman(v, ref_m[:, j]) for j in range(ref_m.shape[1]) if ok[:, j].sum() >= MIN_ROWS]
+
+
 def aggregate_hints(kinds: Mapping[str, Column], candidates: Sequence[str], reasons: dict[str, str],
                     ref_m: np.ndarray) -> list[tuple[str, bool]]:
     """Direction evidence from the aggregate columns among ``candidates`` (columns named as
@@ -70,19 +79,25 @@ def aggregate_hints(kinds: Mapping[str, Column], candidates: Sequence[str], reas
     if ref_m.shape[1] == 0 or ref_m.shape[0] < MIN_ROWS:
         return []
     mean = row_means(ref_m)
-    follow = {}
+    follow: dict[str, str] = {}
     for c in candidates:
         if is_aggregate(c) and not is_rank(c):
             rho = spearman(kinds[c].numbers, mean)
             if rho >= FOLLOWS:
-                follow[c] = rho
+                follow[c] = f"it follows the rows' mean scores, rank correlation {text(rho, 'correlation')}"
+                continue
+            per = _per_column(kinds[c].numbers, ref_m)
+            med = float(np.median(per)) if per else 0.0
+            if len(per) >= 3 and med >= RISES:
+                follow[c] = (f"it rises with most task columns, median rank correlation {text(med, 'correlation')} "
+                             f"over {len(per)}")
     hints: list[tuple[str, bool]] = []
-    for c, rho in follow.items():
+    for c, how_follows in follow.items():
         order = _order(kinds[c].numbers)
         if order:
             how = "the highest first" if order > 0 else "the lowest first"
-            hints.append((f"the rows are listed by the '{c}' column, {how} (it follows the rows' mean scores, "
-                          f"rank correlation {text(rho, 'correlation')}; leaderboards list the best first)", order > 0))
+            hints.append((f"the rows are listed by the '{c}' column, {how} ({how_follows}; leaderboards list the "
+                          "best first)", order > 0))
     for c in candidates:
         if not is_rank(c) or not reasons.get(c, "").startswith("named a rank"):
             continue  # a rank that follows the row means already spoke
@@ -91,7 +106,16 @@ def aggregate_hints(kinds: Mapping[str, Column], candidates: Sequence[str], reas
             if abs(r) >= 0.9:
                 up = r < 0
                 reasons[c] = f"a rank of the rows by '{a}'" + ("" if up else ", 1 = lowest")
-                hints.append((f"the '{c}' column: rank 1 has the {'highest' if up else 'lowest'} '{a}' (which follows "
-                              "the rows' mean scores)", up))
+                hints.append((f"the '{c}' column: rank 1 has the {'highest' if up else 'lowest'} '{a}' "
+                              f"({follow[a].removeprefix('it ')})", up))
                 break
+        else:
+            per = _per_column(kinds[c].numbers, ref_m)
+            med = float(np.median(per)) if per else 0.0
+            if per and abs(med) >= 0.9:
+                up = med < 0
+                reasons[c] = "a rank of the rows" + ("" if up else ", 1 = lowest scores")
+                hints.append((f"the '{c}' column: rank 1 has the {'highest' if up else 'lowest'} scores on most task "
+                              f"columns (median rank correlation {text(-med if up else med, 'correlation')} over "
+                              f"{len(per)})", up))
     return hints
