@@ -14,6 +14,7 @@ as a user's file would be read, and ``benchmarks/bench_wide_tables.py`` times th
 * :func:`bare_score` — a long table whose only number column is ``score``.
 * :func:`with_code_column` — models as rows with a numeric code column next to the tasks.
 * :func:`wide_square` — datasets as rows, models as columns (accuracies), any size.
+* :func:`vtab_with_group_means` — VTAB-1k style: 19 tasks, each group's mean and their ``Mean``.
 """
 
 from __future__ import annotations

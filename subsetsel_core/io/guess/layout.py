@@ -30,8 +30,11 @@ from subsetsel_core.io.guess.column_kinds import (
 SAMPLE_ROWS = 5000
 _DERIVED_MODEL = ("rank", "win", "winrate", "ranking")
 _AVERAGE = ("average", "avg", "mean", "overall")
-_METRIC_COLUMN = ("metric", "measure")
+#: Last words of a long table's column naming each row's metric (OpenML's evaluations name it ``function``).
+METRIC_COLUMN = ("metric", "measure", "function")
 _GENERIC_SCORE = ("result", "value", "score")
+_COSTS = ("time", "runtime", "latency", "seconds", "duration")
+_OTHER_SPLITS = ("val", "valid", "validation", "train", "dev")
 _SPREAD = ("std", "stderr", "sd", "se", "sem", "ci", "err", "var", "variance")
 
 
@@ -123,11 +126,16 @@ def _score_column(cols: Sequence[str], kinds: Mapping[str, Column], numbers: Seq
     the AutoML benchmark's results. Otherwise the column named as a score, then the one column
     that names a metric; two or more columns naming metrics (``MASE`` and ``WQL``) are in doubt.
     """
-    metric_col = any(tokens(c) and tokens(c)[-1] in _METRIC_COLUMN and kinds[c].kind == "text"
+    metric_col = any(tokens(c) and tokens(c)[-1] in METRIC_COLUMN and kinds[c].kind == "text"
                      for c in cols if c not in roles)
     if metric_col and (generic := pick(numbers, _GENERIC_SCORE)) is not None:
         return generic, ""
     metrics = [c for c in numbers if direction_of(c) is not None and not has_word(c, _SPREAD)]
+    plain = [c for c in metrics if not has_word(c, _COSTS)]  # times next to a metric: costs, not scores
+    metrics = plain or metrics
+    stems = {" ".join(tokens(c)) for c in metrics}
+    metrics = [c for c in metrics if not (len(t := tokens(c)) > 1 and t[-1] in _OTHER_SPLITS
+                                          and " ".join(t[:-1]) in stems)] or metrics  # metric_error_val
     named = pick(numbers, SCORE_WORDS)
     if named is not None and (named not in metrics or len(metrics) < 2 or pick([named], _GENERIC_SCORE)):
         return named, ""

@@ -29,7 +29,9 @@ from subsetsel_core.io.guess.column_kinds import (
 )
 from subsetsel_core.io.guess.column_scan import read_columns
 from subsetsel_core.io.guess.direction_guess import decide_direction
+from subsetsel_core.io.guess.metric_names import score_metric
 from subsetsel_core.io.guess.layout import (
+    METRIC_COLUMN,
     SAMPLE_ROWS,
     LongRoles,
     fold_column,
@@ -356,9 +358,9 @@ def _metric_cells(df: pd.DataFrame, roles: LongRoles) -> tuple[str, dict[str, st
     """A long table's metric column and, per dataset, the metric it names (None: no such column, or
     a dataset with more than one metric)."""
     col = next((c for c in df.columns if c not in (roles.dataset, roles.model, roles.score, roles.fold)
-                and tokens(c) and tokens(c)[-1] in ("metric", "measure")), None)
-    if col is None:
-        return None
+                and tokens(c) and tokens(c)[-1] in METRIC_COLUMN), None)
+    if col is None or score_metric(roles.score) is not None:
+        return None  # none, or the score column names its own metric (TabRepo's metric_error: lower for every one)
     pairs = pd.DataFrame({"d": names_of(df[roles.dataset]), "m": names_of(df[col])}).drop_duplicates()
     if pairs["d"].duplicated().any() or pairs["m"].eq("").any():
         return None

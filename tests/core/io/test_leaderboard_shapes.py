@@ -4,8 +4,10 @@ layout, model column, dataset count and direction right or ``unsure`` — never 
 The files in ``tests/fixtures/leaderboards/shapes/`` copy the headers, extra columns, cell
 conventions (percent signs, ``-``, ``**bold**``, ``85.2*``, ``±``, ``94.1/92.2`` pairs,
 markdown pipes) of GLUE, SuperGLUE, Papers-with-Code, the Open LLM Leaderboard (v2 export),
-the Open ASR leaderboard, BEIR, the Monash forecasting archive, Chronos, the AutoML benchmark
-and HELM's efficiency table; the numbers are made up.
+the Open ASR leaderboard, BEIR, the Monash forecasting archive, Chronos, the AutoML benchmark,
+TabRepo, OpenML's evaluations and HELM's efficiency table; the numbers are made up. Result
+folders: the Open LLM Leaderboard's details files (an ``all`` task) and lm-eval 0.4.0 files
+with ``groups`` but no ``group_subtasks``.
 """
 
 from __future__ import annotations
@@ -23,6 +25,11 @@ from subsetsel_core.io.tables import read_table
 
 SHAPES = Path(__file__).resolve().parents[2] / "fixtures" / "leaderboards" / "shapes"
 RESULTS = Path(__file__).resolve().parents[2] / "fixtures" / "results"
+
+
+@pytest.fixture(autouse=True)
+def _no_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SUBSETSEL_NO_CACHE", "1")
 
 
 def read(name: str, text: str | None = None, **options: Any) -> TableGuess:
@@ -48,6 +55,8 @@ CASES: dict[str, tuple[str, str | None, int, str, set[str]]] = {
     "chronos_long.csv": ("long", "model", 3, "lower", {"score_column"}),
     "amlb.csv": ("long", "framework", 3, "higher", set()),
     "vtab": ("models-as-rows", "Method", 19, "higher", set()),
+    "tabrepo_long.csv": ("long", "framework", 4, "lower", set()),
+    "openml_evals.csv": ("long", "flow_name", 5, "higher", set()),
 }
 
 
@@ -105,6 +114,25 @@ def test_negated_metrics_and_the_metric_column_of_a_long_table() -> None:
     assert (g.score_column, g.dataset_column, g.fold_column) == ("result", "task", "fold")
     assert g.direction_from == "evidence" and "neg_rmse" in g.direction_because
     assert g.lower_is_better_datasets == () and g.higher_is_better_datasets == ()
+
+
+def test_a_score_column_naming_its_metric_wins_over_the_metric_column() -> None:
+    """TabRepo: ``metric_error`` is the error of each dataset's metric (1 − AUC, log loss, RMSE):
+    lower is better on every dataset, whatever the ``metric`` column names; times and the
+    validation twin are not the score."""
+    g = read("tabrepo_long.csv")
+    assert (g.score_column, g.direction, g.direction_from) == ("metric_error", "lower", "evidence")
+    assert g.lower_is_better_datasets == () and g.higher_is_better_datasets == () and g.unsure == ()
+    o = read("openml_evals.csv")  # OpenML names each row's measure in 'function'
+    assert o.score_column == "value" and "predictive_accuracy" in o.direction_because
+
+
+def test_lm_eval_040_groups_without_group_subtasks_are_set_aside() -> None:
+    t = read_results(RESULTS / "lm_eval_040_groups", label="lm040")
+    assert {"mmlu", "mmlu_humanities", "mmlu_stem"} <= {a for a, _ in t.set_aside}
+    assert {"mmlu_formal_logic", "mmlu_astronomy", "lambada_openai", "wikitext"} <= set(t.metrics)
+    assert not t.task_higher("lambada_openai") and not t.task_higher("wikitext")
+    assert t.metrics["wikitext"] == "word_perplexity,none"
 
 
 def test_a_two_row_header_is_refused_with_one_line() -> None:
