@@ -29,7 +29,6 @@ from subsetsel_core.io.guess.column_kinds import (
 )
 from subsetsel_core.io.guess.column_scan import read_columns
 from subsetsel_core.io.guess.direction_guess import decide_direction
-from subsetsel_core.io.guess.metric_names import score_metric
 from subsetsel_core.io.guess.layout import (
     METRIC_COLUMN,
     SAMPLE_ROWS,
@@ -39,6 +38,7 @@ from subsetsel_core.io.guess.layout import (
     long_roles,
     orientation,
 )
+from subsetsel_core.io.guess.metric_names import score_metric
 from subsetsel_core.io.guess.result import SetAside, TableGuess, names_of, release_dates
 from subsetsel_core.io.guess.set_aside import set_aside_columns
 from subsetsel_core.io.names import did_you_mean
