@@ -36,13 +36,14 @@ from subsetsel_core.text.rounding import text
 _RELEASE = ("release", "released", "date", "published")
 _SCALES = ((0.0, 1.0, "0–1"), (0.0, 100.0, "0–100"))
 _ARROWS = re.compile("[↑⬆▲↓⬇▼\ufe0f]")
+_COUNT_PART = re.compile(r"(?:^|\s[-–—|:/]\s*)#\s*\w")  # "MMLU - # eval", "# prompt tokens": counts
 _ATTRIBUTE_MARKS = ("❤", "♥", "⭐", "👍", "★")  # likes and stars
 _BLOCK = 256  # columns checked against the row mean at a time
 #: Words that name a model's attribute, not a task (``Memory Usage (GB, fp32)``, ``Embedding Dimensions``).
 ATTRIBUTE_WORDS = frozenset({"memory", "dimension", "dimensions", "dim", "dims", "tokens", "gflops", "flops", "macs",
                              "throughput", "likes", "downloads", "hearts", "votes", "gb", "mb", "cutoff", "vocab",
                              "seqlen", "cost", "price", "co2", "emissions", "rtf", "rtfx", "speed", "speedup",
-                             "fps", "qps"})
+                             "fps", "qps", "truncated"})
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,11 @@ def _metric_words(header: str) -> MetricName | None:
     if m is not None and arrow_of(header) is not None and metric_of(_ARROWS.sub("", header).strip()) is None:
         return None
     return m
+
+
+def _constant(col: Column) -> bool:
+    v = col.numbers[np.isfinite(col.numbers)]
+    return v.size >= 3 and bool(np.all(v == v[0]))
 
 
 def _fmt(x: float) -> str:
@@ -167,6 +173,10 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
     reasons = {c: r for c in rest if (r := _reason(kinds[c], by_model and c == release)) is not None}
     release = _release(df, kinds, rest, release, by_model, release_given, label, reasons, unsure)
     numbers = [c for c in rest if c not in reasons]
+    if by_model:  # a task on which every model has the same score ranks nothing
+        reasons.update({c: f"the same number ({_fmt(float(kinds[c].numbers[np.isfinite(kinds[c].numbers)][0]))}) in "
+                           "every row: it ranks no model" for c in numbers if c not in keep and _constant(kinds[c])})
+        numbers = [c for c in numbers if c not in reasons]
     reasons.update(raw_twins([c for c in numbers if c not in keep]))
     numbers = [c for c in numbers if c not in reasons]
     reasons.update(partial_means(kinds, [c for c in numbers if not named_derived(c)],
@@ -325,7 +335,8 @@ def _scale_and_type(kinds: Mapping[str, Column], plain: Sequence[str], ref: Sequ
         what = ("whole numbers, one per row (codes or ids)" if codes else "whole numbers (counts)" if whole
                 else "numbers")
         inside = float(np.mean((v >= lo) & (v <= hi)))
-        attribute = m is None and (has_word(c, ATTRIBUTE_WORDS) or any(e in c for e in _ATTRIBUTE_MARKS))
+        attribute = m is None and (has_word(c, ATTRIBUTE_WORDS) or any(e in c for e in _ATTRIBUTE_MARKS)
+                                   or _COUNT_PART.search(c) is not None)
         if attribute and (inside < 0.5 or whole):
             reasons[c] = (f"a model attribute by its name; {what} {_fmt(float(v.min()))}–{_fmt(float(v.max()))} "
                           f"(the {len(ref)} task columns: {_fmt(lo)}–{_fmt(hi)})")

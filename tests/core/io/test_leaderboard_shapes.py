@@ -55,6 +55,7 @@ CASES: dict[str, tuple[str, str | None, int, str, set[str]]] = {
     "chronos_long.csv": ("long", "model", 3, "lower", {"score_column"}),
     "amlb.csv": ("long", "framework", 3, "higher", set()),
     "vtab": ("models-as-rows", "Method", 19, "higher", set()),
+    "helm_groups_full.csv": ("models-as-rows", "Model/adapter", 12, "higher", set()),
     "tabrepo_long.csv": ("long", "framework", 4, "lower", set()),
     "openml_evals.csv": ("long", "flow_name", 5, "higher", set()),
 }
@@ -114,6 +115,15 @@ def test_negated_metrics_and_the_metric_column_of_a_long_table() -> None:
     assert (g.score_column, g.dataset_column, g.fold_column) == ("result", "task", "fold")
     assert g.direction_from == "evidence" and "neg_rmse" in g.direction_because
     assert g.lower_is_better_datasets == () and g.higher_is_better_datasets == ()
+
+
+def test_helm_groups_counts_and_constants_are_set_aside() -> None:
+    """HELM's full group table: ``<scenario> - # eval``, ``# train``, ``truncated``, ``# trials``
+    (the same in every row), ``# prompt tokens`` (counts), ECE lower-is-better per scenario."""
+    g = read("helm_groups_full.csv")
+    why = {s.column: s.reason for s in g.set_aside}
+    assert "ranks no model" in why["MMLU - # eval"] and "model attribute" in why["MMLU - # prompt tokens"]
+    assert g.lower_is_better_datasets == ("BoolQ - ECE (10-bin)", "MMLU - ECE (10-bin)", "NarrativeQA - ECE (10-bin)")
 
 
 def test_a_score_column_naming_its_metric_wins_over_the_metric_column() -> None:
