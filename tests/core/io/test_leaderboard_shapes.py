@@ -55,6 +55,7 @@ CASES: dict[str, tuple[str, str | None, int, str, set[str]]] = {
     "chronos_long.csv": ("long", "model", 3, "lower", {"score_column"}),
     "amlb.csv": ("long", "framework", 3, "higher", set()),
     "vtab": ("models-as-rows", "Method", 19, "higher", set()),
+    "mteb_v2_summary.csv": ("models-as-rows", "Model", 10, "higher", {"set_aside"}),
     "helm_groups_full.csv": ("models-as-rows", "Model/adapter", 12, "higher", set()),
     "tabrepo_long.csv": ("long", "framework", 4, "lower", set()),
     "openml_evals.csv": ("long", "flow_name", 5, "higher", set()),
