@@ -180,6 +180,26 @@ def _unmarked(t: pd.Series, notes: list[str]) -> pd.Series:
     return out
 
 
+def pair_means(values: pd.Series, columns: pd.Series) -> pd.Series:
+    """``values`` with the two-number cells (``94.1/92.2``) of each column whose every present
+    cell is one replaced by their mean — the rule :func:`parse_numbers` applies to one column,
+    applied per column to the cells of several stacked together (``columns``: each cell's column)."""
+    if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+        return values
+    text = values.astype(object).where(values.notna(), "").astype(str).str.strip()
+    pair = text.str.extract(_PAIR)
+    has = pair[0].notna()
+    if not bool(has.any()):
+        return values
+    present = ~text.str.lower().isin(MISSING_TOKENS)
+    whole = (has | ~present).groupby(columns.to_numpy()).transform("all")
+    use = has & whole.to_numpy()
+    if not bool(use.any()):
+        return values
+    mean = (pd.to_numeric(pair[0]) + pd.to_numeric(pair[1])) / 2
+    return values.where(~use, mean.map(lambda x: format(float(x), ".15g")))
+
+
 def _strip_unit(t: pd.Series, present: pd.Series, notes: list[str]) -> tuple[pd.Series, pd.Series]:
     """The cells without a unit suffix all numbers share, and the cells refused for their units."""
     refused = pd.Series(False, index=t.index)

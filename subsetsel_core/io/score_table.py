@@ -22,7 +22,14 @@ from subsetsel_core.io.names import (
     short,
     suggest,
 )
-from subsetsel_core.io.numeric_cells import MIXED_PERCENT, finite, parse_numbers, refusal
+from subsetsel_core.io.numeric_cells import (
+    MIXED_PERCENT,
+    PAIR_MEAN,
+    finite,
+    pair_means,
+    parse_numbers,
+    refusal,
+)
 from subsetsel_core.io.score_format import ScoreFormat
 from subsetsel_core.io.score_names import clean_names
 from subsetsel_core.io.tables import line_numbers, row_numbers
@@ -273,7 +280,10 @@ def _parse_scores(
 ) -> pd.Series:
     """The scores as numbers; ``origin`` holds each cell's column in a wide table (the
     messages name those columns)."""
-    num, bad, notes = parse_numbers(series)
+    paired = pair_means(series, origin) if origin is not None else series
+    num, bad, notes = parse_numbers(paired)
+    if paired is not series and PAIR_MEAN not in notes:
+        notes.append(PAIR_MEAN)
     where, field = f"column '{column}'", None
     if origin is not None:
         where, field = "the score columns", "drop_columns"

@@ -103,6 +103,22 @@ def test_rank_and_average_both_count_and_a_conflict_is_unsure() -> None:
     assert read("up.csv", "\n".join(rows) + "\n", higher_is_better=True).unsure == ()
 
 
+def test_the_loader_reads_cells_as_the_guess_does() -> None:
+    """Pair cells per column (other columns hold plain numbers), marks and spreads: the scores
+    loaded are those the reading describes."""
+    from subsetsel_core.benchmark import load_scores
+
+    raw = read_table((SHAPES / "glue.csv").read_bytes(), label="glue.csv", object_text=True)
+    bench = load_scores(raw, read("glue.csv").to_format(missing="drop-models"), label="glue.csv")
+    d, m = list(bench.datasets).index("MRPC"), list(bench.models).index("TernNet v2")
+    assert bench.scores[d, 0, m] == pytest.approx((93.8 + 91.7) / 2)
+    assert "GLUE Human Baselines" not in bench.models  # its AX is '-': a gap, dropped as asked
+    raw = read_table((SHAPES / "pwc_marks.csv").read_bytes(), label="pwc_marks.csv", object_text=True)
+    marks = load_scores(raw, read("pwc_marks.csv").to_format(missing="drop-models"), label="pwc_marks.csv")
+    d, m = list(marks.datasets).index("CIFAR-100"), list(marks.models).index("EfficientNet-L2")
+    assert marks.scores[d, 0, m] == pytest.approx(91.7)
+
+
 def test_cell_marks_are_read_and_said() -> None:
     g = read("pwc_marks.csv")
     assert g.missing_cells == 3
