@@ -173,10 +173,7 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
     reasons = {c: r for c in rest if (r := _reason(kinds[c], by_model and c == release)) is not None}
     release = _release(df, kinds, rest, release, by_model, release_given, label, reasons, unsure)
     numbers = [c for c in rest if c not in reasons]
-    if by_model:  # a task on which every model has the same score ranks nothing
-        reasons.update({c: f"the same number ({_fmt(float(kinds[c].numbers[np.isfinite(kinds[c].numbers)][0]))}) in "
-                           "every row: it ranks no model" for c in numbers if c not in keep and _constant(kinds[c])})
-        numbers = [c for c in numbers if c not in reasons]
+    constant = [c for c in numbers if _constant(kinds[c])]  # no mean of the rows; a task that ranks nothing
     reasons.update(raw_twins([c for c in numbers if c not in keep]))
     numbers = [c for c in numbers if c not in reasons]
     reasons.update(partial_means(kinds, [c for c in numbers if not named_derived(c)],
@@ -213,7 +210,7 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
             hints.append((f"the arrow in the '{c}' header says {'higher' if up else 'lower'} is better", up))
     hints += aggregate_hints(kinds, candidates, reasons, ref_m)
     # unnamed columns equal to the row mean of the task columns (leave-one-out), also in percent
-    testable = [c for c in plain if (m := metric[c]) is None or m.whole]
+    testable = [c for c in plain if ((m := metric[c]) is None or m.whole) and c not in constant]
     if ref_m.shape[1] >= 3 and len(df) >= 5 and testable:
         fin = np.isfinite(ref_m)
         rows = fin.any(axis=1)
@@ -226,6 +223,10 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
                              flagged)
     _scale_and_type(kinds, plain, ref, metric, reasons, flagged)
     _outside_series(plain, series, reasons, flagged)
+    flagged += [(c, f"set_aside: '{c}' holds the same number "
+                    f"({_fmt(float(kinds[c].numbers[np.isfinite(kinds[c].numbers)][0]))}) in every row: it ranks no "
+                    f"{'model' if by_model else 'dataset'}; read as a {'task' if by_model else 'model'}")
+                for c in constant if c not in reasons]
     chosen = set(exact) if exact is not None else (set(reasons) | set(drop)) - set(keep)
     chosen |= {release} if release else set()
     aside = tuple(SetAside(c, reasons.get(c, "set aside as asked")) for c in rest if c in chosen)

@@ -134,12 +134,18 @@ def test_negated_metrics_and_the_metric_column_of_a_long_table() -> None:
     assert g.lower_is_better_datasets == () and g.higher_is_better_datasets == ()
 
 
-def test_helm_groups_counts_and_constants_are_set_aside() -> None:
-    """HELM's full group table: ``<scenario> - # eval``, ``# train``, ``truncated``, ``# trials``
-    (the same in every row), ``# prompt tokens`` (counts), ECE lower-is-better per scenario."""
+def test_helm_groups_counts_are_set_aside_and_a_constant_task_is_in_doubt() -> None:
+    """HELM's full group table: ``<scenario> - # eval``, ``# train``, ``truncated``, ``# trials``,
+    ``# prompt tokens`` (counts: model attributes), ECE lower-is-better per scenario."""
     g = read("helm_groups_full.csv")
     why = {s.column: s.reason for s in g.set_aside}
-    assert "ranks no model" in why["MMLU - # eval"] and "model attribute" in why["MMLU - # prompt tokens"]
+    assert "model attribute" in why["MMLU - # eval"] and "model attribute" in why["MMLU - # prompt tokens"]
+    assert "model attribute" in why["MMLU - truncated"] and g.unsure == ()
+    # a task every model aces is a task, but it ranks nothing: in doubt, never set aside unasked
+    sat = read("sat.csv", "Model,boolean_expressions,navigate,snarks,word_sorting\n" + "".join(
+        f"m{i},100.0,{50 + 7 * i:.1f},{40 + 5 * i:.1f},{30 + 3 * i:.1f}\n" for i in range(6)))
+    assert sat.n_datasets == 4 and any(u.startswith("set_aside: 'boolean_expressions' holds the same number")
+                                       for u in sat.unsure)
     assert g.lower_is_better_datasets == ("BoolQ - ECE (10-bin)", "MMLU - ECE (10-bin)", "NarrativeQA - ECE (10-bin)")
 
 
