@@ -28,7 +28,7 @@ from subsetsel_core.io.guess.column_kinds import (
     parse_dates,
 )
 from subsetsel_core.io.guess.metric_names import MetricName, arrow_of, metric_of
-from subsetsel_core.io.guess.partial_means import partial_means, raw_twins
+from subsetsel_core.io.guess.partial_means import MAX_COLUMNS, partial_means, raw_twins
 from subsetsel_core.io.guess.result import SetAside
 from subsetsel_core.io.score_format import check_roles
 from subsetsel_core.text.rounding import text
@@ -176,8 +176,9 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
     constant = [c for c in numbers if _constant(kinds[c])]  # no mean of the rows; a task that ranks nothing
     reasons.update(raw_twins([c for c in numbers if c not in keep]))
     numbers = [c for c in numbers if c not in reasons]
-    reasons.update(partial_means(kinds, [c for c in numbers if not named_derived(c)],
-                                 [c for c in numbers if not named_derived(c) and c not in keep and metric_of(c) is None]))
+    if len(numbers) <= MAX_COLUMNS:
+        order = [c for c in numbers if not named_derived(c)]
+        reasons.update(partial_means(kinds, order, [c for c in order if c not in keep and metric_of(c) is None]))
     numbers = [c for c in numbers if c not in reasons]
     candidates = [c for c in numbers if named_derived(c)]
     plain = [c for c in numbers if c not in candidates]
