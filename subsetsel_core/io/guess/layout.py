@@ -63,6 +63,18 @@ def fold_column(columns: Sequence[str], kinds: Mapping[str, Column], avoid: Sequ
     return pick(keys, FOLD_WORDS)
 
 
+def _name_column(keys: Sequence[str], kinds: Mapping[str, Column], words: Sequence[str],
+                 other: str | None) -> str | None:
+    """The column of names named by ``words``: a column named so as a whole (``dataset``), else
+    a text column with one of the words (``framework``, ``data_name``), else a whole-number one —
+    never ``models_count`` before a text ``framework``."""
+    cands = [c for c in keys if c != other]
+    whole = [c for c in cands if c.strip().lower() in words]
+    if whole:
+        return pick(whole, words)
+    return pick([c for c in cands if kinds[c].kind == "text"], words) or pick(cands, words)
+
+
 def long_roles(df: pd.DataFrame, kinds: Mapping[str, Column], given: Mapping[str, str | None]) -> LongRoles | None:
     """The columns of a long table, or None when the table does not look long.
 
@@ -75,11 +87,10 @@ def long_roles(df: pd.DataFrame, kinds: Mapping[str, Column], given: Mapping[str
     keys = [c for c in cols if is_key(kinds[c])]
     d, m = given.get("dataset"), given.get("model")
     unsure: list[str] = []
-    text_keys = [c for c in keys if kinds[c].kind == "text"]  # names are text before whole numbers (counts)
     if d is None:
-        d = pick([c for c in text_keys if c != m], DATASET_WORDS) or pick([c for c in keys if c != m], DATASET_WORDS)
+        d = _name_column(keys, kinds, DATASET_WORDS, m)
     if m is None:
-        m = pick([c for c in text_keys if c != d], MODEL_WORDS) or pick([c for c in keys if c != d], MODEL_WORDS)
+        m = _name_column(keys, kinds, MODEL_WORDS, d)
     if d is None or m is None:
         repeating = [c for c in cols if kinds[c].kind == "text" and kinds[c].distinct < kinds[c].present
                      and c not in (d, m)]

@@ -160,6 +160,13 @@ def test_a_score_column_naming_its_metric_wins_over_the_metric_column() -> None:
     assert o.score_column == "value" and "predictive_accuracy" in o.direction_because
 
 
+def test_a_column_named_as_a_whole_wins_over_a_text_column_with_the_word() -> None:
+    rows = "".join(f"{d},{'binary' if d % 2 else 'multiclass'},{m},{0.5 + 0.01 * d * (i + 1):.3f}\n"
+                   for d in range(1, 7) for i, m in enumerate(("rf", "gbm", "knn")))
+    g = read("ids.csv", "dataset,task,model,accuracy\n" + rows)
+    assert (g.layout, g.dataset_column, g.model_column, g.n_datasets) == ("long", "dataset", "model", 6)
+
+
 def test_lm_eval_040_groups_without_group_subtasks_are_set_aside() -> None:
     t = read_results(RESULTS / "lm_eval_040_groups", label="lm040")
     assert {"mmlu", "mmlu_humanities", "mmlu_stem"} <= {a for a, _ in t.set_aside}
