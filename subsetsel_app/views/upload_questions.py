@@ -49,6 +49,23 @@ def topic(item: str) -> str:
     return item.split(":", 1)[0].strip()
 
 
+def _row_names(g: TableGuess) -> str | None:
+    """The column of row names of a wide table (None for a long one)."""
+    return g.model_column if g.layout == "models-as-rows" else g.dataset_column if g.layout == "wide" else None
+
+
+def _kept(auto: TableGuess, t: str, choices: Mapping[str, object]) -> bool:
+    """Whether the page keeps the first guess's choice of ``t`` (a topic of :data:`CHOSEN`)."""
+    if t == "layout":
+        return True
+    if auto.layout == "long":
+        return getattr(auto, t) == choices.get(t)
+    if t == "score_column":
+        return False  # no score column in a wide table
+    names = choices.get("model_column" if auto.layout == "models-as-rows" else "dataset_column")
+    return _row_names(auto) == names  # a doubt about the row names, whichever role it named first
+
+
 def open_items(auto: TableGuess | None, reading: TableGuess, choices: Mapping[str, object],
                direction_answered: bool) -> list[str]:
     """The doubts that still apply to the reading on the page.
@@ -56,7 +73,8 @@ def open_items(auto: TableGuess | None, reading: TableGuess, choices: Mapping[st
     Parameters
     ----------
     auto : TableGuess or None
-        The first guess (no choices given): its doubts about the layout and the columns.
+        The first guess (no choices given): its doubts about the layout and the columns,
+        open while the page keeps that layout and that column.
     reading : TableGuess
         The guess with the page's choices (the direction not given): its doubts about
         everything the choices do not name.
@@ -68,8 +86,7 @@ def open_items(auto: TableGuess | None, reading: TableGuess, choices: Mapping[st
     items: dict[str, None] = {}
     if auto is not None and auto.layout == choices.get("layout"):
         for u in auto.unsure:
-            t = topic(u)
-            if t in CHOSEN and (t == "layout" or getattr(auto, t) == choices.get(t)):
+            if topic(u) in CHOSEN and _kept(auto, topic(u), choices):
                 items[u] = None
     for u in reading.unsure:
         if topic(u) not in CHOSEN and not (topic(u) == "direction" and direction_answered):
@@ -82,7 +99,7 @@ def _confirm_key(digest: str, items: Sequence[str]) -> str:
     return "up_ok_" + hashlib.sha256("\n".join([digest, *items]).encode()).hexdigest()[:16]
 
 
-def ask(items: Sequence[str], digest: str) -> tuple[str, ...]:
+def ask(items: Sequence[str], digest: str, layout: str) -> tuple[str, ...]:
     """Say the open doubts and ask them; the reasons *Use* stays disabled (empty: none).
 
     The direction is asked by the *Scores* choice (drawn, and its reason given, by the caller);
@@ -96,7 +113,9 @@ def ask(items: Sequence[str], digest: str) -> tuple[str, ...]:
     reasons: list[str] = []
     rest = [u for u in items if topic(u) != "direction"]
     if rest:
-        parts = list(dict.fromkeys(PARTS.get(topic(u), topic(u)) for u in rest))
+        names = {"dataset_column", "model_column"} if layout != "long" else set()  # one column of names
+        parts = list(dict.fromkeys("the column of row names" if topic(u) in names else PARTS.get(topic(u), topic(u))
+                                   for u in rest))
         ok = st.checkbox(CONFIRM, key=_confirm_key(digest, rest),
                          help="Tick it when the reading above is right as it is; or change the choices above "
                               "until it is.")

@@ -341,7 +341,7 @@ def form(head: pd.DataFrame, scores: upload.UploadedTable) -> Reading:
     items = upload_questions.open_items(auto, found, {"layout": ss[K.UP_LAYOUT], "dataset_column": ss[K.UP_DATASET],
                                                       "model_column": ss[K.UP_MODEL], "score_column": ss[K.UP_SCORE]},
                                         ss[K.UP_HIGHER] is not None)
-    blocked = list(upload_questions.ask(items, scores.digest))
+    blocked = list(upload_questions.ask(items, scores.digest, ss[K.UP_LAYOUT]))
     _flip(reading, head, scores)
     lower, higher = _directions(found, reading)
     reading = _ticked(reading, lower, higher)
