@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from subsetsel_app import cache, state, upload, widgets
 from subsetsel_app.active_data import NONE
@@ -176,6 +177,12 @@ def flip(head: pd.DataFrame, scores: upload.UploadedTable) -> None:
         ss[K.UP_LAYOUT] = FLIPPED[layout]
 
 
+def _unused(where: DeltaGenerator, label: str, key: str, what: str) -> None:
+    """A role the layout does not read: a disabled box saying where that part is (the choice kept for
+    the layouts that read it)."""
+    where.selectbox(label, [f"— {what}"], disabled=True, key=f"{key}_unused")
+
+
 def _mapping(head: pd.DataFrame, scores: upload.UploadedTable, cols: list[str]) -> None:
     ss = st.session_state
     c = st.columns([1.7, 1, 1, 1, 1])
@@ -184,13 +191,22 @@ def _mapping(head: pd.DataFrame, scores: upload.UploadedTable, cols: list[str]) 
                help="long: dataset, model[, fold], score columns; wide: one row per dataset and one column per "
                     "model; models as rows: one row per model and one column per dataset (a leaderboard).")
     layout = ss[K.UP_LAYOUT]
-    c[1].selectbox("Dataset column", cols, key=K.UP_DATASET, persist_state=state.PERSIST,
-                   disabled=layout == "models-as-rows", on_change=rename, args=(head, scores, ss[K.UP_DATASET]))
-    c[2].selectbox("Model column", cols, key=K.UP_MODEL, persist_state=state.PERSIST, disabled=layout == "wide",
-                   on_change=rename, args=(head, scores, ss[K.UP_MODEL]),
-                   help="One name per row (and fold): the model's unique identifier. The previous column is set "
-                        "aside when you change it.")
-    c[3].selectbox("Score column", cols, key=K.UP_SCORE, persist_state=state.PERSIST, disabled=layout != "long")
+    if layout == "models-as-rows":  # a role the layout does not read names no column (never a stale one)
+        _unused(c[1], "Dataset column", K.UP_DATASET, "the column headers")
+    else:
+        c[1].selectbox("Dataset column", cols, key=K.UP_DATASET, persist_state=state.PERSIST, on_change=rename,
+                       args=(head, scores, ss[K.UP_DATASET]))
+    if layout == "wide":
+        _unused(c[2], "Model column", K.UP_MODEL, "the column headers")
+    else:
+        c[2].selectbox("Model column", cols, key=K.UP_MODEL, persist_state=state.PERSIST,
+                       on_change=rename, args=(head, scores, ss[K.UP_MODEL]),
+                       help="One name per row (and fold): the model's unique identifier. The previous column is "
+                            "set aside when you change it.")
+    if layout != "long":
+        _unused(c[3], "Score column", K.UP_SCORE, "the cells")
+    else:
+        c[3].selectbox("Score column", cols, key=K.UP_SCORE, persist_state=state.PERSIST)
     c[4].selectbox("Fold / seed column", [NONE, *cols], key=K.UP_FOLD, persist_state=state.PERSIST,
                    help="Optional: resamples, seeds or folds; ranks are averaged over them.")
     c = st.columns([3, 1])
@@ -283,7 +299,7 @@ def _directions(found: TableGuess, reading: TableGuess) -> tuple[tuple[str, ...]
     own = int(now[upload.LOWER].sum()) if reading.higher_is_better else int((~now[upload.LOWER]).sum())
     with st.expander(f"Direction per dataset ({len(frame)} datasets"
                      + (f"; {own} {'lower' if reading.higher_is_better else 'higher'}-is-better)" if own else ")"),
-                     expanded=bool(own)):
+                     expanded=bool(own) or not now.equals(frame)):  # open while the user edits it
         st.caption("Leaderboards mix metrics: tick the datasets whose scores are errors, losses or times. The "
                    "direction chosen above applies to every dataset not ticked otherwise here.")
         edited = st.data_editor(frame, hide_index=True, disabled=["dataset"], height=min(36 * (len(frame) + 1), 320),

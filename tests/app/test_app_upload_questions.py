@@ -105,6 +105,9 @@ def test_a_doubt_answered_by_a_choice_is_said_as_chosen() -> None:
 def test_the_direction_text_follows_a_changed_model_column() -> None:
     at = upload_file("bbh.csv", (FIXTURES / "bbh_style_leaderboard.csv").read_bytes())
     assert "the 'Rank' column: rank 1 has the highest mean score" in reading(at)
+    assert not [b for b in at.selectbox if b.key in ("up_dataset_col", "up_score_col")]  # no stale column shown
+    assert at.selectbox(key="up_dataset_col_unused").value == "— the column headers"
+    assert at.selectbox(key="up_score_col_unused").disabled
     at.selectbox(key="up_model_col").select("Rank")
     at.run()
     assert "'Rank' column" not in reading(at) and "'Rank' column" not in text(at.caption)  # now the names

@@ -82,6 +82,7 @@ def test_the_page_follows_a_direction_unticked_and_asks_an_unsure_layout(tmp_pat
         text = _main(page)
         assert "except on" not in text and "negated" not in text, text[:3000]  # every text follows the untick
         assert "the datasets' own directions as ticked" in text
+        assert table.is_visible()  # the table stays open under the user's hand (its title changed)
         _shot(page, "direction-unticked")
         use = H.use_button(page, "Use this benchmark (4 datasets × 4 models × 1 folds)")
         assert use.is_enabled()
