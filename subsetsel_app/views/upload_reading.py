@@ -2,12 +2,16 @@
 
 The core's guess (:func:`subsetsel_core.io.guess.table.guess_table`) fills the column mapping
 once per new file; every rerun reads the table with the choices on the page and says how
-("I read this as: 107 models (rows) × 27 datasets (columns); set aside: …"), and the sentence
-follows every edit on the page. What the guess was unsure of is said and asked; one click
-flips the orientation of a wide table; a direction the evidence does not settle is asked
-with nothing preselected (the upload cannot be used until it is answered), an assumed one
-is said as an assumption; the direction can be set per dataset in a small table. Changing
-the column of row names reads the table again around it (the old one is set aside).
+("I read this as: 107 models (rows) × 27 datasets (columns); set aside: …"). Everything said
+follows the choices as they are now: the direction's evidence is read again under the current
+mapping (a column that became the row names is no evidence any more), the directions per
+dataset as ticked, the doubts that still apply (:mod:`subsetsel_app.views.upload_questions`,
+each keeping *Use this benchmark* disabled until a choice answers it or the reading is
+confirmed). One click flips the orientation of a wide table; a direction the evidence does not
+settle is asked with nothing preselected, an assumed one is said as an assumption; the
+direction can be set per dataset in a small table. Changing the column of row names reads the
+table again around it (the old one is set aside with the guess's reason); a role the layout
+does not read names no column.
 """
 
 from __future__ import annotations

@@ -142,3 +142,19 @@ def test_aliases_that_cannot_be_read_disable_use() -> None:
     at.text_area(key="up_aliases").input("")
     at.run()
     assert not use(at).disabled
+
+
+def test_a_direction_chosen_against_the_evidence_is_said_so_everywhere() -> None:
+    mixed = (b"Model,MMLU - EM,GSM8K - EM,ARC - EM,Calibration - ECE\nm1,0.6,0.7,0.5,0.30\nm2,0.5,0.6,0.4,0.20\n"
+             b"m3,0.4,0.3,0.45,0.10\nm4,0.3,0.2,0.2,0.25\n")
+    at = upload_file("mixed.csv", mixed)
+    assert "except on 1 dataset(s): Calibration - ECE" in reading(at)
+    assert any(e.label.startswith("Direction per dataset (4 datasets; 1 lower-is-better)") for e in at.expander)
+    at.radio(key="up_higher").set_value("lower is better")
+    at.run()
+    assert "lower is better (as chosen, on every dataset not ticked otherwise)" in reading(at)
+    assert "except on" not in reading(at) and "Guessed" not in text(at.caption)
+    assert "Chosen: lower is better, against what the file says (the metric names of 3 of 4" in text(at.caption)
+    assert any(e.label == "Direction per dataset (4 datasets)" for e in at.expander)
+    assert "(Calibration - ECE); their scores are negated" not in text(at.warning)
+    assert not use(at).disabled and not use(at).help
