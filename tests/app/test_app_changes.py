@@ -77,6 +77,9 @@ def test_a_change_to_the_benchmark_is_a_warning_on_every_summary(case: str, name
     assert len([w for w in _warnings(at) if needle in w]) == 2  # the active benchmark's, and the upload's
     H.goto(at, "home")
     assert [w for w in _warnings(at) if needle in w] == expected
+    H.goto(at, "report")  # the Report page, and the HTML report's sections
+    assert [w for w in _warnings(at) if needle in w] == expected
+    assert any("How the benchmark differs from its files" in str(c.value) for c in at.caption)
     from streamlit.testing.v1 import AppTest
 
     first = AppTest.from_file(H.APP, default_timeout=H.TIMEOUT)  # AppTest keeps the sidebar of a first run only
