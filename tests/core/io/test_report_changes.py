@@ -13,6 +13,7 @@ CASES = [
     (Finding("warning", "dropped", "dropped 2 models with gaps"), True),
     (Finding("warning", "name-mismatch", "3 datasets have no row"), True),
     (Finding("info", "direction", "lower is better on 1 dataset(s); negated"), True),
+    (Finding("info", "dropped", "dropped 1 dataset without a score"), True),
     (Finding("info", "whitespace", "removed spaces around 4 names"), True),
     (Finding("info", "encoding", "not UTF-8; read as cp1252"), True),
     (Finding("info", "numbers", "read '1,5' as 1.5"), True),
