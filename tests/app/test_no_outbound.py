@@ -7,6 +7,11 @@ address that is not loopback. The test then loads the page over loopback, opens 
 WebSocket as a browser does and runs the app's script to its end, and checks that the log
 is empty. A control run first shows that the guard does catch Streamlit's own look-up of the
 external IP, which the config's ``browser.serverAddress`` keeps from running at start.
+
+Requests a visitor's browser could send: other Host names and same-site origins look nothing up;
+a WebSocket from another site's page is refused, but under ``app.py`` only after Streamlit's origin
+check has tried the look-ups (a strict xfail records that no setting avoids it), while
+``streamlit run serve.py`` refuses it before that check and nothing goes out.
 """
 
 from __future__ import annotations
@@ -128,15 +133,16 @@ def _run_the_app(url: str) -> list[str]:
 
 
 @contextlib.contextmanager
-def _serving(tmp_path: Path) -> Iterator[tuple[str, Path, Path]]:
-    """``streamlit run app.py`` as the README says (no address flags: the config file decides), under
-    the guard; yields the URL, the guard's log and the server's output once it answers."""
+def _serving(tmp_path: Path, entry: str = "app.py") -> Iterator[tuple[str, Path, Path]]:
+    """``streamlit run app.py`` as the README says (no address flags: the config file decides), or
+    another entry, under the guard; yields the URL, the guard's log and the server's output once it
+    answers."""
     env, log = _guard(tmp_path)
     port = H.free_port()
     url = f"http://127.0.0.1:{port}"
     out = tmp_path / "streamlit.log"
     with out.open("w") as sink:
-        proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)],
+        proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", entry, "--server.port", str(port)],
                                 cwd=H.ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT)
         try:
             t0 = time.time()
@@ -230,3 +236,47 @@ def test_a_foreign_origin_websocket_makes_no_outbound_lookup(tmp_path: Path) -> 
     with _serving(tmp_path) as (url, log, _):
         assert _handshake(url, FOREIGN) == 403
     assert log.read_text(encoding="utf-8") == "", log.read_text(encoding="utf-8")
+
+
+def test_the_guarded_entry_refuses_a_foreign_origin_without_a_lookup(tmp_path: Path) -> None:
+    """``streamlit run serve.py``: the same app, whose middleware refuses another site's WebSocket before
+    Streamlit's origin check, so that nothing looks outward; the app's own page runs as before."""
+    pytest.importorskip("websockets")
+    with _serving(tmp_path, "serve.py") as (url, log, out):
+        assert _handshake(url, FOREIGN) == 403
+        assert _handshake(url, FOREIGN, "localhost:1") == 403
+        assert _handshake(url, "null") == 403  # a sandboxed frame or a file:// page
+        assert _handshake(url, "http://lab-server.example:8501", "lab-server.example:8501") == 101
+        assert _handshake(url, "http://localhost:3000") == 101  # a local name, as Streamlit allows
+        kinds = _run_the_app(url)
+        assert "delta" in kinds and kinds[-1] == "script_finished", kinds[-5:]
+        time.sleep(1.0)
+    banner = out.read_text(encoding="utf-8", errors="replace")
+    assert "URL: http://localhost:" in banner and "External URL" not in banner, banner
+    assert log.read_text(encoding="utf-8") == "", log.read_text(encoding="utf-8")
+
+
+#: (Origin, Host, allowed) for the guard's decision, with browser.serverAddress "lab.example" and one
+#: origin listed in server.corsAllowedOrigins.
+ORIGINS = [
+    (None, "127.0.0.1:8501", True),
+    ("http://127.0.0.1:8501", "127.0.0.1:8501", True),
+    ("http://localhost:9999", "127.0.0.1:8501", True),
+    ("http://[::1]:8501", "127.0.0.1:8501", True),
+    ("https://lab.example", "10.0.0.5:8501", True),
+    ("https://portal.example.org", "127.0.0.1:8501", True),
+    ("http://attacker.example", "127.0.0.1:8501", False),
+    ("http://localhost.attacker.example", "127.0.0.1:8501", False),
+    ("http://lab.example.attacker.example", "127.0.0.1:8501", False),
+    ("null", "127.0.0.1:8501", False),
+    ("", "127.0.0.1:8501", False),
+    ("http://[::1", "127.0.0.1:8501", False),
+]
+
+
+@pytest.mark.parametrize(("origin", "host", "allowed"), ORIGINS, ids=[f"{o}->{h}" for o, h, _ in ORIGINS])
+def test_the_guard_allows_what_streamlit_allows_without_a_lookup(origin: str | None, host: str,
+                                                                 allowed: bool) -> None:
+    from subsetsel_app.origin_guard import allowed_origin
+
+    assert allowed_origin(origin, host, "lab.example", ("https://portal.example.org",)) is allowed
