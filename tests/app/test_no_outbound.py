@@ -231,7 +231,8 @@ def test_a_foreign_origin_websocket_is_refused_and_only_the_origin_check_looks_o
 
 
 @pytest.mark.xfail(strict=True, reason="Streamlit 1.67 looks up the internal and external IP for a cross-origin "
-                   "WebSocket before it reads server.corsAllowedOrigins; only server.enableCORS=false avoids it")
+                   "WebSocket before it reads server.corsAllowedOrigins; no setting but server.enableCORS=false avoids it "
+                   "under app.py (serve.py refuses it first: see the next test)")
 def test_a_foreign_origin_websocket_makes_no_outbound_lookup(tmp_path: Path) -> None:
     with _serving(tmp_path) as (url, log, _):
         assert _handshake(url, FOREIGN) == 403
