@@ -19,10 +19,11 @@ data = widgets.active_or_stop()
 
 st.subheader(f"Active: {widgets.md_escape(data.title)}")
 widgets.benchmark_metrics(data)
+widgets.show_changes(data.report)  # what the reading changed against the files, said as warnings
 if data.only_names:
     st.info(NAMES_NOTE, icon=":material/info:")
 with st.expander("Validation report of the active benchmark", expanded=False):
-    widgets.show_report(data.report)
+    widgets.show_report(data.report, changes=False)
 if data.benchmark.has_gaps:
     with st.expander("Gaps: which models and datasets lack scores (the 'partial' policy keeps them all)",
                      expanded=True):
@@ -103,6 +104,7 @@ with tab_upload:
 
             descs = tuple(upload.UploadedTable(f.name, f.getvalue()) for f in (desc_files or []))
             alias_map: dict[str, str] = {}
+            why = list(reading.blocked)  # every part not usable yet, each with its fix (next to Use)
             if descs:
                 st.markdown("##### Descriptors")
                 c = st.columns([1, 2])
@@ -113,6 +115,7 @@ with tab_upload:
                     alias_map = upload.parse_aliases(st.session_state[K.UP_ALIASES])
                 except InputError as exc:
                     st.error(widgets.md_escape(upload.error_text(exc)))
+                    why.append(view.ALIASES_UNREAD)
             check = None if reading.fmt is None else cache.check_upload(
                 (scores.name, scores.digest), reading.fmt, st.session_state[K.UP_NAME],
                 tuple((t.name, t.digest) for t in descs), st.session_state[K.UP_DESC_COL],
@@ -123,6 +126,7 @@ with tab_upload:
             elif check.error:
                 st.error(widgets.md_escape(check.error), icon=widgets.ICONS["error"])
                 st.caption("Fix the file or the options above; the active benchmark is unchanged.")
+                why.append(view.NOT_LOADED)
             else:
                 widgets.show_report(check.report, expanded_info=True)
                 if check.suggested_aliases:
@@ -130,14 +134,7 @@ with tab_upload:
                             + widgets.md_escape("; ".join(f"'{a}' → '{b}'" for a, b in check.suggested_aliases.items())))
                     st.button("Add these aliases", on_click=view.add_aliases, args=(check.suggested_aliases,),
                               key="add_aliases_btn")
-                assert check.data is not None
-                b = check.data.benchmark
-                why = [w for w in (reading.blocked, *check.unusable) if w]
-                for w in why:
-                    st.warning(widgets.md_escape(f"Not usable yet: {w}."), icon=widgets.ICONS["warning"])
-                st.button(f"Use this benchmark ({b.n_datasets} datasets × {b.n_models} models × {b.n_folds} folds"
-                          + (f"; {reading.assumption}" if reading.assumption else "") + ")",
-                          type="primary", disabled=bool(why), on_click=None if why else view.use_upload,
-                          args=(check.data,), key="use_upload_btn", help="; ".join(why) or None)
+                why += check.unusable
+            view.use_button(check.data if check is not None and check.ok else None, why, reading.assumption)
     result_upload.draw(nonce)
     st.button("Clear the uploads", on_click=view.clear_upload, key="clear_upload_btn")

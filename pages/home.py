@@ -18,6 +18,7 @@ st.subheader(widgets.md_escape(data.title))
 if data.description:
     st.caption(widgets.md_escape(data.description))
 widgets.benchmark_metrics(data)
+widgets.show_changes(data.report)  # what the reading changed against the files, said as warnings
 
 # plain HTML and SVG here (no chart library to load): the page is complete as soon as it shows
 left, right = st.columns([5, 6], gap="large")

@@ -12,6 +12,7 @@ from subsetsel_core.viz.report import build_html
 
 widgets.header("Report", "Everything on one screen for a meeting, and files to take away.")
 data = widgets.active_or_stop()
+widgets.show_changes(data.report)  # what the reading changed against the files, said as warnings
 if not st.session_state[K.RP_TITLE]:
     st.session_state[K.RP_TITLE] = session.report_title(data)
 content = view.collect(data)

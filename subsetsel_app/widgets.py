@@ -75,20 +75,30 @@ def html(markup: str) -> None:
     st.markdown(markup, unsafe_allow_html=True)
 
 
-def show_report(report: ValidationReport, *, facts: bool = True, expanded_info: bool = False) -> None:
-    """A validation report: sizes as a small table, then errors, warnings and notes."""
+def show_report(report: ValidationReport, *, facts: bool = True, expanded_info: bool = False,
+                changes: bool = True) -> None:
+    """A validation report: sizes as a small table, then errors, the changes (every warning, and every
+    note that says the benchmark differs from the file: :meth:`ValidationReport.changes`) as warnings,
+    then the other notes. ``changes=False``: the changes are shown elsewhere on the page
+    (:func:`show_changes`)."""
     if facts and report.facts:
         st.dataframe([{"check": k, "value": v} for k, v in report.facts], hide_index=True, width="stretch")
-    for f in report.findings:
-        if f.level == "error":
-            st.error(md_escape(f.message), icon=ICONS["error"])
-        elif f.level == "warning":
-            st.warning(md_escape(f.message), icon=ICONS["warning"])
-    infos = [f for f in report.findings if f.level == "info"]
+    for f in report.errors:
+        st.error(md_escape(f.message), icon=ICONS["error"])
+    if changes:
+        show_changes(report)
+    infos = [f for f in report.findings if f.level == "info" and not f.is_change]
     if infos:
         with st.expander(f"Notes ({len(infos)})", expanded=expanded_info):
             for f in infos:
                 st.markdown(f"- {md_escape(f.message)}")
+
+
+def show_changes(report: ValidationReport) -> None:
+    """What changed the benchmark against its files (a dropped model or file, a flipped direction, a
+    resolved duplicate, rewritten cells), one warning each: the lines the command line prints."""
+    for message in report.changes():
+        st.warning(md_escape(message), icon=ICONS["warning"])
 
 
 def benchmark_metrics(data: ActiveData) -> None:

@@ -5,7 +5,7 @@ Callbacks run before the page script, so the sidebar sees their effect at once.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +14,7 @@ import streamlit as st
 from subsetsel_app import cache, limits, session, state, upload
 from subsetsel_app.active_data import ActiveData
 from subsetsel_app.state import K
+from subsetsel_app.widgets import ICONS, md_escape
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.roots import confine_directory, offering_root
 from subsetsel_core.loading.manifest import Manifest
@@ -88,6 +89,27 @@ def use_upload(new: ActiveData) -> None:
     """Callback: make a validated upload the active benchmark."""
     session.activate(new, f"Using the uploaded benchmark '{new.title}': {new.benchmark.n_datasets} datasets, "
                           f"{new.benchmark.n_models} models, {new.benchmark.n_folds} fold(s).", keep=UPLOAD_KEYS)
+
+
+#: Why *Use* is disabled while the scores cannot be loaded, or the aliases cannot be read.
+NOT_LOADED = "the scores cannot be loaded as they are: the error above says what to change"
+ALIASES_UNREAD = "the aliases cannot be read: the error above says which line to fix"
+
+
+def use_button(data: ActiveData | None, why: Sequence[str], assumption: str | None = None) -> None:
+    """*Use this benchmark (sizes)*, disabled while ``why`` names a part not usable yet (each reason
+    said next to it, and as the button's tooltip) or there is no benchmark to use; the sizes and
+    the assumption the reading makes are on its label."""
+    reasons = list(dict.fromkeys(why)) or ([] if data is not None else [NOT_LOADED])
+    for w in reasons:
+        st.warning(md_escape(f"Not usable yet: {w}."), icon=ICONS["warning"])
+    label = "Use this benchmark"
+    if data is not None:
+        b = data.benchmark
+        label += (f" ({b.n_datasets} datasets × {b.n_models} models × {b.n_folds} folds"
+                  + (f"; {assumption}" if assumption else "") + ")")
+    st.button(label, type="primary", disabled=bool(reasons), on_click=None if reasons else use_upload,
+              args=(data,), key="use_upload_btn", help="; ".join(reasons) or None)
 
 
 def add_aliases(aliases: Mapping[str, str]) -> None:

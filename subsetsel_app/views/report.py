@@ -166,6 +166,8 @@ def build_report(c: Content, title: str) -> Report:
         footer=f"subsetsel {__version__} · generated {time.strftime('%Y-%m-%d %H:%M')} · selection seed "
                f"{session.seed()}" + (f" · evaluation: {settings_label(c.result)}" if c.result is not None else ""),
     )
+    if changed := c.data.report.changes():  # what the reading changed against the files, as on every page
+        r.sections.append(Section("How the benchmark differs from its files", "\n\n".join(changed)))
     if c.verdict is not None:
         assert c.result is not None
         r.sections.append(Section(f"Verdict ({settings_label(c.result)})", c.verdict.text, highlight=True,

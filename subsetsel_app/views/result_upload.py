@@ -66,6 +66,9 @@ def draw(nonce: int) -> None:
     if res.check.error:
         st.error(widgets.md_escape(res.check.error), icon=widgets.ICONS["error"])
         st.caption("Fix the files or the options above; the active benchmark is unchanged.")
+        why = "the results cannot be loaded as they are: the error above says what to change"
+        st.warning(widgets.md_escape(f"Not usable yet: {why}."), icon=widgets.ICONS["warning"])
+        st.button("Use these results", type="primary", disabled=True, key="use_results_btn", help=why)
         return
     widgets.show_report(res.check.report, expanded_info=True)
     assert res.check.data is not None

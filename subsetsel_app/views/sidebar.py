@@ -27,6 +27,9 @@ def sidebar() -> None:
             f"{b.n_datasets} datasets · {b.n_models} models · {b.n_folds} fold(s) · "
             f"{'higher' if b.higher_is_better else 'lower'} is better · {SOURCES.get(data.source, data.source)}"
         )
+        if n := len(data.report.changes()):
+            st.caption(f":material/warning: Read with {n} change(s) against its files; the Benchmark page lists "
+                       f"{'it' if n == 1 else 'them'}.")
         rec = session.current_recipe(data)
         st.markdown("**Representation**")
         st.caption(md_escape(rec.label) if rec is not None else "none (no descriptor table)")

@@ -2,25 +2,33 @@
 
 The core's guess (:func:`subsetsel_core.io.guess.table.guess_table`) fills the column mapping
 once per new file; every rerun reads the table with the choices on the page and says how
-("I read this as: 107 models (rows) × 27 datasets (columns); set aside: …"), and the sentence
-follows every edit on the page. What the guess was unsure of is said and asked; one click
-flips the orientation of a wide table; a direction the evidence does not settle is asked
-with nothing preselected (the upload cannot be used until it is answered), an assumed one
-is said as an assumption; the direction can be set per dataset in a small table. Changing
-the column of row names reads the table again around it (the old one is set aside).
+("I read this as: 107 models (rows) × 27 datasets (columns); set aside: …"). Everything said
+follows the choices as they are now: the direction's evidence is read again under the current
+mapping (a column that became the row names is no evidence any more), the directions per
+dataset as ticked, the doubts that still apply (:mod:`subsetsel_app.views.upload_questions`,
+each keeping *Use this benchmark* disabled until a choice answers it or the reading is
+confirmed). One click flips the orientation of a wide table; a direction the evidence does not
+settle is asked with nothing preselected, an assumed one is said as an assumption; the
+direction can be set per dataset in a small table. Changing the column of row names reads the
+table again around it (the old one is set aside with the guess's reason); a role the layout
+does not read names no column.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from subsetsel_app import cache, state, upload, widgets
 from subsetsel_app.active_data import NONE
 from subsetsel_app.state import K
+from subsetsel_app.views import upload_questions
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.guess.table import TableGuess, release_dates
 from subsetsel_core.io.score_format import (
@@ -34,6 +42,8 @@ from subsetsel_core.io.score_format import (
 HIGHER, LOWER = "higher is better", "lower is better"
 #: The other orientation of a wide table.
 FLIPPED = {"wide": "models-as-rows", "models-as-rows": "wide"}
+#: Why *Use* is disabled while the choices do not fit the table (the error above says how).
+UNREAD = "the table cannot be read with the choices above: the error above says what to change"
 
 
 @dataclass(frozen=True)
@@ -49,8 +59,9 @@ class Reading:
         The reading with the page's choices (and the directions per dataset as edited).
     dates : tuple of (str, str)
         Model and release date (ISO) from the release column.
-    blocked : str or None
-        Why the upload cannot be used yet (a question not answered), None when it can.
+    blocked : tuple of str
+        Why the upload cannot be used yet (a question not answered, a choice the table does
+        not fit), each with what answers it; empty when it can.
     assumption : str or None
         What the reading assumes (the direction, when nothing in the file says it), to show
         on the button that uses it.
@@ -59,7 +70,7 @@ class Reading:
     fmt: ScoreFormat | None
     guess: TableGuess | None
     dates: tuple[tuple[str, str], ...] = ()
-    blocked: str | None = None
+    blocked: tuple[str, ...] = ()
     assumption: str | None = None
 
 
@@ -98,6 +109,8 @@ def prime(head: pd.DataFrame, scores: upload.UploadedTable) -> list[str]:
         g = _auto(head, scores)
         if g is not None:
             _apply(g)
+        else:  # never the previous file's answer: decided once the table is read (form)
+            ss[K.UP_HIGHER] = None
         ss[K.UP_NAME] = scores.stem
         ss[K.UP_MISSING] = state.default(K.UP_MISSING)  # chosen per file: never carried over to the next
         ss[K.UP_GUESSED] = scores.digest
@@ -136,9 +149,12 @@ def relayout(head: pd.DataFrame, scores: upload.UploadedTable) -> None:
     _reguess(head, scores, layout, ss[K.UP_MODEL] if layout == "wide" else ss[K.UP_DATASET])
 
 
-def rename(head: pd.DataFrame, scores: upload.UploadedTable) -> None:
+def rename(head: pd.DataFrame, scores: upload.UploadedTable, old: str | None = None) -> None:
     """Callback of the model (or dataset) column of a wide table: read the table again with the
-    new column of row names, so that the old one is set aside as the guess would."""
+    new column of row names, so that the old one (``old``: the choice when the widget was drawn)
+    is set aside with the guess's reason (names are text; a column of numbers the guess reads as
+    a task stays one); when the guess cannot read the table around the new column, the old one
+    is set aside all the same (names are never read as scores)."""
     ss = st.session_state
     layout = ss[K.UP_LAYOUT]
     if layout == "long":
@@ -147,8 +163,9 @@ def rename(head: pd.DataFrame, scores: upload.UploadedTable) -> None:
     higher = ss[K.UP_HIGHER]
     try:
         _apply(cache.upload_guess(scores.name, scores.digest, (("layout", layout), (role, ss[key])), head))
-    except InputError:
-        return  # the page reads the choices as they are and says what does not fit
+    except InputError:  # the page reads the choices as they are and says what does not fit
+        if old and old != ss[key] and old not in ss[K.UP_DROP] and old != ss[K.UP_FOLD]:
+            ss[K.UP_DROP] = [*ss[K.UP_DROP], old]
     ss[K.UP_HIGHER] = higher  # an answered direction stays answered
 
 
@@ -164,6 +181,12 @@ def flip(head: pd.DataFrame, scores: upload.UploadedTable) -> None:
         ss[K.UP_LAYOUT] = FLIPPED[layout]
 
 
+def _unused(where: DeltaGenerator, label: str, key: str, what: str) -> None:
+    """A role the layout does not read: a disabled box saying where that part is (the choice kept for
+    the layouts that read it)."""
+    where.selectbox(label, [f"— {what}"], disabled=True, key=f"{key}_unused")
+
+
 def _mapping(head: pd.DataFrame, scores: upload.UploadedTable, cols: list[str]) -> None:
     ss = st.session_state
     c = st.columns([1.7, 1, 1, 1, 1])
@@ -172,13 +195,22 @@ def _mapping(head: pd.DataFrame, scores: upload.UploadedTable, cols: list[str]) 
                help="long: dataset, model[, fold], score columns; wide: one row per dataset and one column per "
                     "model; models as rows: one row per model and one column per dataset (a leaderboard).")
     layout = ss[K.UP_LAYOUT]
-    c[1].selectbox("Dataset column", cols, key=K.UP_DATASET, persist_state=state.PERSIST,
-                   disabled=layout == "models-as-rows", on_change=rename, args=(head, scores))
-    c[2].selectbox("Model column", cols, key=K.UP_MODEL, persist_state=state.PERSIST, disabled=layout == "wide",
-                   on_change=rename, args=(head, scores),
-                   help="One name per row (and fold): the model's unique identifier. The previous column is set "
-                        "aside when you change it.")
-    c[3].selectbox("Score column", cols, key=K.UP_SCORE, persist_state=state.PERSIST, disabled=layout != "long")
+    if layout == "models-as-rows":  # a role the layout does not read names no column (never a stale one)
+        _unused(c[1], "Dataset column", K.UP_DATASET, "the column headers")
+    else:
+        c[1].selectbox("Dataset column", cols, key=K.UP_DATASET, persist_state=state.PERSIST, on_change=rename,
+                       args=(head, scores, ss[K.UP_DATASET]))
+    if layout == "wide":
+        _unused(c[2], "Model column", K.UP_MODEL, "the column headers")
+    else:
+        c[2].selectbox("Model column", cols, key=K.UP_MODEL, persist_state=state.PERSIST,
+                       on_change=rename, args=(head, scores, ss[K.UP_MODEL]),
+                       help="One name per row (and fold): the model's unique identifier. The previous column is "
+                            "set aside when you change it.")
+    if layout != "long":
+        _unused(c[3], "Score column", K.UP_SCORE, "the cells")
+    else:
+        c[3].selectbox("Score column", cols, key=K.UP_SCORE, persist_state=state.PERSIST)
     c[4].selectbox("Fold / seed column", [NONE, *cols], key=K.UP_FOLD, persist_state=state.PERSIST,
                    help="Optional: resamples, seeds or folds; ranks are averaged over them.")
     c = st.columns([3, 1])
@@ -198,25 +230,16 @@ def _mapping(head: pd.DataFrame, scores: upload.UploadedTable, cols: list[str]) 
 
 
 def _options() -> tuple[tuple[str, object], ...]:
+    """The page's choices as guess options; the direction is left to the evidence, so that what the
+    page says of it follows every other choice (the user's answer is applied by :func:`_settled`)."""
     ss = st.session_state
     fold, release = ss[K.UP_FOLD], ss[K.UP_RELEASE]
     return upload.reading_options(
         ss[K.UP_LAYOUT], ss[K.UP_DATASET], ss[K.UP_MODEL], ss[K.UP_SCORE], None if fold == NONE else fold,
-        [c for c in ss[K.UP_DROP] if c != release], None if release == NONE else release,
-        None if ss[K.UP_HIGHER] is None else ss[K.UP_HIGHER] == HIGHER)
+        [c for c in ss[K.UP_DROP] if c != release], None if release == NONE else release, None)
 
 
-def _unsure(auto: TableGuess | None, reading: TableGuess, head: pd.DataFrame, scores: upload.UploadedTable) -> None:
-    """Say what the guess could not decide (while the page still reads the table as guessed) and ask."""
-    ss = st.session_state
-    items = [] if auto is None else [u for u in auto.unsure if not (
-        (u.startswith("layout") and ss[K.UP_LAYOUT] != auto.layout)
-        or (u.startswith("direction") and ss[K.UP_HIGHER] is not None))]
-    if items:
-        questions = {"layout": "Are the rows models or datasets?", "direction": "Is a higher score better?"}
-        asked = [questions[u.split(":")[0]] for u in items if u.split(":")[0] in questions]
-        st.warning("I am not sure about this reading: " + widgets.md_escape("; ".join(items)) + ". "
-                   + " ".join(asked), icon=widgets.ICONS["warning"])
+def _flip(reading: TableGuess, head: pd.DataFrame, scores: upload.UploadedTable) -> None:
     if reading.layout in FLIPPED:
         now = "datasets" if reading.layout == "wide" else "models"
         other = "models" if now == "datasets" else "datasets"
@@ -224,8 +247,12 @@ def _unsure(auto: TableGuess | None, reading: TableGuess, head: pd.DataFrame, sc
                   icon=":material/swap_horiz:")
 
 
-def _editor_key(reading: TableGuess) -> str:
-    return f"up_dirs_{st.session_state[K.UP_GUESSED][:12]}_{reading.layout}_{reading.higher_is_better}"
+def _editor_key(frame: pd.DataFrame, reading: TableGuess) -> str:
+    """The directions table's key: a new table (other datasets, another direction) starts without
+    edits, so that a tick never lands on another dataset's row."""
+    h = hashlib.sha256(json.dumps([st.session_state[K.UP_GUESSED], reading.layout, reading.higher_is_better,
+                                   frame["dataset"].tolist(), frame[upload.LOWER].tolist()]).encode())
+    return f"up_dirs_{h.hexdigest()[:16]}"
 
 
 def _edited(frame: pd.DataFrame, key: str) -> pd.DataFrame:
@@ -242,32 +269,41 @@ def _edited(frame: pd.DataFrame, key: str) -> pd.DataFrame:
     return out
 
 
-def _directions(auto: TableGuess | None, reading: TableGuess) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    ss = st.session_state
+def _direction_caption(found: TableGuess) -> str:
+    """What the caption under *Scores* says: the file's evidence under the current choices, and
+    the answer."""
+    answer = st.session_state[K.UP_HIGHER]
+    because = found.direction_because
+    if answer is None:
+        return f"Not decided: {because}. Choose which way is better; the upload cannot be used until you do."
+    chosen = answer == HIGHER
+    if found.direction_from == "unsure":
+        return f"Chosen: {answer}; the file's evidence conflicts ({because.removeprefix('the evidence conflicts: ')})."
+    if chosen != found.higher_is_better:
+        return f"Chosen: {answer}, against what the file says ({because})."
+    if found.direction_from == "assumed":
+        return (f"{because[:1].upper()}{because[1:]}. Confirm it (the button that uses the upload says so) or "
+                "change it.")
+    return f"Guessed: {answer} ({because}). Confirm it or change it."
+
+
+def _directions(found: TableGuess, reading: TableGuess) -> tuple[tuple[str, ...], tuple[str, ...]]:
     c = st.columns([1.2, 1, 2])
     c[0].radio("Scores", [HIGHER, LOWER], key=K.UP_HIGHER, persist_state=state.PERSIST, horizontal=True)
-    if auto is not None and ss[K.UP_HIGHER] is None:
-        c[0].caption(widgets.md_escape(f"Not decided: {auto.direction_because}. Choose which way is better; the "
-                                       "upload cannot be used until you do."))
-    elif auto is not None and auto.direction_from == "assumed":
-        c[0].caption(widgets.md_escape(f"{auto.direction_because[:1].upper()}{auto.direction_because[1:]}. Confirm "
-                                       "it (the button that uses the upload says so) or change it."))
-    elif auto is not None:
-        c[0].caption(widgets.md_escape(f"Guessed: {'higher' if auto.higher_is_better else 'lower'} is better "
-                                       f"({auto.direction_because}). Confirm it or change it."))
+    c[0].caption(widgets.md_escape(_direction_caption(found)))
     c[1].selectbox("Missing scores", list(MISSING_POLICIES), key=K.UP_MISSING, persist_state=state.PERSIST,
                    format_func=lambda p: f"{p}: {MISSING_TITLES[p]}",
                    help="error: stop and list them; partial: keep every model and dataset (each dataset ranks the "
                         "models it has); complete-block: drop the most incomplete models or datasets one at a "
                         "time until complete; drop-models / drop-datasets: remove every incomplete one.")
     c[2].text_input("Benchmark name", key=K.UP_NAME, persist_state=state.PERSIST)
-    key = _editor_key(reading)
     frame = upload.directions_frame(reading)
+    key = _editor_key(frame, reading)
     now = _edited(frame, key)
     own = int(now[upload.LOWER].sum()) if reading.higher_is_better else int((~now[upload.LOWER]).sum())
     with st.expander(f"Direction per dataset ({len(frame)} datasets"
                      + (f"; {own} {'lower' if reading.higher_is_better else 'higher'}-is-better)" if own else ")"),
-                     expanded=bool(own)):
+                     expanded=bool(own) or not now.equals(frame)):  # open while the user edits it
         st.caption("Leaderboards mix metrics: tick the datasets whose scores are errors, losses or times. The "
                    "direction chosen above applies to every dataset not ticked otherwise here.")
         edited = st.data_editor(frame, hide_index=True, disabled=["dataset"], height=min(36 * (len(frame) + 1), 320),
@@ -275,25 +311,35 @@ def _directions(auto: TableGuess | None, reading: TableGuess) -> tuple[tuple[str
     return upload.directions_from_frame(edited, reading.higher_is_better)
 
 
-def _settled(auto: TableGuess | None, reading: TableGuess) -> TableGuess:
-    """The reading's direction in the words of the page: the guess's evidence while the choice
-    agrees with it (with its directions per dataset), else the user's choice on every dataset."""
+def _settled(found: TableGuess) -> TableGuess:
+    """The reading with the user's direction: the file's evidence (and its directions per dataset)
+    while the answer agrees with it, else the answer on every dataset; undecided: the evidence as
+    it is (the upload cannot be used until the answer)."""
     answer = st.session_state[K.UP_HIGHER]
-    if answer is None and auto is not None:
-        return replace(reading, higher_is_better=auto.higher_is_better, direction_from=auto.direction_from,
-                       direction_because=auto.direction_because, lower_is_better_datasets=(),
-                       higher_is_better_datasets=())
-    if auto is not None and auto.direction_from in ("evidence", "assumed") and \
-            (answer == HIGHER) == auto.higher_is_better:
-        return replace(reading, direction_from=auto.direction_from, direction_because=auto.direction_because,
-                       lower_is_better_datasets=auto.lower_is_better_datasets,
-                       higher_is_better_datasets=auto.higher_is_better_datasets)
-    return replace(reading, direction_from="given", direction_because="as chosen, on every dataset not ticked "
-                   "otherwise", lower_is_better_datasets=(), higher_is_better_datasets=())
+    if answer is None:
+        return found
+    rest = tuple(u for u in found.unsure if upload_questions.topic(u) != "direction")
+    if found.direction_from in ("evidence", "assumed") and (answer == HIGHER) == found.higher_is_better:
+        return replace(found, unsure=rest)
+    return replace(found, higher_is_better=answer == HIGHER, direction_from="given", unsure=rest,
+                   direction_because="as chosen, on every dataset not ticked otherwise",
+                   lower_is_better_datasets=(), higher_is_better_datasets=())
+
+
+def _ticked(reading: TableGuess, lower: tuple[str, ...], higher: tuple[str, ...]) -> TableGuess:
+    """The reading with the directions per dataset as ticked (said so when they differ from the file's)."""
+    if (lower, higher) == (reading.lower_is_better_datasets, reading.higher_is_better_datasets):
+        return reading
+    because = reading.direction_because
+    if reading.direction_from in ("evidence", "assumed"):
+        because += "; the datasets' own directions as ticked"
+    return replace(reading, lower_is_better_datasets=lower, higher_is_better_datasets=higher,
+                   direction_because=because)
 
 
 def form(head: pd.DataFrame, scores: upload.UploadedTable) -> Reading:
-    """The reading of an uploaded score table: the mapping, the guess in words, the directions."""
+    """The reading of an uploaded score table: the mapping, the guess in words, the questions the
+    guess could not decide, the directions; every text follows the choices as they are now."""
     ss = st.session_state
     was = ss[K.UP_MISSING] if ss[K.UP_GUESSED] != scores.digest else None
     cols = prime(head, scores)
@@ -304,20 +350,26 @@ def form(head: pd.DataFrame, scores: upload.UploadedTable) -> Reading:
                                   "for the previous one)."), icon=widgets.ICONS["info"])
     _mapping(head, scores, cols)
     try:
-        reading = cache.upload_guess(scores.name, scores.digest, _options(), head)
+        found = cache.upload_guess(scores.name, scores.digest, _options(), head)
     except InputError as exc:
         st.error(widgets.md_escape(upload.error_text(exc)), icon=widgets.ICONS["error"])
-        return Reading(None, None)
-    reading = _settled(auto, reading)
+        return Reading(None, None, blocked=(UNREAD,))
+    if ss[K.UP_HIGHER] is None and found.direction_from in ("evidence", "assumed"):
+        ss[K.UP_HIGHER] = HIGHER if found.higher_is_better else LOWER  # the evidence decides now (no conflict)
+    reading = _settled(found)
     sentence = st.empty()  # filled once the directions per dataset are read: the text follows every edit
-    _unsure(auto, reading, head, scores)
-    lower, higher = _directions(auto, reading)
-    reading = replace(reading, lower_is_better_datasets=lower, higher_is_better_datasets=higher)
+    items = upload_questions.open_items(auto, found, {"layout": ss[K.UP_LAYOUT], "dataset_column": ss[K.UP_DATASET],
+                                                      "model_column": ss[K.UP_MODEL], "score_column": ss[K.UP_SCORE]},
+                                        ss[K.UP_HIGHER] is not None)
+    blocked = list(upload_questions.ask(items, scores.digest, ss[K.UP_LAYOUT]))
+    _flip(reading, head, scores)
+    lower, higher = _directions(found, reading)
+    reading = _ticked(reading, lower, higher)
     sentence.info(widgets.md_escape(reading.sentence()), icon=":material/visibility:")
-    blocked = assumption = None
+    assumption = None
     if ss[K.UP_HIGHER] is None:
-        blocked = ("the direction is not decided: choose under 'Scores' whether a higher or a lower score is better "
-                   f"({reading.direction_because})")
+        blocked.insert(0, "the direction is not decided: choose under 'Scores' whether a higher or a lower score is "
+                          f"better ({found.direction_because})")
     elif reading.direction_from == "assumed":
         assumption = f"{'higher' if reading.higher_is_better else 'lower'} is better, assumed"
     try:
@@ -325,5 +377,5 @@ def form(head: pd.DataFrame, scores: upload.UploadedTable) -> Reading:
                                 higher_is_better_datasets=higher)
     except InputError as exc:
         st.error(widgets.md_escape(upload.error_text(exc)), icon=widgets.ICONS["error"])
-        return Reading(None, reading)
-    return Reading(fmt, reading, tuple(release_dates(head, reading).items()), blocked, assumption)
+        return Reading(None, reading, blocked=(UNREAD,))
+    return Reading(fmt, reading, tuple(release_dates(head, reading).items()), tuple(blocked), assumption)

@@ -21,6 +21,7 @@ from subsetsel_core.cli.scores import add_score_args, is_table, read_scores
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.result_records import RESULT_FORMATS
 from subsetsel_core.io.score_format import MISSING_POLICIES, MissingPolicy, ScoreFormat
+from subsetsel_core.io.validation import changes
 from subsetsel_core.settings.table import RECIPE, Setting
 from subsetsel_core.text.safe_text import printable, safe_message
 
@@ -337,19 +338,7 @@ def representations(args: argparse.Namespace, data: Data, seed: int) -> list[tup
     return [(r, build(r, data, seed)) for r in recipes(args, data)]
 
 
-#: Topics of notes that say the benchmark read differs from the file as written (a dataset's direction
-#: flipped, cells or names rewritten, the text re-encoded): printed as warnings, like the warnings themselves.
-#: (Result folders report what they changed as warnings of their own.)
-CHANGED_TOPICS = frozenset({"direction", "dropped", "numbers", "whitespace", "encoding"})
 _PRINTED: set[str] = set()  # warnings printed since the data was loaded (each once)
-
-
-def changes(report: Any) -> list[str]:
-    """The findings of a validation report the command line prints on stderr: every warning, and every note
-    that says the benchmark differs from the file (a direction flipped, cells or names rewritten, a model or
-    dataset dropped, the text re-encoded)."""
-    return [f.message for f in report.findings
-            if f.level == "warning" or (f.level == "info" and f.topic in CHANGED_TOPICS)]
 
 
 def warn(*reports: Any) -> None:

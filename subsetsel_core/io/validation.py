@@ -9,6 +9,12 @@ import pandas as pd
 
 Level = Literal["error", "warning", "info"]
 
+#: Topics of notes that say the benchmark read differs from the file as written (a dataset's direction
+#: flipped, cells or names rewritten, a model or dataset dropped, the text re-encoded): every face shows
+#: them as warnings, like the warnings themselves (:meth:`ValidationReport.changes`). Result folders
+#: report what they changed as warnings of their own.
+CHANGED_TOPICS = frozenset({"direction", "dropped", "numbers", "whitespace", "encoding"})
+
 
 @dataclass(frozen=True)
 class Finding:
@@ -28,6 +34,11 @@ class Finding:
     level: Level
     topic: str
     message: str
+
+    @property
+    def is_change(self) -> bool:
+        """Whether it says the benchmark differs from the file: a warning, or a note of :data:`CHANGED_TOPICS`."""
+        return self.level == "warning" or (self.level == "info" and self.topic in CHANGED_TOPICS)
 
 
 @dataclass(frozen=True)
@@ -50,6 +61,12 @@ class ValidationReport:
         """Findings of level ``warning``."""
         return tuple(f for f in self.findings if f.level == "warning")
 
+    def changes(self) -> tuple[str, ...]:
+        """The messages of what changed the benchmark (every warning, and every note that says the
+        benchmark differs from the file), in order: what the command line prints on stderr and the
+        dashboard shows as warnings."""
+        return tuple(f.message for f in self.findings if f.is_change)
+
     @property
     def ok(self) -> bool:
         """True when there is no error."""
@@ -67,6 +84,11 @@ class ValidationReport:
         lines = [f"{k}: {v}" for k, v in self.facts]
         lines += [f"[{f.level}] {f.message}" for f in self.findings]
         return "\n".join(lines)
+
+
+def changes(report: ValidationReport) -> list[str]:
+    """:meth:`ValidationReport.changes` as a list (the command line's printer reads it)."""
+    return list(report.changes())
 
 
 class ReportBuilder:

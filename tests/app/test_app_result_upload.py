@@ -56,7 +56,8 @@ def test_results_upload_through_the_benchmark_page():
     at.run()
     assert not at.exception
     assert any("scores are missing" in e.value for e in at.error)
-    assert not [b for b in at.button if b.key == "use_results_btn"]
+    use = at.button(key="use_results_btn")
+    assert use.disabled and "the error above says what to change" in str(use.help)  # the reason beside it
     at.selectbox(key="up_res_missing").select("drop-models")
     at.text_input(key="up_res_metric").set_value("acc_norm")
     at.run()

@@ -142,7 +142,8 @@ def test_failed_upload_keeps_the_previous_benchmark():
     at.run()
     assert not at.exception
     assert any("not numbers" in e.value for e in at.error)
-    assert not [b for b in at.button if b.key == "use_upload_btn"]
+    use = at.button(key="use_upload_btn")
+    assert use.disabled and use.label == "Use this benchmark" and "cannot be loaded" in str(use.help)
     assert at.session_state["data"].name == "tsc_bakeoff"
     H.goto(at, "home")
     assert not H.errors(at)

@@ -92,7 +92,8 @@ def test_a_column_is_never_mapped_twice() -> None:
     at.selectbox(key="up_model_col").select("dataset")
     at.run()
     assert any("mapped twice" in str(e.value) for e in at.error)
-    assert not [b for b in at.button if b.key == "use_upload_btn"]
+    use = at.button(key="use_upload_btn")
+    assert use.disabled and "cannot be read with the choices above" in str(use.help)  # the reason beside it
     at2 = upload_file("tsc_accuracy_wide.csv")
     at2.radio(key="up_layout").set_value("long")
     at2.run()
