@@ -1,6 +1,6 @@
 """The dashboard's server opens no connection to another host: at start, on a page's run, ever.
 
-``streamlit run app.py`` is started as the README says (no address flags: the project's
+``streamlit run serve.py`` is started as the README says (no address flags: the project's
 ``.streamlit/config.toml`` decides) under a ``sitecustomize`` that refuses — and writes to a
 log — every name lookup of a non-local host and every ``connect`` of an IP socket to an
 address that is not loopback. The test then loads the page over loopback, opens the app's
@@ -133,9 +133,9 @@ def _run_the_app(url: str) -> list[str]:
 
 
 @contextlib.contextmanager
-def _serving(tmp_path: Path, entry: str = "app.py") -> Iterator[tuple[str, Path, Path]]:
-    """``streamlit run app.py`` as the README says (no address flags: the config file decides), or
-    another entry, under the guard; yields the URL, the guard's log and the server's output once it
+def _serving(tmp_path: Path, entry: str = "serve.py") -> Iterator[tuple[str, Path, Path]]:
+    """``streamlit run serve.py`` as the README says (no address flags: the config file decides), or
+    another entry (``app.py`` alone, without the origin guard), under the guard; yields the URL, the guard's log and the server's output once it
     answers."""
     env, log = _guard(tmp_path)
     port = H.free_port()
@@ -220,7 +220,7 @@ def test_a_foreign_origin_websocket_is_refused_and_only_the_origin_check_looks_o
     and external IP before it reads server.corsAllowedOrigins (server_util.is_url_from_allowed_origins);
     no configuration of Streamlit 1.67 but server.enableCORS=false, which would accept every origin, skips
     them (see .streamlit/config.toml)."""
-    with _serving(tmp_path) as (url, log, _):
+    with _serving(tmp_path, "app.py") as (url, log, _):
         assert _handshake(url, FOREIGN) == 403
         assert _handshake(url, FOREIGN, "localhost:1") == 403
         assert _handshake(url, url) == 101  # the app's own page still connects
@@ -234,7 +234,7 @@ def test_a_foreign_origin_websocket_is_refused_and_only_the_origin_check_looks_o
                    "WebSocket before it reads server.corsAllowedOrigins; no setting but server.enableCORS=false avoids it "
                    "under app.py (serve.py refuses it first: see the next test)")
 def test_a_foreign_origin_websocket_makes_no_outbound_lookup(tmp_path: Path) -> None:
-    with _serving(tmp_path) as (url, log, _):
+    with _serving(tmp_path, "app.py") as (url, log, _):
         assert _handshake(url, FOREIGN) == 403
     assert log.read_text(encoding="utf-8") == "", log.read_text(encoding="utf-8")
 

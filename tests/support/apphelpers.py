@@ -177,7 +177,7 @@ def free_port() -> int:
 
 
 class Server:
-    """``streamlit run app.py`` on 127.0.0.1 in a subprocess (a context manager).
+    """``streamlit run serve.py`` (the README's command: ``app.py`` behind the origin guard) on 127.0.0.1 in a subprocess (a context manager).
 
     Parameters
     ----------
@@ -203,7 +203,7 @@ class Server:
         out = open(self.log, "w") if self.log else subprocess.DEVNULL  # noqa: SIM115 - closed in __exit__
         self._out = out
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+            [sys.executable, "-m", "streamlit", "run", "serve.py", "--server.headless", "true",
              "--server.port", str(self.port), "--server.address", "127.0.0.1",
              "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
             cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=env,
