@@ -21,6 +21,7 @@ import numpy as np
 
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.errors import InputError
+from subsetsel_core.evaluation.parallel import one_blas_thread
 from subsetsel_core.evaluation.protocol import trial_rng
 from subsetsel_core.ranks.metrics import HEADLINE, METRICS
 from subsetsel_core.ranks.ranking import twice_average_ranks
@@ -172,6 +173,11 @@ def full_stability(benchmark: Benchmark, *, resamples: int = RESAMPLES, seed: in
     unknown = [m for m in metrics if m not in METRICS]
     if unknown:
         raise InputError(f"unknown metric(s) {unknown}; valid: {', '.join(METRICS)}.", field="metric")
+    with one_blas_thread():  # small matrices: threaded BLAS only contends
+        return _stability(benchmark, resamples, seed, metrics)
+
+
+def _stability(benchmark: Benchmark, resamples: int, seed: int, metrics: Sequence[str]) -> Stability:
     table = benchmark.rank_table
     sums = table.rows.astype(float)  # exact integers on complete tables
     n = sums.shape[0]
