@@ -26,10 +26,6 @@ from subsetsel_core.cli.args import (
     share,
 )
 from subsetsel_core.cli.data import add_data_args, add_representation_args
-from subsetsel_core.cli.headroom import add_headroom_args
-from subsetsel_core.cli.inspect import add_inspect_args
-from subsetsel_core.cli.report import add_report_args
-from subsetsel_core.cli.theory import add_theory_args
 from subsetsel_core.errors import InputError, SubsetselError
 from subsetsel_core.settings.table import GROUPS, SETTINGS
 from subsetsel_core.text.safe_text import safe_message
@@ -103,16 +99,17 @@ COMMANDS: dict[str, str] = {
 """Command → ``"module:function"`` run for it (imported when the command runs)."""
 
 
-#: Commands whose module declares its own options: name → (help, function that adds them).
-SELF_DECLARED: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
+#: Commands whose module declares its own options: name → (help, ``"module:function"`` that adds them,
+#: imported only when that command's parser is built).
+SELF_DECLARED: dict[str, tuple[str, str]] = {
     "inspect": ("what the tool makes of a score table (layout, columns set aside, sizes, direction), as JSON",
-                add_inspect_args),
+                "subsetsel_core.cli.inspect:add_inspect_args"),
     "theory": ("FAFI's coverage bound under a Gaussian-process model, next to the observed share of inverted "
-               "model pairs", add_theory_args),
+               "model pairs", "subsetsel_core.cli.theory:add_theory_args"),
     "headroom": ("the price of a-priori selection: score-aware strategies (upper bounds, fitted to today's "
-                 "models) judged with every strategy on held-out models", add_headroom_args),
+                 "models) judged with every strategy on held-out models", "subsetsel_core.cli.headroom:add_headroom_args"),
     "report": ("run what a config file asks and write the HTML report, figures, CSV, JSON and LaTeX into one "
-               "folder", add_report_args),
+               "folder", "subsetsel_core.cli.report:add_report_args"),
 }
 
 
@@ -216,13 +213,7 @@ def _protocol_args(p: argparse.ArgumentParser, trials: int | None = None) -> Non
         p.set_defaults(trials=trials)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``subsetsel``."""
-    p = _Parser(prog="subsetsel", description="Choose a subset of a benchmark's datasets that preserves the model ranking.")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    p.commands = sub.choices  # the sub-commands' parsers, to word an error the top level reports for one
-
-    s = sub.add_parser("select", help="choose k datasets (or datasets within a budget)")
+def _select(s: argparse.ArgumentParser) -> None:
     add_data_args(s)
     add_representation_args(s)
     s.add_argument("--recipe", metavar="SIDECAR.json",
@@ -242,7 +233,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", type=output_path, metavar="PATH", help="write here instead of standard output")
     s.add_argument("--sidecar", type=output_path, metavar="PATH.json", help="also write the JSON sidecar (as the dashboard's download)")
 
-    e = sub.add_parser("evaluate", help="bootstrap protocol: curves, AUC, tests against random")
+
+def _evaluate(e: argparse.ArgumentParser) -> None:
     add_data_args(e)
     add_representation_args(e)
     _protocol_args(e)
@@ -270,7 +262,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="add FAFI's coverage bound under a Gaussian-process model to the JSON (--out; fits the GP)")
     option(e, "resamples")
 
-    c = sub.add_parser("check", help="does a representation track what makes models differ?")
+
+def _check(c: argparse.ArgumentParser) -> None:
     add_data_args(c)
     add_representation_args(c)
     c.add_argument("--permutations", type=count(0, 10**6, "permutations"), default=None, metavar="B",
@@ -281,7 +274,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--trials", type=TRIALS, default=50, help="trials of the quick protocol run")
     option(c, "seed")
 
-    a = sub.add_parser("advise", help="how many datasets are needed to reach a target agreement")
+
+def _advise(a: argparse.ArgumentParser) -> None:
     add_data_args(a)
     add_representation_args(a)
     _protocol_args(a)
@@ -289,7 +283,8 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--target", type=finite, default=0.9, help="within the metric's range")
     a.add_argument("--jobs", type=JOBS, default=1)
 
-    g = sub.add_parser("generalise", help="does the winner on today's models hold on held-out (newer) models?")
+
+def _generalise(g: argparse.ArgumentParser) -> None:
     add_data_args(g)
     add_representation_args(g)
     _protocol_args(g, 100)
@@ -299,7 +294,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--fraction", type=fraction(open_high=True), default=0.5, help="share of models held out")
     option(g, "metric")
 
-    pl = sub.add_parser("place", help="estimate a new model's full-benchmark rank from its subset scores")
+
+def _place(pl: argparse.ArgumentParser) -> None:
     add_data_args(pl, scores_flag="--reference")
     pl.add_argument("--subset", required=True, metavar="subset.csv", help="the chosen subset (a 'dataset' column)")
     pl.add_argument("--scores", dest="new_scores", required=True, metavar="new_model.csv",
@@ -307,8 +303,42 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--model-name", default="new model")
     option(pl, "seed")
 
-    for name, (text, add_args) in SELF_DECLARED.items():
-        add_args(sub.add_parser(name, help=text))
+
+#: The commands declared here: name → (help, function that adds the options).
+_DECLARED: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
+    "select": ("choose k datasets (or datasets within a budget)", _select),
+    "evaluate": ("bootstrap protocol: curves, AUC, tests against random", _evaluate),
+    "check": ("does a representation track what makes models differ?", _check),
+    "advise": ("how many datasets are needed to reach a target agreement", _advise),
+    "generalise": ("does the winner on today's models hold on held-out (newer) models?", _generalise),
+    "place": ("estimate a new model's full-benchmark rank from its subset scores", _place),
+}
+
+
+def _adder(command: str) -> Callable[[argparse.ArgumentParser], None]:
+    if command in _DECLARED:
+        return _DECLARED[command][1]
+    module, function = SELF_DECLARED[command][1].split(":")
+    add: Callable[[argparse.ArgumentParser], None] = getattr(importlib.import_module(module), function)
+    return add
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser of ``subsetsel``.
+
+    With ``argv`` whose first word is a command, only that command's options are declared
+    (the others' parsers are there with their help line, empty): parsing ``argv`` gives the
+    same result, and the command line does not build nine parsers it does not use.
+    """
+    p = _Parser(prog="subsetsel", description="Choose a subset of a benchmark's datasets that preserves the model ranking.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    p.commands = sub.choices  # the sub-commands' parsers, to word an error the top level reports for one
+    only = argv[0] if argv and argv[0] in COMMANDS else None
+    helps = {name: text for name, (text, _) in {**_DECLARED, **SELF_DECLARED}.items()}
+    for name in COMMANDS:
+        parser = sub.add_parser(name, help=helps[name])
+        if only is None or name == only:
+            _adder(name)(parser)
     return p
 
 
@@ -330,8 +360,9 @@ def error_text(command: str, exc: InputError) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit code (0 ok, 2 bad input, 1 unexpected failure)."""
-    args = build_parser().parse_args(argv)
-    args._argv = list(sys.argv[1:] if argv is None else argv)  # the command as typed, for the outputs' provenance
+    typed = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(typed).parse_args(typed)
+    args._argv = typed  # the command as typed, for the outputs' provenance
     try:
         check_environment()
         module, function = COMMANDS[args.command].split(":")
