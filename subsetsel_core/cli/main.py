@@ -326,19 +326,17 @@ def _adder(command: str) -> Callable[[argparse.ArgumentParser], None]:
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The argument parser of ``subsetsel``.
 
-    With ``argv`` whose first word is a command, only that command's options are declared
-    (the others' parsers are there with their help line, empty): parsing ``argv`` gives the
-    same result, and the command line does not build nine parsers it does not use.
+    With ``argv`` whose first word is a command, only that command's parser is built:
+    parsing ``argv`` gives the same result, and the command line does not build nine parsers
+    it does not use (any other first word builds them all, for the help and the errors).
     """
     p = _Parser(prog="subsetsel", description="Choose a subset of a benchmark's datasets that preserves the model ranking.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     p.commands = sub.choices  # the sub-commands' parsers, to word an error the top level reports for one
     only = argv[0] if argv and argv[0] in COMMANDS else None
     helps = {name: text for name, (text, _) in {**_DECLARED, **SELF_DECLARED}.items()}
-    for name in COMMANDS:
-        parser = sub.add_parser(name, help=helps[name])
-        if only is None or name == only:
-            _adder(name)(parser)
+    for name in COMMANDS if only is None else (only,):
+        _adder(name)(sub.add_parser(name, help=helps[name]))
     return p
 
 
