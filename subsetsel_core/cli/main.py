@@ -16,9 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 from subsetsel_core.cli.args import (
     check_environment,
-    count,
     finite,
-    fraction,
+    jobs,
     names,
     option,
     output_path,
@@ -27,7 +26,7 @@ from subsetsel_core.cli.args import (
 )
 from subsetsel_core.cli.data import add_data_args, add_representation_args
 from subsetsel_core.errors import InputError, SubsetselError
-from subsetsel_core.settings.table import GROUPS, SETTINGS
+from subsetsel_core.settings.table import GROUPS, SETTINGS, Setting
 from subsetsel_core.text.safe_text import safe_message
 
 #: The option of each error field that is not one setting's: the data, the files, the recipe as a whole.
@@ -52,8 +51,6 @@ _OTHER_FLAGS: dict[str, str] = {
     "recipe": "--recipe SIDECAR.json",
     "budget": "--budget SHARE and --cost-column COL",
     "release_dates": "--model-dates FILE",
-    "splits": "--splits N",
-    "fraction": "--fraction F",
     "config": "--config run.toml",
 }
 
@@ -113,10 +110,6 @@ SELF_DECLARED: dict[str, tuple[str, str]] = {
 }
 
 
-#: Argparse types of the counts (whole numbers in a range).
-TRIALS = count(1, 100_000, "trials")
-K = count(1, 10**6, "k")
-JOBS = count(0, 1024, "jobs")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -206,11 +199,11 @@ def argument_error(parser: argparse.ArgumentParser, message: str) -> str:
     return message.rstrip(".") + f". {hint}"
 
 
-def _protocol_args(p: argparse.ArgumentParser, trials: int | None = None) -> None:
+def _protocol_args(p: argparse.ArgumentParser, trials: Setting | None = None) -> None:
+    """The protocol's options; ``trials``: the command's own trials setting instead of the protocol's."""
     for name in ("strategies", "trials", "alpha", "k_min", "k_max", "seed"):
-        option(p, name)
-    if trials is not None:
-        p.set_defaults(trials=trials)
+        option(p, trials.name if name == "trials" and trials is not None else name,
+               **({"dest": "trials"} if name == "trials" else {}))
 
 
 def _select(s: argparse.ArgumentParser) -> None:
@@ -247,7 +240,7 @@ def _evaluate(e: argparse.ArgumentParser) -> None:
     e.add_argument("--budget", type=share, metavar="MAX_SHARE",
                    help="curves against cost instead of k: 15 budget levels up to this share of the total cost")
     e.add_argument("--cost-column", metavar="COL", help="descriptor column of per-dataset costs")
-    e.add_argument("--jobs", type=JOBS, default=None,
+    e.add_argument("--jobs", type=jobs, default=None,
                    help="worker processes on this machine (0: all cores; default: the trials in this process, the "
                         "permutation test's shuffles in 2)")
     e.add_argument("--scheduler", type=scheduler_address, metavar="ADDRESS", help="run the trials on a Dask cluster (tcp://host:8786)")
@@ -266,12 +259,12 @@ def _evaluate(e: argparse.ArgumentParser) -> None:
 def _check(c: argparse.ArgumentParser) -> None:
     add_data_args(c)
     add_representation_args(c)
-    c.add_argument("--permutations", type=count(0, 10**6, "permutations"), default=None, metavar="B",
-                   help="shuffles of the descriptors in the permutation test (default: as the dashboard, 199; at "
-                        "most the installation's max_permutations); every representation named forms one family")
-    c.add_argument("--mantel-permutations", type=count(1, 10**6, "permutations"), default=None,
-                   help="of the Mantel test (default: as the dashboard, 999)")
-    c.add_argument("--trials", type=TRIALS, default=50, help="trials of the quick protocol run")
+    option(c, "permutations",
+           help=f"shuffles of the descriptors in the permutation test (default: as the dashboard, "
+                f"{SETTINGS['permutations'].default}; at most the installation's max_permutations); every "
+                "representation named forms one family")
+    option(c, "mantel_permutations")
+    option(c, "check_trials", dest="trials")
     option(c, "seed")
 
 
@@ -281,17 +274,17 @@ def _advise(a: argparse.ArgumentParser) -> None:
     _protocol_args(a)
     option(a, "metric")
     a.add_argument("--target", type=finite, default=0.9, help="within the metric's range")
-    a.add_argument("--jobs", type=JOBS, default=1)
+    a.add_argument("--jobs", type=jobs, default=1)
 
 
 def _generalise(g: argparse.ArgumentParser) -> None:
     add_data_args(g)
     add_representation_args(g)
-    _protocol_args(g, 100)
+    _protocol_args(g, SETTINGS["generalise_trials"])
     g.add_argument("--new-models", type=names, default=[], metavar="M1,M2", help="the held-out models")
     g.add_argument("--model-dates", metavar="FILE", help="table with model and release date columns: hold out the newest")
     g.add_argument("--date-column", default=None, help="default: release_date, date, released or release")
-    g.add_argument("--fraction", type=fraction(open_high=True), default=0.5, help="share of models held out")
+    option(g, "held_out", dest="fraction")
     option(g, "metric")
 
 

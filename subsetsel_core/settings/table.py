@@ -26,12 +26,15 @@ from typing import Any
 
 from subsetsel_core.errors import InputError
 
-__all__ = ["GROUPS", "PROTOCOL", "RECIPE", "REPORT", "SELECT", "SETTINGS", "Setting", "check", "get"]
+__all__ = ["COMMANDS", "GROUPS", "PROTOCOL", "RECIPE", "REPORT", "SELECT", "SETTINGS", "Setting", "check", "get"]
 
 #: The kinds of value a setting holds.
 KINDS = ("int", "float", "bool", "str", "names", "choice")
 #: The largest seed (seeds are stored as 64-bit integers).
 MAX_SEED = 2**63 - 1
+#: Trials T′ the permutation test reads by default, and the trials of the representation check's quick run
+#: (which the check's test reads whole).
+_TEST_TRIALS = 50
 
 
 def _strategies() -> tuple[str, ...]:
@@ -59,9 +62,10 @@ class Setting:
     default : Any
         The library's and the command line's default (None: "automatic", said in ``help``).
     low, high : float, optional
-        Bounds of a number (both included, but ``low`` is excluded when ``low_open``).
-    low_open : bool
-        ``low`` itself is refused (a share in (0, 1]).
+        Bounds of a number (both included, but ``low`` is excluded when ``low_open``, ``high``
+        when ``high_open``).
+    low_open, high_open : bool
+        ``low`` (``high``) itself is refused: a share in (0, 1], a share held out in (0, 1).
     choices : tuple or callable, optional
         The allowed names (a callable reads a registry when called).
     help : str
@@ -92,6 +96,7 @@ class Setting:
     low: float | None = None
     high: float | None = None
     low_open: bool = False
+    high_open: bool = False
     choices: tuple[str, ...] | Callable[[], Sequence[str]] | None = None
     help: str = ""
     flag: str | None = None
@@ -139,7 +144,7 @@ class Setting:
             return "a whole number" + (f" ≥ {int(low):,}" if low is not None else "")
         if self.kind == "float":
             if low is not None and high is not None:
-                return f"a number in {'(' if self.low_open else '['}{low:g}, {high:g}]"
+                return f"a number in {'(' if self.low_open else '['}{low:g}, {high:g}{')' if self.high_open else ']'}"
             return "a finite number"
         if self.kind == "bool":
             return "true or false"
@@ -202,9 +207,9 @@ PROTOCOL: tuple[Setting, ...] = (
             toml="evaluate.permutations", workspace="ev_permutations", label="Shuffles B", widget_low=19,
             widget_high=9999),
     Setting("permutation_trials", "int", None, low=1, high=100_000,
-            help="the permutation test's gain and null on the first T′ trials (default: 50, at most the trials)",
+            help=f"the permutation test's gain and null on the first T′ trials (default: {_TEST_TRIALS}, at most the trials)",
             flag="--permutation-trials", metavar="T", toml="evaluate.permutation_trials", workspace="ev_perm_trials",
-            label="Trials of the test T′", field="permutations", widget_low=2, widget_high=5000, widget_default=50),
+            label="Trials of the test T′", field="permutations", widget_low=2, widget_high=5000, widget_default=_TEST_TRIALS),
     Setting("resamples", "int", 1000, low=2, high=10**6,
             help="bootstrap resamples of the full benchmark's own stability (the ceiling)", flag="--resamples", metavar="N",
             only="cli"),
@@ -235,7 +240,26 @@ REPORT: tuple[Setting, ...] = (
 )
 """What the report shows (``run.toml``'s ``[report]``, the Report page)."""
 
-GROUPS: dict[str, tuple[Setting, ...]] = {"recipe": RECIPE, "protocol": PROTOCOL, "select": SELECT, "report": REPORT}
+COMMANDS: tuple[Setting, ...] = (
+    Setting("check_trials", "int", _TEST_TRIALS, low=1, high=100_000,
+            help="trials of the quick protocol run (as the dashboard's representation check)", flag="--trials",
+            metavar="T", field="trials", only="cli"),
+    Setting("mantel_permutations", "int", 999, low=1, high=10**6, help="permutations of the Mantel test",
+            flag="--mantel-permutations", metavar="B", field="permutations", only="cli"),
+    Setting("generalise_trials", "int", 100, low=1, high=100_000, help="trials T of the protocol on today's models",
+            flag="--trials", metavar="T", field="trials", only="cli"),
+    Setting("headroom_trials", "int", 50, low=1, high=100_000, help="trials T per split", flag="--trials", metavar="T",
+            field="trials", only="cli"),
+    Setting("splits", "int", 10, low=1, high=10_000, help="random splits of the models (--newest makes one split)",
+            flag="--splits", metavar="N", only="cli"),
+    Setting("held_out", "float", 0.5, low=0.0, high=1.0, low_open=True, high_open=True, help="share of the models held out",
+            flag="--fraction", metavar="F", field="fraction", only="cli"),
+)
+"""Options of one command each: ``check`` (its quick run and Mantel test), ``generalise`` and ``headroom``
+(the models held out, the trials)."""
+
+GROUPS: dict[str, tuple[Setting, ...]] = {"recipe": RECIPE, "protocol": PROTOCOL, "select": SELECT, "report": REPORT,
+                                          "commands": COMMANDS}
 """The settings by group."""
 
 SETTINGS: dict[str, Setting] = {s.name: s for group in GROUPS.values() for s in group}
@@ -276,7 +300,7 @@ def problem(setting: Setting, value: Any, *, low: float | None = None, high: flo
                 not whole and not math.isfinite(value)):
             return f"must be {must}, got {value!r:.40}"
         below = low is not None and (value <= low if setting.low_open else value < low)
-        above = high is not None and value > high
+        above = high is not None and (value >= high if setting.high_open else value > high)
         return f"must be {must}, got {value!r}" if below or above else None
     opts = setting.options()
     if kind == "choice":
