@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from subsetsel_core.errors import InputError
+from subsetsel_core.errors import InputError, add_fields
 
 __all__ = ["COMMANDS", "GROUPS", "PROTOCOL", "RECIPE", "REPORT", "SELECT", "SETTINGS", "Setting", "check", "get"]
 
@@ -82,6 +82,10 @@ class Setting:
         The widget's label.
     field : str, optional
         The :data:`~subsetsel_core.errors.FIELDS` key of its errors (default: the name).
+    about : str, optional
+        That field in neutral words (``"the number of trials T"``), added to
+        :data:`~subsetsel_core.errors.FIELDS`: said by one setting of each field that is no
+        data field of :mod:`subsetsel_core.errors`.
     only : str, optional
         ``"cli"`` or ``"dashboard"``: the one face that offers it.
     widget_low, widget_high : float, optional
@@ -105,6 +109,7 @@ class Setting:
     workspace: str | None = None
     label: str | None = None
     field: str | None = None
+    about: str | None = None
     only: str | None = None
     widget_low: float | None = None
     widget_high: float | None = None
@@ -166,9 +171,9 @@ ALL: Any = _All()
 """Default of a ``names`` setting: every one of its choices (read from the registry)."""
 
 RECIPE: tuple[Setting, ...] = (
-    Setting("tables", "names", None, help="descriptor tables joined into one representation (default: the first)",
+    Setting("tables", "names", None, about="the representation (descriptor tables, columns, text, log, PCA)", help="descriptor tables joined into one representation (default: the first)",
             flag="--representation", metavar="T[+T][,…]", workspace="rep_tables", label="Descriptor tables", field="representation"),
-    Setting("columns", "names", None, help="columns of the joined tables to use (default: each table's manifest "
+    Setting("columns", "names", None, about="the descriptor columns used", help="columns of the joined tables to use (default: each table's manifest "
             "columns)", flag="--columns", metavar="A,B", workspace="rep_columns", label="Columns", field="descriptor_columns"),
     Setting("text", "bool", True, help="embed text columns with TF-IDF + SVD (default) or drop them (--no-text)",
             flag="--text", workspace="rep_text", label="Embed text columns", field="representation"),
@@ -185,25 +190,25 @@ PROTOCOL: tuple[Setting, ...] = (
     Setting("strategies", "names", ALL, choices=_strategies, help="strategies to evaluate (default: all)",
             flag="--strategies", metavar="S1,S2", toml="evaluate.strategies", workspace="ev_strategies", label="Strategies",
             field="strategy"),
-    Setting("trials", "int", 200, low=1, high=100_000, help="number of trials T (random dataset pools)",
+    Setting("trials", "int", 200, low=1, high=100_000, about="the number of trials T", help="number of trials T (random dataset pools)",
             flag="--trials", metavar="T", toml="evaluate.trials", workspace="ev_trials", label="Trials T", widget_low=2,
             widget_high=5000, widget_default=50),
-    Setting("alpha", "float", 0.8, low=0.0, high=1.0, low_open=True, help="dataset-pool fraction α",
+    Setting("alpha", "float", 0.8, low=0.0, high=1.0, low_open=True, about="the dataset-pool fraction α", help="dataset-pool fraction α",
             flag="--alpha", metavar="A", toml="evaluate.alpha", workspace="ev_alpha", label="α — share of datasets per pool",
             widget_low=0.1),
-    Setting("beta", "float", 1.0, low=0.0, high=1.0, low_open=True, help="model-pool fraction β",
+    Setting("beta", "float", 1.0, low=0.0, high=1.0, low_open=True, about="the model-pool fraction β", help="model-pool fraction β",
             flag="--model-fraction", metavar="B", toml="evaluate.beta", workspace="ev_beta", label="β — share of models per pool",
             widget_low=0.1),
-    Setting("k_min", "int", 2, low=1, high=10**6, help="smallest subset size k", flag="--k-min", metavar="K",
+    Setting("k_min", "int", 2, low=1, high=10**6, about="the range of k", help="smallest subset size k", flag="--k-min", metavar="K",
             toml="evaluate.k_min", workspace="ev_krange", label="k range", field="k_range"),
     Setting("k_max", "int", 20, low=1, high=10**6, help="largest subset size k (capped at the pool size)",
             flag="--k-max", metavar="K", toml="evaluate.k_max", workspace="ev_krange", label="k range", field="k_range"),
-    Setting("seed", "int", 0, low=0, high=MAX_SEED, help="the one seed of the run", flag="--seed", metavar="S", toml="seed",
+    Setting("seed", "int", 0, low=0, high=MAX_SEED, about="the seed", help="the one seed of the run", flag="--seed", metavar="S", toml="seed",
             workspace="seed", label="Seed", widget_high=2**31 - 1),
     Setting("metrics", "names", ALL, choices=_metrics, help="agreement metrics (default: all)", flag="--metrics", metavar="M1,M2",
             toml="evaluate.metrics", field="metric", only="cli"),
     Setting("permutations", "int", 199, low=0, high=10**6,
-            help="shuffles B of the permutation test behind every 'helps' (0: no test)", flag="--permutations", metavar="B",
+            about="the permutation test's settings (shuffles B, its trials T')", help="shuffles B of the permutation test behind every 'helps' (0: no test)", flag="--permutations", metavar="B",
             toml="evaluate.permutations", workspace="ev_permutations", label="Shuffles B", widget_low=19,
             widget_high=9999),
     Setting("permutation_trials", "int", None, low=1, high=100_000,
@@ -211,27 +216,27 @@ PROTOCOL: tuple[Setting, ...] = (
             flag="--permutation-trials", metavar="T", toml="evaluate.permutation_trials", workspace="ev_perm_trials",
             label="Trials of the test T′", field="permutations", widget_low=2, widget_high=5000, widget_default=_TEST_TRIALS),
     Setting("resamples", "int", 1000, low=2, high=10**6,
-            help="bootstrap resamples of the full benchmark's own stability (the ceiling)", flag="--resamples", metavar="N",
+            about="the bootstrap resamples of the full benchmark's own stability", help="bootstrap resamples of the full benchmark's own stability (the ceiling)", flag="--resamples", metavar="N",
             only="cli"),
 )
 """The bootstrap protocol's parameters (:class:`~subsetsel_core.evaluation.result.EvaluationConfig`, PROTOCOL.md)."""
 
 SELECT: tuple[Setting, ...] = (
-    Setting("strategy", "choice", None, choices=_strategies, help="the selection strategy", flag="--strategy", metavar="NAME",
+    Setting("strategy", "choice", None, choices=_strategies, about="the selection strategy", help="the selection strategy", flag="--strategy", metavar="NAME",
             toml="select.strategy", workspace="sel_strategy", label="Strategy", widget_default="fafi-cosine"),
-    Setting("k", "int", 10, low=1, high=10**6, help="number of datasets", flag="--k", metavar="K", toml="select.k",
+    Setting("k", "int", 10, low=1, high=10**6, about="the subset size k", help="number of datasets", flag="--k", metavar="K", toml="select.k",
             workspace="sel_k", label="k"),
     Setting("budget", "float", None, low=0.0, high=1.0, low_open=True,
-            help="choose under a budget: share (0–1] of the benchmark's total cost", flag="--budget", metavar="SHARE", only="cli"),
-    Setting("include", "names", (), help="datasets chosen first", flag="--include", metavar="D1,D2", workspace="sel_include",
+            about="the budget and its cost column", help="choose under a budget: share (0–1] of the benchmark's total cost", flag="--budget", metavar="SHARE", only="cli"),
+    Setting("include", "names", (), about="the must-include datasets", help="datasets chosen first", flag="--include", metavar="D1,D2", workspace="sel_include",
             label="Must include"),
-    Setting("exclude", "names", (), help="datasets never chosen", flag="--exclude", metavar="D1,D2", workspace="sel_exclude",
+    Setting("exclude", "names", (), about="the excluded datasets", help="datasets never chosen", flag="--exclude", metavar="D1,D2", workspace="sel_exclude",
             label="Exclude"),
 )
 """What one selection is asked for (``subsetsel select``, the Select page)."""
 
 REPORT: tuple[Setting, ...] = (
-    Setting("metric", "choice", "spearman", choices=_metrics, help="the metric of the figures and the verdict",
+    Setting("metric", "choice", "spearman", choices=_metrics, about="the metric", help="the metric of the figures and the verdict",
             flag="--metric", metavar="NAME", toml="report.metric", workspace="ev_metric", label="Metric"),
     Setting("images", "bool", True, help="PNG and SVG of every figure (needs Chromium)", toml="report.images",
             only="cli", field="config"),
@@ -250,9 +255,9 @@ COMMANDS: tuple[Setting, ...] = (
             flag="--trials", metavar="T", field="trials", only="cli"),
     Setting("headroom_trials", "int", 50, low=1, high=100_000, help="trials T per split", flag="--trials", metavar="T",
             field="trials", only="cli"),
-    Setting("splits", "int", 10, low=1, high=10_000, help="random splits of the models (--newest makes one split)",
+    Setting("splits", "int", 10, low=1, high=10_000, about="the number of model splits of the headroom evaluation", help="random splits of the models (--newest makes one split)",
             flag="--splits", metavar="N", only="cli"),
-    Setting("held_out", "float", 0.5, low=0.0, high=1.0, low_open=True, high_open=True, help="share of the models held out",
+    Setting("held_out", "float", 0.5, low=0.0, high=1.0, low_open=True, high_open=True, about="the share of models held out", help="share of the models held out",
             flag="--fraction", metavar="F", field="fraction", only="cli"),
 )
 """Options of one command each: ``check`` (its quick run and Mantel test), ``generalise`` and ``headroom``
@@ -264,6 +269,8 @@ GROUPS: dict[str, tuple[Setting, ...]] = {"recipe": RECIPE, "protocol": PROTOCOL
 
 SETTINGS: dict[str, Setting] = {s.name: s for group in GROUPS.values() for s in group}
 """Every setting by name."""
+
+add_fields({s.error_field: s.about for s in SETTINGS.values() if s.about})
 
 
 def get(name: str) -> Setting:

@@ -39,6 +39,34 @@ def test_every_setting_has_a_face_and_a_known_field() -> None:
     assert sum(len(g) for g in GROUPS.values()) == len(SETTINGS)
 
 
+def test_the_settings_error_fields_come_from_the_table() -> None:
+    from subsetsel_core import errors
+
+    described: dict[str, set[str]] = {}
+    for s in SETTINGS.values():
+        if s.about:
+            described.setdefault(s.error_field, set()).add(s.about)
+    assert all(len(texts) == 1 for texts in described.values()), described
+    for s in SETTINGS.values():  # a setting's field is described by the table, or is a data field of errors.py
+        assert s.error_field in described or s.error_field in ("config",), s.name
+        assert FIELDS[s.error_field] == next(iter(described.get(s.error_field, {FIELDS[s.error_field]})))
+    with pytest.raises(ValueError, match="described twice"):
+        errors.add_fields({"trials": "something else"})
+    errors.add_fields({"trials": FIELDS["trials"]})  # the same description again is no change
+    with pytest.raises(ValueError, match="unknown InputError field"):
+        InputError("x", field="no_such_field")
+
+
+def test_an_error_of_a_setting_field_needs_no_import_of_the_table() -> None:
+    import subprocess
+    import sys
+
+    code = ("from subsetsel_core.errors import InputError\n"
+            "print(InputError('bad k', field='k_range').field, InputError('bad', field='fraction').field)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.split() == ["k_range", "fraction"]
+
+
 def test_the_library_defaults_are_the_tables() -> None:
     cfg = EvaluationConfig()
     protocol = defaults(GROUPS["protocol"])
