@@ -22,7 +22,6 @@ from subsetsel_core.cli.args import (
     option,
     output_path,
     scheduler_address,
-    share,
 )
 from subsetsel_core.cli.data import add_data_args, add_representation_args
 from subsetsel_core.errors import InputError, SubsetselError
@@ -237,8 +236,8 @@ def _evaluate(e: argparse.ArgumentParser) -> None:
     e.add_argument("--latex", type=output_path, metavar="auc.tex",
                    help="also write the AUC table as LaTeX (booktabs, 95 %% intervals, the best mean per metric "
                         "in bold, ties all bold; \\input it with \\usepackage{booktabs})")
-    e.add_argument("--budget", type=share, metavar="MAX_SHARE",
-                   help="curves against cost instead of k: 15 budget levels up to this share of the total cost")
+    option(e, "budget", metavar="MAX_SHARE",
+           help="curves against cost instead of k: 15 budget levels up to this share of the total cost")
     e.add_argument("--cost-column", metavar="COL", help="descriptor column of per-dataset costs")
     e.add_argument("--jobs", type=jobs, default=None,
                    help="worker processes on this machine (0: all cores; default: the trials in this process, the "
@@ -273,7 +272,8 @@ def _advise(a: argparse.ArgumentParser) -> None:
     add_representation_args(a)
     _protocol_args(a)
     option(a, "metric")
-    a.add_argument("--target", type=finite, default=0.9, help="within the metric's range")
+    a.add_argument("--target", type=finite, default=None,
+                   help="within the metric's range (default: the metric's own target, as on the dashboard)")
     a.add_argument("--jobs", type=jobs, default=1)
 
 
