@@ -3,7 +3,8 @@
 Runs, alternating, ``python -c "import numpy, pandas"`` and ``python -m subsetsel_core
 evaluate`` on the TSC sample with one trial, N times each (all six strategies, and random +
 both FAFI, which never load numba), and prints the median wall times and their ratio (the
-target is at most 1.3). With ``--whole`` it also times ``evaluate`` random + FAFI cosine +
+target is at most 1.3), and the median CPU times (user + system) and their ratio, which a
+machine loaded by other work disturbs less than the wall times. With ``--whole`` it also times ``evaluate`` random + FAFI cosine +
 FAFI Euclidean, T = 200, as a whole CLI process (with its default permutation test and with
 ``--permutations 0``), against ``benchmarks/naive_protocol.py``'s straightforward loop on the
 same strategies (``--naive-trials`` trials, extrapolated to 200), in the same run::
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -32,9 +34,17 @@ ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
 def _seconds(cmd: list[str]) -> float:
+    return _timed(cmd)[0]
+
+
+def _timed(cmd: list[str]) -> tuple[float, float]:
+    """Wall time and CPU time (user + system) of one run of ``cmd``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
-    return time.perf_counter() - t
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
 
 def _whole(out: Path, naive_trials: int) -> None:
@@ -73,18 +83,20 @@ def main() -> int:
            "--representation", "ucr_info", "--trials", "1", "--out", str(out)]
     light = [*cli, "--strategies", "random,fafi-cosine,fafi-euclidean"]
     _seconds(base), _seconds(cli), _seconds(light)  # warm the file cache
-    a: list[float] = []
-    b: list[float] = []
-    c: list[float] = []
+    load = os.getloadavg()[0]
+    runs: dict[str, list[tuple[float, float]]] = {"base": [], "all": [], "light": []}
     for _ in range(args.n):
-        a.append(_seconds(base))
-        b.append(_seconds(cli))
-        c.append(_seconds(light))
-    ma, mb, mc = statistics.median(a), statistics.median(b), statistics.median(c)
-    print(f"import numpy, pandas: median {ma:.3f} s over {args.n} runs; load {os.getloadavg()[0]:.2f}")
-    print(f"subsetsel evaluate (TSC sample, T = 1, all six strategies): median {mb:.3f} s, ratio {mb / ma:.3f}")
+        for name, cmd in (("base", base), ("all", cli), ("light", light)):
+            runs[name].append(_timed(cmd))
+    wall = {name: statistics.median(w for w, _ in r) for name, r in runs.items()}
+    cpu = {name: statistics.median(c for _, c in r) for name, r in runs.items()}
+    ma, mb, mc = wall["base"], wall["all"], wall["light"]
+    print(f"import numpy, pandas: median {ma:.3f} s wall, {cpu['base']:.3f} s CPU over {args.n} runs; "
+          f"load {load:.2f} before, {os.getloadavg()[0]:.2f} after")
+    print(f"subsetsel evaluate (TSC sample, T = 1, all six strategies): median {mb:.3f} s, ratio {mb / ma:.3f} "
+          f"(CPU {cpu['all']:.3f} s, ratio {cpu['all'] / cpu['base']:.3f})")
     print(f"subsetsel evaluate (TSC sample, T = 1, random + both FAFI): median {mc:.3f} s, ratio {mc / ma:.3f} "
-          f"(target ≤ {TARGET})")
+          f"(CPU {cpu['light']:.3f} s, ratio {cpu['light'] / cpu['base']:.3f}; target ≤ {TARGET})")
     if args.whole:
         _whole(out, args.naive_trials)
     return 0 if mc / ma <= TARGET else 1

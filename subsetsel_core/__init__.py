@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from subsetsel_core.settings import table as _table  # noqa: F401 - adds the settings' error fields to errors.FIELDS
 from subsetsel_core.version import VERSION
 
 __version__ = VERSION

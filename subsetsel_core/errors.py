@@ -7,7 +7,7 @@ code 2 and the dashboard into a readable message; neither shows a traceback.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from subsetsel_core.text.safe_text import safe_message
 
@@ -57,31 +57,34 @@ FIELDS: dict[str, str] = {
     "missing": "the missing-score policy",
     "aliases": "the aliases that map descriptor names to score names",
     "descriptor_dataset_column": "the column of a descriptor table holding dataset names",
-    "descriptor_columns": "the descriptor columns used",
     "scores_file": "the score file",
     "descriptor_file": "a descriptor file",
-    "k": "the subset size k",
-    "strategy": "the selection strategy",
-    "representation": "the representation (descriptor tables, columns, text, log, PCA)",
-    "include": "the must-include datasets",
-    "exclude": "the excluded datasets",
-    "budget": "the budget and its cost column",
-    "trials": "the number of trials T",
-    "alpha": "the dataset-pool fraction α",
-    "beta": "the model-pool fraction β",
-    "k_range": "the range of k",
-    "metric": "the metric",
-    "seed": "the seed",
-    "resamples": "the bootstrap resamples of the full benchmark's own stability",
-    "permutations": "the permutation test's settings (shuffles B, its trials T')",
     "workspace": "the workspace file",
     "recipe": "the JSON sidecar a subset is reproduced from",
     "release_dates": "the models' release dates",
     "config": "the config file of subsetsel report (run.toml)",
-    "splits": "the number of model splits of the headroom evaluation",
-    "fraction": "the share of models held out",
 }
-"""Settings an :class:`InputError` can point at, with a neutral description."""
+"""Settings an :class:`InputError` can point at, with a neutral description.
+
+Written here: the data's and the files' (no entry of the settings table). The settings'
+own fields (``trials``, ``k_range``, ``representation``, …) are added by
+:mod:`subsetsel_core.settings.table` from its records (:attr:`Setting.about`) through
+:func:`add_fields` when it is imported, which ``import subsetsel_core`` does first.
+"""
+
+
+def add_fields(described: Mapping[str, str]) -> None:
+    """Add fields (name → neutral description) that an :class:`InputError` may name.
+
+    Raises
+    ------
+    ValueError
+        A field already there with another description (one field, one meaning).
+    """
+    for name, text in described.items():
+        if FIELDS.get(name, text) != text:
+            raise ValueError(f"the error field {name!r} is described twice: {FIELDS[name]!r} and {text!r}")
+        FIELDS[name] = text
 
 
 class MissingExtraError(InputError, ImportError):

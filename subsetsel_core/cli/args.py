@@ -30,6 +30,7 @@ __all__ = [
     "count",
     "finite",
     "fraction",
+    "jobs",
     "names",
     "option",
     "output_path",
@@ -135,6 +136,9 @@ def fraction(*, open_high: bool = False) -> Callable[[str], float]:
 share = fraction()
 """A share in (0, 1] (an argparse type)."""
 
+jobs = count(0, 1024, "jobs")
+"""Worker processes on this machine, 0 = all cores (an argparse type)."""
+
 
 def setting_type(s: table.Setting) -> Callable[[str], Any] | None:
     """The argparse ``type=`` of a setting of :mod:`subsetsel_core.settings.table`, with its bounds."""
@@ -144,7 +148,7 @@ def setting_type(s: table.Setting) -> Callable[[str], Any] | None:
         return count(int(s.low or 0), int(s.high if s.high is not None else MAX_SEED), (s.flag or s.name).lstrip("-"))
     if s.kind == "float":
         if s.low == 0 and s.high == 1:
-            return fraction(open_high=False) if s.low_open else finite
+            return fraction(open_high=s.high_open) if s.low_open else finite
         return finite
     return names if s.kind == "names" else None
 
@@ -183,6 +187,8 @@ def option(p: Options, name: str, **overrides: Any) -> argparse.Action:
         if s.kind == "names" and s.options():
             kw["help"] = f"of {', '.join(s.options())} (default: all)"
     kw.update(overrides)
+    if s.kind in ("int", "float") and kw.get("default") is not None and "default" not in kw["help"]:
+        kw["help"] += f" (default {kw['default']:,})" if s.kind == "int" else f" (default {kw['default']:g})"
     return p.add_argument(s.flag, **kw)
 
 

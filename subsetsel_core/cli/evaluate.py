@@ -304,6 +304,8 @@ def cmd_advise(args: argparse.Namespace) -> int:
     _check_names(args)
     data, reps = _data(args)
     lo, hi = METRICS[args.metric].bounds(data.benchmark.n_models)
+    if args.target is None:
+        args.target = METRICS[args.metric].default_target(data.benchmark.n_models)
     if not lo <= args.target <= hi:
         raise InputError(f"the target {args.target:g} is outside the range of {METRICS[args.metric].label} "
                          f"({lo:g} to {hi:g}); give a --target in that range.")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from subsetsel_core.cli import data as D
-from subsetsel_core.cli.args import count, fraction, option, output_path, readable
+from subsetsel_core.cli.args import option, output_path, readable
 from subsetsel_core.errors import InputError
 from subsetsel_core.ranks.metrics import METRICS
 from subsetsel_core.strategies import REGISTRY, SCORE_AWARE, STRATEGIES
@@ -31,13 +31,12 @@ def add_headroom_args(p: argparse.ArgumentParser) -> None:
     D.add_representation_args(p)
     option(p, "strategies", help=f"a-priori strategies, of {', '.join(STRATEGIES)} (default: all); the score-aware "
                                  f"ones ({', '.join(SCORE_AWARE)}) always run")
-    option(p, "trials", default=50, help="trials T per split")
+    option(p, "headroom_trials", dest="trials")
     for name in ("alpha", "k_min", "k_max", "seed"):
         option(p, name)
     g = p.add_argument_group("the models held out")
-    g.add_argument("--splits", type=count(1, 10_000, "splits"), default=10,
-                   help="random splits of the models (default 10; --newest makes one split)")
-    g.add_argument("--fraction", type=fraction(open_high=True), default=0.5, help="share of the models held out")
+    option(g, "splits")
+    option(g, "held_out", dest="fraction")
     g.add_argument("--newest", action="store_true",
                    help="hold out the newest models by release date (--model-dates, or the score table's release "
                         "column)")

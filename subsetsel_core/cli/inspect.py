@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from subsetsel_core.cli import scores as cli_scores
 from subsetsel_core.cli.args import output_path
+from subsetsel_core.io.score_format import MISSING_POLICIES
 from subsetsel_core.text import strict_json
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ def add_inspect_args(p: argparse.ArgumentParser) -> None:
     add_result_args(g)
     p.add_argument("--format", choices=("json", "text"), default="json",
                    help="json (default): the reading with one entry per task; text: the same for people")
-    p.add_argument("--missing", choices=("error", "drop-models", "drop-datasets", "complete-block", "partial"),
+    p.add_argument("--missing", choices=MISSING_POLICIES,
                    default=None, help="with --table: the missing-score policy (default: partial — every score kept)")
     p.add_argument("--table", type=output_path, metavar="OUT.csv",
                    help="also write the scores exactly as read: model, dataset, fold, score, direction")

@@ -16,22 +16,16 @@ from collections.abc import Callable, Mapping, Sequence
 
 from subsetsel_core.cli.args import (
     check_environment,
-    count,
     finite,
-    fraction,
+    jobs,
     names,
     option,
     output_path,
     scheduler_address,
-    share,
 )
 from subsetsel_core.cli.data import add_data_args, add_representation_args
-from subsetsel_core.cli.headroom import add_headroom_args
-from subsetsel_core.cli.inspect import add_inspect_args
-from subsetsel_core.cli.report import add_report_args
-from subsetsel_core.cli.theory import add_theory_args
 from subsetsel_core.errors import InputError, SubsetselError
-from subsetsel_core.settings.table import GROUPS, SETTINGS
+from subsetsel_core.settings.table import GROUPS, SETTINGS, Setting
 from subsetsel_core.text.safe_text import safe_message
 
 #: The option of each error field that is not one setting's: the data, the files, the recipe as a whole.
@@ -56,8 +50,6 @@ _OTHER_FLAGS: dict[str, str] = {
     "recipe": "--recipe SIDECAR.json",
     "budget": "--budget SHARE and --cost-column COL",
     "release_dates": "--model-dates FILE",
-    "splits": "--splits N",
-    "fraction": "--fraction F",
     "config": "--config run.toml",
 }
 
@@ -103,23 +95,20 @@ COMMANDS: dict[str, str] = {
 """Command → ``"module:function"`` run for it (imported when the command runs)."""
 
 
-#: Commands whose module declares its own options: name → (help, function that adds them).
-SELF_DECLARED: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
+#: Commands whose module declares its own options: name → (help, ``"module:function"`` that adds them,
+#: imported only when that command's parser is built).
+SELF_DECLARED: dict[str, tuple[str, str]] = {
     "inspect": ("what the tool makes of a score table (layout, columns set aside, sizes, direction), as JSON",
-                add_inspect_args),
+                "subsetsel_core.cli.inspect:add_inspect_args"),
     "theory": ("FAFI's coverage bound under a Gaussian-process model, next to the observed share of inverted "
-               "model pairs", add_theory_args),
+               "model pairs", "subsetsel_core.cli.theory:add_theory_args"),
     "headroom": ("the price of a-priori selection: score-aware strategies (upper bounds, fitted to today's "
-                 "models) judged with every strategy on held-out models", add_headroom_args),
+                 "models) judged with every strategy on held-out models", "subsetsel_core.cli.headroom:add_headroom_args"),
     "report": ("run what a config file asks and write the HTML report, figures, CSV, JSON and LaTeX into one "
-               "folder", add_report_args),
+               "folder", "subsetsel_core.cli.report:add_report_args"),
 }
 
 
-#: Argparse types of the counts (whole numbers in a range).
-TRIALS = count(1, 100_000, "trials")
-K = count(1, 10**6, "k")
-JOBS = count(0, 1024, "jobs")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -209,20 +198,14 @@ def argument_error(parser: argparse.ArgumentParser, message: str) -> str:
     return message.rstrip(".") + f". {hint}"
 
 
-def _protocol_args(p: argparse.ArgumentParser, trials: int | None = None) -> None:
+def _protocol_args(p: argparse.ArgumentParser, trials: Setting | None = None) -> None:
+    """The protocol's options; ``trials``: the command's own trials setting instead of the protocol's."""
     for name in ("strategies", "trials", "alpha", "k_min", "k_max", "seed"):
-        option(p, name)
-    if trials is not None:
-        p.set_defaults(trials=trials)
+        option(p, trials.name if name == "trials" and trials is not None else name,
+               **({"dest": "trials"} if name == "trials" else {}))
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``subsetsel``."""
-    p = _Parser(prog="subsetsel", description="Choose a subset of a benchmark's datasets that preserves the model ranking.")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    p.commands = sub.choices  # the sub-commands' parsers, to word an error the top level reports for one
-
-    s = sub.add_parser("select", help="choose k datasets (or datasets within a budget)")
+def _select(s: argparse.ArgumentParser) -> None:
     add_data_args(s)
     add_representation_args(s)
     s.add_argument("--recipe", metavar="SIDECAR.json",
@@ -242,7 +225,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", type=output_path, metavar="PATH", help="write here instead of standard output")
     s.add_argument("--sidecar", type=output_path, metavar="PATH.json", help="also write the JSON sidecar (as the dashboard's download)")
 
-    e = sub.add_parser("evaluate", help="bootstrap protocol: curves, AUC, tests against random")
+
+def _evaluate(e: argparse.ArgumentParser) -> None:
     add_data_args(e)
     add_representation_args(e)
     _protocol_args(e)
@@ -252,10 +236,10 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--latex", type=output_path, metavar="auc.tex",
                    help="also write the AUC table as LaTeX (booktabs, 95 %% intervals, the best mean per metric "
                         "in bold, ties all bold; \\input it with \\usepackage{booktabs})")
-    e.add_argument("--budget", type=share, metavar="MAX_SHARE",
-                   help="curves against cost instead of k: 15 budget levels up to this share of the total cost")
+    option(e, "budget", metavar="MAX_SHARE",
+           help="curves against cost instead of k: 15 budget levels up to this share of the total cost")
     e.add_argument("--cost-column", metavar="COL", help="descriptor column of per-dataset costs")
-    e.add_argument("--jobs", type=JOBS, default=None,
+    e.add_argument("--jobs", type=jobs, default=None,
                    help="worker processes on this machine (0: all cores; default: the trials in this process, the "
                         "permutation test's shuffles in 2)")
     e.add_argument("--scheduler", type=scheduler_address, metavar="ADDRESS", help="run the trials on a Dask cluster (tcp://host:8786)")
@@ -270,36 +254,41 @@ def build_parser() -> argparse.ArgumentParser:
                    help="add FAFI's coverage bound under a Gaussian-process model to the JSON (--out; fits the GP)")
     option(e, "resamples")
 
-    c = sub.add_parser("check", help="does a representation track what makes models differ?")
+
+def _check(c: argparse.ArgumentParser) -> None:
     add_data_args(c)
     add_representation_args(c)
-    c.add_argument("--permutations", type=count(0, 10**6, "permutations"), default=None, metavar="B",
-                   help="shuffles of the descriptors in the permutation test (default: as the dashboard, 199; at "
-                        "most the installation's max_permutations); every representation named forms one family")
-    c.add_argument("--mantel-permutations", type=count(1, 10**6, "permutations"), default=None,
-                   help="of the Mantel test (default: as the dashboard, 999)")
-    c.add_argument("--trials", type=TRIALS, default=50, help="trials of the quick protocol run")
+    option(c, "permutations",
+           help=f"shuffles of the descriptors in the permutation test (default: as the dashboard, "
+                f"{SETTINGS['permutations'].default}; at most the installation's max_permutations); every "
+                "representation named forms one family")
+    option(c, "mantel_permutations")
+    option(c, "check_trials", dest="trials")
     option(c, "seed")
 
-    a = sub.add_parser("advise", help="how many datasets are needed to reach a target agreement")
+
+def _advise(a: argparse.ArgumentParser) -> None:
     add_data_args(a)
     add_representation_args(a)
     _protocol_args(a)
     option(a, "metric")
-    a.add_argument("--target", type=finite, default=0.9, help="within the metric's range")
-    a.add_argument("--jobs", type=JOBS, default=1)
+    a.add_argument("--target", type=finite, default=None,
+                   help="within the metric's range (default: the metric's own target, as on the dashboard)")
+    a.add_argument("--jobs", type=jobs, default=1)
 
-    g = sub.add_parser("generalise", help="does the winner on today's models hold on held-out (newer) models?")
+
+def _generalise(g: argparse.ArgumentParser) -> None:
     add_data_args(g)
     add_representation_args(g)
-    _protocol_args(g, 100)
+    _protocol_args(g, SETTINGS["generalise_trials"])
     g.add_argument("--new-models", type=names, default=[], metavar="M1,M2", help="the held-out models")
     g.add_argument("--model-dates", metavar="FILE", help="table with model and release date columns: hold out the newest")
     g.add_argument("--date-column", default=None, help="default: release_date, date, released or release")
-    g.add_argument("--fraction", type=fraction(open_high=True), default=0.5, help="share of models held out")
+    option(g, "held_out", dest="fraction")
     option(g, "metric")
 
-    pl = sub.add_parser("place", help="estimate a new model's full-benchmark rank from its subset scores")
+
+def _place(pl: argparse.ArgumentParser) -> None:
     add_data_args(pl, scores_flag="--reference")
     pl.add_argument("--subset", required=True, metavar="subset.csv", help="the chosen subset (a 'dataset' column)")
     pl.add_argument("--scores", dest="new_scores", required=True, metavar="new_model.csv",
@@ -307,8 +296,40 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--model-name", default="new model")
     option(pl, "seed")
 
-    for name, (text, add_args) in SELF_DECLARED.items():
-        add_args(sub.add_parser(name, help=text))
+
+#: The commands declared here: name → (help, function that adds the options).
+_DECLARED: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
+    "select": ("choose k datasets (or datasets within a budget)", _select),
+    "evaluate": ("bootstrap protocol: curves, AUC, tests against random", _evaluate),
+    "check": ("does a representation track what makes models differ?", _check),
+    "advise": ("how many datasets are needed to reach a target agreement", _advise),
+    "generalise": ("does the winner on today's models hold on held-out (newer) models?", _generalise),
+    "place": ("estimate a new model's full-benchmark rank from its subset scores", _place),
+}
+
+
+def _adder(command: str) -> Callable[[argparse.ArgumentParser], None]:
+    if command in _DECLARED:
+        return _DECLARED[command][1]
+    module, function = SELF_DECLARED[command][1].split(":")
+    add: Callable[[argparse.ArgumentParser], None] = getattr(importlib.import_module(module), function)
+    return add
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser of ``subsetsel``.
+
+    With ``argv`` whose first word is a command, only that command's parser is built:
+    parsing ``argv`` gives the same result, and the command line does not build nine parsers
+    it does not use (any other first word builds them all, for the help and the errors).
+    """
+    p = _Parser(prog="subsetsel", description="Choose a subset of a benchmark's datasets that preserves the model ranking.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    p.commands = sub.choices  # the sub-commands' parsers, to word an error the top level reports for one
+    only = argv[0] if argv and argv[0] in COMMANDS else None
+    helps = {name: text for name, (text, _) in {**_DECLARED, **SELF_DECLARED}.items()}
+    for name in COMMANDS if only is None else (only,):
+        _adder(name)(sub.add_parser(name, help=helps[name]))
     return p
 
 
@@ -330,8 +351,9 @@ def error_text(command: str, exc: InputError) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit code (0 ok, 2 bad input, 1 unexpected failure)."""
-    args = build_parser().parse_args(argv)
-    args._argv = list(sys.argv[1:] if argv is None else argv)  # the command as typed, for the outputs' provenance
+    typed = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(typed).parse_args(typed)
+    args._argv = typed  # the command as typed, for the outputs' provenance
     try:
         check_environment()
         module, function = COMMANDS[args.command].split(":")

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from subsetsel_core.cli import data as D
-from subsetsel_core.cli.args import count
+from subsetsel_core.cli.args import jobs
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.safe_write import check_folder, write_files
 from subsetsel_core.text import strict_json
@@ -52,7 +52,7 @@ def add_report_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, metavar="DIR", help="folder to write the report and every file into")
     p.add_argument("--title", help="the report's title (default: the config's, else the benchmark's)")
     p.add_argument("--no-images", action="store_true", help="skip the PNG and SVG images (no Chromium needed)")
-    p.add_argument("--jobs", type=count(0, 1024, "jobs"), default=1, help="worker processes on this machine (0: all cores)")
+    p.add_argument("--jobs", type=jobs, default=1, help="worker processes on this machine (0: all cores)")
 
 
 class Progress:

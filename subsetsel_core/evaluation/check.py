@@ -17,11 +17,12 @@ from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.errors import InputError
 from subsetsel_core.ranks.ranking import twice_average_ranks
 from subsetsel_core.representations.descriptors import Representation
+from subsetsel_core.settings.table import SETTINGS
 from subsetsel_core.strategies import standardize
 from subsetsel_core.text.rounding import format_p, text
 
 #: Label permutations of the Mantel test, wherever it is shown.
-MANTEL_PERMUTATIONS = 999
+MANTEL_PERMUTATIONS: int = SETTINGS["mantel_permutations"].default
 #: Exceedances after which a Mantel test stops (sequential Monte-Carlo p-value).
 STOP_AFTER = 10
 _MANTEL_BLOCK = 2**22  # elements of one batch of permuted distance matrices

@@ -45,8 +45,14 @@ from subsetsel_core.ranks.metrics import METRICS
 from subsetsel_core.ranks.ranking import twice_average_ranks
 from subsetsel_core.ranks.table import RankTable
 from subsetsel_core.representations.descriptors import Representation
+from subsetsel_core.settings.table import SETTINGS
 from subsetsel_core.strategies import REGISTRY, SCORE_AWARE
 from subsetsel_core.strategies.score_aware import REGRESSION, ridge_predict, standardized_scores
+
+#: The defaults of the command line's ``headroom`` (the settings table's).
+SPLITS: int = SETTINGS["splits"].default
+FRACTION: float = SETTINGS["held_out"].default
+TRIALS: int = SETTINGS["headroom_trials"].default
 
 HEADROOM_STREAM = 17
 """First spawn-key element of the headroom's own streams (pools 0, entries 1, permutations 2,
@@ -97,7 +103,7 @@ def _fewer_judges(parts: Sequence[Split], judges: int, seed: int) -> list[Split]
 def price_by_judges(benchmark: Benchmark,
                     representations: Mapping[str, Representation] | Representation | Sequence[Representation],
                     config: EvaluationConfig | None = None, counts: Sequence[int] | None = None, *,
-                    metric: str = "spearman", splits: int = 10, fraction: float = 0.5) -> list[tuple[int, Price]]:
+                    metric: str = "spearman", splits: int = SPLITS, fraction: float = FRACTION) -> list[tuple[int, Price]]:
     """The price of a-priori selection against the number of judging models, the held-out models fixed.
 
     ``counts`` default: 2, 3, 5, 8, … up to all the models not held out. One
@@ -244,8 +250,8 @@ def evaluate_headroom(
     representations: Mapping[str, Representation] | Representation | Sequence[Representation],
     config: EvaluationConfig | None = None,
     *,
-    splits: int = 10,
-    fraction: float = 0.5,
+    splits: int = SPLITS,
+    fraction: float = FRACTION,
     release_dates: Mapping[str, object] | None = None,
     score_aware: Sequence[str] = SCORE_AWARE,
     judges: int | None = None,
@@ -261,7 +267,7 @@ def evaluate_headroom(
         Of the a-priori strategies.
     config : EvaluationConfig, optional
         A-priori strategies, trials per split, α, k range, seed, metrics (β must be 1).
-        Default: the protocol's defaults with 50 trials.
+        Default: the protocol's defaults with :data:`TRIALS` trials.
     splits : int
         Random splits (ignored with ``release_dates``: the newest models make one split).
     fraction : float
@@ -285,7 +291,7 @@ def evaluate_headroom(
         Bad settings (as :func:`~subsetsel_core.evaluation.protocol.prepare`, plus β ≠ 1, the
         split), or a score-aware strategy among the a-priori ones.
     """
-    cfg = config or EvaluationConfig(trials=50)
+    cfg = config or EvaluationConfig(trials=TRIALS)
     score_aware = tuple(score_aware)
     _check(cfg, splits, fraction, score_aware)
     ctx = prepare(benchmark, representations, cfg)

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 #: Shuffles B of the check's permutation test (maxT: the smallest p is 1 / (B + 1) whatever the entries).
 CHECK_PERMUTATIONS = PERMUTATIONS
 #: Trials of the check's quick run: as many as the permutation test reads by default (T′).
-CHECK_TRIALS: int = SETTINGS["permutation_trials"].widget_default
+CHECK_TRIALS: int = SETTINGS["check_trials"].default
 METRIC = HEADLINE
 
 

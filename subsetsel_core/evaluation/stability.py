@@ -21,6 +21,7 @@ import numpy as np
 
 from subsetsel_core.benchmark import Benchmark
 from subsetsel_core.errors import InputError
+from subsetsel_core.evaluation.parallel import one_blas_thread
 from subsetsel_core.evaluation.protocol import trial_rng
 from subsetsel_core.ranks.metrics import HEADLINE, METRICS
 from subsetsel_core.ranks.ranking import twice_average_ranks
@@ -33,7 +34,7 @@ RESAMPLES = 1000
 #: Share of resamples in which an adjacent pair's order must hold to count as decided.
 DECIDED = 0.95
 _STREAM = 3  # spawn key of the bootstrap stream (pools 0, entries 1, permutations 2)
-_BLOCK = 200  # resamples scored in one metrics call
+_CELLS = 100_000  # resample × model cells scored in one metrics call (at least one resample)
 
 
 @dataclass(frozen=True)
@@ -172,17 +173,26 @@ def full_stability(benchmark: Benchmark, *, resamples: int = RESAMPLES, seed: in
     unknown = [m for m in metrics if m not in METRICS]
     if unknown:
         raise InputError(f"unknown metric(s) {unknown}; valid: {', '.join(METRICS)}.", field="metric")
+    with one_blas_thread():  # small matrices: threaded BLAS only contends
+        return _stability(benchmark, resamples, seed, metrics)
+
+
+def _stability(benchmark: Benchmark, resamples: int, seed: int, metrics: Sequence[str]) -> Stability:
     table = benchmark.rank_table
     sums = table.rows.astype(float)  # exact integers on complete tables
     n = sums.shape[0]
     m = benchmark.n_models
     rng = trial_rng(seed, _STREAM)
-    counts = np.stack([np.bincount(rng.integers(0, n, size=n), minlength=n) for _ in range(resamples)])
+    # One draw of B × n indices is the same stream as B draws of n; a row's counts are the
+    # bincount of its draws, all rows in one bincount over offset indices.
+    draws = rng.integers(0, n, size=(resamples, n)) + n * np.arange(resamples)[:, None]
+    counts = np.bincount(draws.ravel(), minlength=resamples * n).reshape(resamples, n)
     boot = counts.astype(float) @ sums  # (B, W) summed rows of each resample, with multiplicity
     ref = table.reference()
     values: dict[str, list[np.ndarray]] = {name: [] for name in metrics}
-    for lo in range(0, resamples, _BLOCK):
-        part, _ = table.agreement(ref[None], boot[None, lo:lo + _BLOCK], ref_count=n, sub_count=n, metrics=metrics)
+    block = max(1, _CELLS // max(m, 1))
+    for lo in range(0, resamples, block):
+        part, _ = table.agreement(ref[None], boot[None, lo:lo + block], ref_count=n, sub_count=n, metrics=metrics)
         for name, v in part.items():
             values[name].append(v[0])
     bands = {}

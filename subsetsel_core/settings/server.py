@@ -30,7 +30,6 @@ import logging
 import math
 import os
 import sys
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -250,6 +249,8 @@ def _file_values() -> tuple[dict[str, Any], tuple[str, ...]]:
         if os.environ.get(SETTINGS_ENV, "").strip():
             found.append(f"{SETTINGS_ENV}={path}: no such file; every setting comes from its variable or default.")
     else:
+        import tomllib  # only when the file exists: most runs have none
+
         try:
             with open(path, "rb") as fh:
                 data = tomllib.load(fh)

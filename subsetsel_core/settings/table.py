@@ -24,14 +24,17 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from subsetsel_core.errors import InputError
+from subsetsel_core.errors import InputError, add_fields
 
-__all__ = ["GROUPS", "PROTOCOL", "RECIPE", "REPORT", "SELECT", "SETTINGS", "Setting", "check", "get"]
+__all__ = ["COMMANDS", "GROUPS", "PROTOCOL", "RECIPE", "REPORT", "SELECT", "SETTINGS", "Setting", "check", "get"]
 
 #: The kinds of value a setting holds.
 KINDS = ("int", "float", "bool", "str", "names", "choice")
 #: The largest seed (seeds are stored as 64-bit integers).
 MAX_SEED = 2**63 - 1
+#: Trials T′ the permutation test reads by default, and the trials of the representation check's quick run
+#: (which the check's test reads whole).
+_TEST_TRIALS = 50
 
 
 def _strategies() -> tuple[str, ...]:
@@ -59,9 +62,10 @@ class Setting:
     default : Any
         The library's and the command line's default (None: "automatic", said in ``help``).
     low, high : float, optional
-        Bounds of a number (both included, but ``low`` is excluded when ``low_open``).
-    low_open : bool
-        ``low`` itself is refused (a share in (0, 1]).
+        Bounds of a number (both included, but ``low`` is excluded when ``low_open``, ``high``
+        when ``high_open``).
+    low_open, high_open : bool
+        ``low`` (``high``) itself is refused: a share in (0, 1], a share held out in (0, 1).
     choices : tuple or callable, optional
         The allowed names (a callable reads a registry when called).
     help : str
@@ -78,6 +82,10 @@ class Setting:
         The widget's label.
     field : str, optional
         The :data:`~subsetsel_core.errors.FIELDS` key of its errors (default: the name).
+    about : str, optional
+        That field in neutral words (``"the number of trials T"``), added to
+        :data:`~subsetsel_core.errors.FIELDS`: said by one setting of each field that is no
+        data field of :mod:`subsetsel_core.errors`.
     only : str, optional
         ``"cli"`` or ``"dashboard"``: the one face that offers it.
     widget_low, widget_high : float, optional
@@ -92,6 +100,7 @@ class Setting:
     low: float | None = None
     high: float | None = None
     low_open: bool = False
+    high_open: bool = False
     choices: tuple[str, ...] | Callable[[], Sequence[str]] | None = None
     help: str = ""
     flag: str | None = None
@@ -100,6 +109,7 @@ class Setting:
     workspace: str | None = None
     label: str | None = None
     field: str | None = None
+    about: str | None = None
     only: str | None = None
     widget_low: float | None = None
     widget_high: float | None = None
@@ -139,7 +149,7 @@ class Setting:
             return "a whole number" + (f" ≥ {int(low):,}" if low is not None else "")
         if self.kind == "float":
             if low is not None and high is not None:
-                return f"a number in {'(' if self.low_open else '['}{low:g}, {high:g}]"
+                return f"a number in {'(' if self.low_open else '['}{low:g}, {high:g}{')' if self.high_open else ']'}"
             return "a finite number"
         if self.kind == "bool":
             return "true or false"
@@ -162,9 +172,11 @@ ALL: Any = _All()
 
 RECIPE: tuple[Setting, ...] = (
     Setting("tables", "names", None, help="descriptor tables joined into one representation (default: the first)",
-            flag="--representation", metavar="T[+T][,…]", workspace="rep_tables", label="Descriptor tables", field="representation"),
+            flag="--representation", metavar="T[+T][,…]", workspace="rep_tables", label="Descriptor tables", field="representation",
+            about="the representation (descriptor tables, columns, text, log, PCA)"),
     Setting("columns", "names", None, help="columns of the joined tables to use (default: each table's manifest "
-            "columns)", flag="--columns", metavar="A,B", workspace="rep_columns", label="Columns", field="descriptor_columns"),
+            "columns)", flag="--columns", metavar="A,B", workspace="rep_columns", label="Columns", field="descriptor_columns",
+            about="the descriptor columns used"),
     Setting("text", "bool", True, help="embed text columns with TF-IDF + SVD (default) or drop them (--no-text)",
             flag="--text", workspace="rep_text", label="Embed text columns", field="representation"),
     Setting("log", "bool", False, help="log1p of heavy-tailed count columns", flag="--log", workspace="rep_log",
@@ -182,52 +194,65 @@ PROTOCOL: tuple[Setting, ...] = (
             field="strategy"),
     Setting("trials", "int", 200, low=1, high=100_000, help="number of trials T (random dataset pools)",
             flag="--trials", metavar="T", toml="evaluate.trials", workspace="ev_trials", label="Trials T", widget_low=2,
-            widget_high=5000, widget_default=50),
+            widget_high=5000, widget_default=50,
+            about="the number of trials T"),
     Setting("alpha", "float", 0.8, low=0.0, high=1.0, low_open=True, help="dataset-pool fraction α",
             flag="--alpha", metavar="A", toml="evaluate.alpha", workspace="ev_alpha", label="α — share of datasets per pool",
-            widget_low=0.1),
+            widget_low=0.1,
+            about="the dataset-pool fraction α"),
     Setting("beta", "float", 1.0, low=0.0, high=1.0, low_open=True, help="model-pool fraction β",
             flag="--model-fraction", metavar="B", toml="evaluate.beta", workspace="ev_beta", label="β — share of models per pool",
-            widget_low=0.1),
+            widget_low=0.1,
+            about="the model-pool fraction β"),
     Setting("k_min", "int", 2, low=1, high=10**6, help="smallest subset size k", flag="--k-min", metavar="K",
-            toml="evaluate.k_min", workspace="ev_krange", label="k range", field="k_range"),
+            toml="evaluate.k_min", workspace="ev_krange", label="k range", field="k_range",
+            about="the range of k"),
     Setting("k_max", "int", 20, low=1, high=10**6, help="largest subset size k (capped at the pool size)",
             flag="--k-max", metavar="K", toml="evaluate.k_max", workspace="ev_krange", label="k range", field="k_range"),
     Setting("seed", "int", 0, low=0, high=MAX_SEED, help="the one seed of the run", flag="--seed", metavar="S", toml="seed",
-            workspace="seed", label="Seed", widget_high=2**31 - 1),
+            workspace="seed", label="Seed", widget_high=2**31 - 1,
+            about="the seed"),
     Setting("metrics", "names", ALL, choices=_metrics, help="agreement metrics (default: all)", flag="--metrics", metavar="M1,M2",
             toml="evaluate.metrics", field="metric", only="cli"),
     Setting("permutations", "int", 199, low=0, high=10**6,
             help="shuffles B of the permutation test behind every 'helps' (0: no test)", flag="--permutations", metavar="B",
             toml="evaluate.permutations", workspace="ev_permutations", label="Shuffles B", widget_low=19,
-            widget_high=9999),
+            widget_high=9999,
+            about="the permutation test's settings (shuffles B, its trials T')"),
     Setting("permutation_trials", "int", None, low=1, high=100_000,
-            help="the permutation test's gain and null on the first T′ trials (default: 50, at most the trials)",
+            help=f"the permutation test's gain and null on the first T′ trials (default: {_TEST_TRIALS}, at most the trials)",
             flag="--permutation-trials", metavar="T", toml="evaluate.permutation_trials", workspace="ev_perm_trials",
-            label="Trials of the test T′", field="permutations", widget_low=2, widget_high=5000, widget_default=50),
+            label="Trials of the test T′", field="permutations", widget_low=2, widget_high=5000, widget_default=_TEST_TRIALS),
     Setting("resamples", "int", 1000, low=2, high=10**6,
             help="bootstrap resamples of the full benchmark's own stability (the ceiling)", flag="--resamples", metavar="N",
-            only="cli"),
+            only="cli",
+            about="the bootstrap resamples of the full benchmark's own stability"),
 )
 """The bootstrap protocol's parameters (:class:`~subsetsel_core.evaluation.result.EvaluationConfig`, PROTOCOL.md)."""
 
 SELECT: tuple[Setting, ...] = (
     Setting("strategy", "choice", None, choices=_strategies, help="the selection strategy", flag="--strategy", metavar="NAME",
-            toml="select.strategy", workspace="sel_strategy", label="Strategy", widget_default="fafi-cosine"),
+            toml="select.strategy", workspace="sel_strategy", label="Strategy", widget_default="fafi-cosine",
+            about="the selection strategy"),
     Setting("k", "int", 10, low=1, high=10**6, help="number of datasets", flag="--k", metavar="K", toml="select.k",
-            workspace="sel_k", label="k"),
+            workspace="sel_k", label="k",
+            about="the subset size k"),
     Setting("budget", "float", None, low=0.0, high=1.0, low_open=True,
-            help="choose under a budget: share (0–1] of the benchmark's total cost", flag="--budget", metavar="SHARE", only="cli"),
+            help="choose under a budget: share (0–1] of the benchmark's total cost", flag="--budget", metavar="SHARE", only="cli",
+            about="the budget and its cost column"),
     Setting("include", "names", (), help="datasets chosen first", flag="--include", metavar="D1,D2", workspace="sel_include",
-            label="Must include"),
+            label="Must include",
+            about="the must-include datasets"),
     Setting("exclude", "names", (), help="datasets never chosen", flag="--exclude", metavar="D1,D2", workspace="sel_exclude",
-            label="Exclude"),
+            label="Exclude",
+            about="the excluded datasets"),
 )
 """What one selection is asked for (``subsetsel select``, the Select page)."""
 
 REPORT: tuple[Setting, ...] = (
     Setting("metric", "choice", "spearman", choices=_metrics, help="the metric of the figures and the verdict",
-            flag="--metric", metavar="NAME", toml="report.metric", workspace="ev_metric", label="Metric"),
+            flag="--metric", metavar="NAME", toml="report.metric", workspace="ev_metric", label="Metric",
+            about="the metric"),
     Setting("images", "bool", True, help="PNG and SVG of every figure (needs Chromium)", toml="report.images",
             only="cli", field="config"),
     Setting("title", "str", "", help="the report's title", toml="title", workspace="rp_title", label="Title",
@@ -235,11 +260,34 @@ REPORT: tuple[Setting, ...] = (
 )
 """What the report shows (``run.toml``'s ``[report]``, the Report page)."""
 
-GROUPS: dict[str, tuple[Setting, ...]] = {"recipe": RECIPE, "protocol": PROTOCOL, "select": SELECT, "report": REPORT}
+COMMANDS: tuple[Setting, ...] = (
+    Setting("check_trials", "int", _TEST_TRIALS, low=1, high=100_000,
+            help="trials of the quick protocol run (as the dashboard's representation check)", flag="--trials",
+            metavar="T", field="trials", only="cli"),
+    Setting("mantel_permutations", "int", 999, low=1, high=10**6, help="permutations of the Mantel test",
+            flag="--mantel-permutations", metavar="B", field="permutations", only="cli"),
+    Setting("generalise_trials", "int", 100, low=1, high=100_000, help="trials T of the protocol on today's models",
+            flag="--trials", metavar="T", field="trials", only="cli"),
+    Setting("headroom_trials", "int", 50, low=1, high=100_000, help="trials T per split", flag="--trials", metavar="T",
+            field="trials", only="cli"),
+    Setting("splits", "int", 10, low=1, high=10_000, help="random splits of the models (--newest makes one split)",
+            flag="--splits", metavar="N", only="cli",
+            about="the number of model splits of the headroom evaluation"),
+    Setting("held_out", "float", 0.5, low=0.0, high=1.0, low_open=True, high_open=True, help="share of the models held out",
+            flag="--fraction", metavar="F", field="fraction", only="cli",
+            about="the share of models held out"),
+)
+"""Options of one command each: ``check`` (its quick run and Mantel test), ``generalise`` and ``headroom``
+(the models held out, the trials)."""
+
+GROUPS: dict[str, tuple[Setting, ...]] = {"recipe": RECIPE, "protocol": PROTOCOL, "select": SELECT, "report": REPORT,
+                                          "commands": COMMANDS}
 """The settings by group."""
 
 SETTINGS: dict[str, Setting] = {s.name: s for group in GROUPS.values() for s in group}
 """Every setting by name."""
+
+add_fields({s.error_field: s.about for s in SETTINGS.values() if s.about})
 
 
 def get(name: str) -> Setting:
@@ -276,7 +324,7 @@ def problem(setting: Setting, value: Any, *, low: float | None = None, high: flo
                 not whole and not math.isfinite(value)):
             return f"must be {must}, got {value!r:.40}"
         below = low is not None and (value <= low if setting.low_open else value < low)
-        above = high is not None and value > high
+        above = high is not None and (value >= high if setting.high_open else value > high)
         return f"must be {must}, got {value!r}" if below or above else None
     opts = setting.options()
     if kind == "choice":

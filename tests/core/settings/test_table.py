@@ -39,6 +39,34 @@ def test_every_setting_has_a_face_and_a_known_field() -> None:
     assert sum(len(g) for g in GROUPS.values()) == len(SETTINGS)
 
 
+def test_the_settings_error_fields_come_from_the_table() -> None:
+    from subsetsel_core import errors
+
+    described: dict[str, set[str]] = {}
+    for s in SETTINGS.values():
+        if s.about:
+            described.setdefault(s.error_field, set()).add(s.about)
+    assert all(len(texts) == 1 for texts in described.values()), described
+    for s in SETTINGS.values():  # a setting's field is described by the table, or is a data field of errors.py
+        assert s.error_field in described or s.error_field in ("config",), s.name
+        assert FIELDS[s.error_field] == next(iter(described.get(s.error_field, {FIELDS[s.error_field]})))
+    with pytest.raises(ValueError, match="described twice"):
+        errors.add_fields({"trials": "something else"})
+    errors.add_fields({"trials": FIELDS["trials"]})  # the same description again is no change
+    with pytest.raises(ValueError, match="unknown InputError field"):
+        InputError("x", field="no_such_field")
+
+
+def test_an_error_of_a_setting_field_needs_no_import_of_the_table() -> None:
+    import subprocess
+    import sys
+
+    code = ("from subsetsel_core.errors import InputError\n"
+            "print(InputError('bad k', field='k_range').field, InputError('bad', field='fraction').field)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.split() == ["k_range", "fraction"]
+
+
 def test_the_library_defaults_are_the_tables() -> None:
     cfg = EvaluationConfig()
     protocol = defaults(GROUPS["protocol"])
@@ -70,7 +98,10 @@ def test_run_toml_keys_and_defaults_come_from_the_table() -> None:
 @pytest.mark.parametrize("s", NUMBERS, ids=lambda s: s.name)
 def test_check_states_the_bounds(s: Setting) -> None:
     assert check(s, s.low if not s.low_open else (s.low + s.high) / 2) is not None or s.default is None
-    assert check(s, s.high) == s.high
+    if s.high_open:
+        assert problem(s, s.high) is not None and check(s, (s.low + s.high) / 2) == (s.low + s.high) / 2
+    else:
+        assert check(s, s.high) == s.high
     over = s.high + 1
     with pytest.raises(InputError) as info:
         check(s, int(over) if s.kind == "int" else over)
@@ -125,10 +156,7 @@ RANGED_CALLS = {"number_input", "slider", "add_argument", "count", "fraction", "
                 "EvaluationConfig", "RunConfig", "option"}
 #: Files that still write a setting's default or bound as a literal (path → how many). May only
 #: shrink: read the value from subsetsel_core.settings.table instead.
-LITERALS: dict[str, int] = {
-    "subsetsel_core/cli/main.py": 1,  # check's --trials 50: the quick run's trials, as the Representation page
-    "subsetsel_core/evaluation/headroom.py": 1,  # the headroom's 50 trials per split
-}
+LITERALS: dict[str, int] = {}
 
 
 def _values() -> dict[str, set[float]]:
@@ -160,7 +188,12 @@ def _literal_hits(tree: Any) -> list[tuple[int, str]]:
     from subsetsel_app.state import K
 
     by_key = {s.workspace: s.name for s in SETTINGS.values() if s.workspace}
-    by_flag = {s.flag: s.name for s in SETTINGS.values() if s.flag}
+    by_flag: dict[str, str] = {}
+    for s in SETTINGS.values():  # a flag several commands' settings share stands for all of them
+        if s.flag:
+            before = by_flag.get(s.flag)
+            by_flag[s.flag] = f"{before} or {s.name}" if before else s.name
+            values[by_flag[s.flag]] = values.get(before or s.name, set()) | values.get(s.name, set())
 
     def held(expr: ast.AST | None) -> str | None:
         """The setting a ``K.NAME`` session key or a ``"--flag"`` names."""
