@@ -6,9 +6,10 @@ every model with its own strength; the tool standardizes, fits and predicts ever
 inverted share on the protocol's pools (:func:`subsetsel_core.evaluation.theory_check.calibrate`);
 printed per setting: the share of (strategy, k) cells whose mean observed share lies within the
 mean prediction ± 2 s.e., the mean observed − predicted gap per strategy, and the fit's median
-hyperparameters; ``--figure PATH`` writes a chart of predicted against observed. ``--samples``
-prints each sample representation's predicted and observed curves (default settings) and the
-timings of the fit and of the prediction. ``--bound``: the coverage bound's check below.
+hyperparameters; ``--figure PATH`` writes its chart. ``--samples`` prints each sample
+representation's predicted and observed curves (default settings; ``--samples-figure PATH``
+draws them) and the timings of the fit and of the preview's prediction (both steps of
+:func:`subsetsel_core.evaluation.prediction.staged`). ``--bound``: the coverage bound's check below.
 
 The bound:
 For each setting of known hyperparameters (ℓ, σ², τ²) it draws ``--draws`` benchmarks
@@ -23,7 +24,8 @@ output). See :mod:`subsetsel_core.evaluation.theory_check` for the definitions.
 Usage::
 
     python benchmarks/theory_checks.py [--calibration] [--samples] [--bound] [--draws 200] [--n 100] [--models 30]
-        [--latent-dim 3] [--seed 0] [--cal-draws 30] [--figure docs/theory_calibration.svg]
+        [--latent-dim 3] [--seed 0] [--cal-draws 30] [--figure docs/figures/theory_calibration.svg]
+        [--samples-figure docs/figures/theory_samples.svg]
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ the pooled share was measured."""
 
 
 def _geometry(sample: str, name: str) -> np.ndarray:
-    from subsetsel_core.evaluation.theory import geometry
+    from subsetsel_core.evaluation.theory_inputs import geometry
     from subsetsel_core.loading.folder import load_benchmark_folder
 
     lb = load_benchmark_folder(Path(__file__).resolve().parents[1] / "sample_data" / sample)
@@ -92,54 +94,37 @@ def calibration(draws: int, seed: int, figure: str | None) -> None:
                   f"{c.share_inside():.2f} / {r.share_inside():.2f} / {k.share_inside():.2f} | "
                   + " / ".join(f"{g:+.2f}" for g in gap) + f" | {med[0]:.3g}, {med[1]:.3g}, {med[2]:.3g} | "
                   f"{raw:.3g} | {time.time() - t0:.0f} |", flush=True)
-            points.append((f"{name} {label} σ²={s2:g} τ²={t2:g}", c))
+            points.append((f"{sample} {name}, ℓ = {label}, σ² = {s2:g}, τ² = {t2:g}", c, k))
     for key, parts in cells.items():
         allc = np.concatenate(parts)
         print(f"all settings, {key}: {allc.mean():.3f} of {allc.size} (strategy, k) cells inside ± 2 s.e.; "
               f"settings reaching 0.9: {sum(float(p.mean()) >= 0.9 for p in parts)} of {len(parts)}")
     if figure:
-        _calibration_figure(points, figure)
+        from theory_figures import calibration_figure
+
+        calibration_figure(points, figure)
         print(f"wrote {figure}")
 
 
-def _calibration_figure(points: list[tuple[str, object]], path: str) -> None:
-    import plotly.graph_objects as go
-
-    from subsetsel_core.viz.style import apply_layout, for_export, strategy_color
-
-    fig = go.Figure()
-    for label, c in points:
-        pred = 100 * c.predicted.mean(axis=0)  # type: ignore[attr-defined]
-        obs = 100 * c.observed.mean(axis=0)  # type: ignore[attr-defined]
-        se = 100 * c.standard_error()  # type: ignore[attr-defined]
-        for i, s in enumerate(c.strategies):  # type: ignore[attr-defined]
-            fig.add_trace(go.Scatter(x=pred[i], y=obs[i], mode="markers", name=s, legendgroup=s,
-                                     showlegend=label == points[0][0], marker={"color": strategy_color(s), "size": 5},
-                                     error_y={"type": "data", "array": 2 * se[i], "thickness": 1, "width": 0},
-                                     hovertext=label))
-    top = max(float(100 * max(c.predicted.max(), c.observed.max())) for _, c in points) * 1.05  # type: ignore
-    fig.add_trace(go.Scatter(x=[0, top], y=[0, top], mode="lines", line={"color": "#888", "dash": "dot"},
-                             name="observed = predicted"))
-    apply_layout(fig, "Predicted vs observed inverted share on benchmarks drawn from a known GP", 520)
-    fig.update_layout(xaxis={"title": {"text": "predicted (%)"}}, yaxis={"title": {"text": "observed (%) ± 2 s.e."}},
-                      width=760)
-    for_export(fig).write_image(path)
-
-
-def samples(trials: int) -> None:
+def samples(trials: int, figure: str | None = None) -> None:
     """Each sample representation: fit and prediction timings, verdict, predicted / observed at k = 2, 5, 10, 20."""
     from subsetsel_core.evaluation import gp
     from subsetsel_core.evaluation import prediction as P
     from subsetsel_core.evaluation.prediction_text import gain_verdict
     from subsetsel_core.evaluation.result import EvaluationConfig
-    from subsetsel_core.evaluation.theory import geometry, standardized_scores
+    from subsetsel_core.evaluation.theory_inputs import geometry, standardized_scores
     from subsetsel_core.loading.folder import load_benchmark_folder
+    from subsetsel_core.representations.descriptors import representation_from_matrix
 
     root = Path(__file__).resolve().parents[1] / "sample_data"
+    panels = []
     for sample in ("synthetic", "tsc_bakeoff", "mmlu"):
         lb = load_benchmark_folder(root / sample)
-        for name in lb.descriptors:
-            rep = lb.representation(name)
+        b = lb.benchmark
+        noise = np.random.default_rng(0).standard_normal((b.n_datasets, 16))  # descriptors that carry nothing
+        for name in (*lb.descriptors, "noise"):
+            rep = (representation_from_matrix(noise, b.datasets, name="noise") if name == "noise"
+                   else lb.representation(name))
             Z, Y = geometry(lb.benchmark, rep), standardized_scores(lb.benchmark)
             fits = []
             for _ in range(3):
@@ -150,14 +135,17 @@ def samples(trials: int) -> None:
             P.predict(lb.benchmark, rep, EvaluationConfig(), trials=1)  # compiled kernels loaded
             P._CACHE.clear()
             t0, c0 = time.perf_counter(), time.process_time()
-            fast = P.predict(lb.benchmark, rep, EvaluationConfig(), trials=P.PREVIEW_TRIALS, observe=False)
-            preview = (time.perf_counter() - t0, time.process_time() - c0)
+            steps = []
+            for fast in P.staged(lb.benchmark, rep, EvaluationConfig(), trials=P.PREVIEW_TRIALS):
+                steps.append((time.perf_counter() - t0, time.process_time() - c0, len(fast.strategies)))
+            preview = steps[-1][:2]
             pred = P.predict(lb.benchmark, rep, EvaluationConfig(), trials=trials)
             v = gain_verdict(pred)
             best = min(fits)
             print(f"\n{sample} {name}: fit {1000 * best[0]:.0f} ms wall / {1000 * best[1]:.0f} ms CPU (best of 3); "
                   f"prediction of {len(fast.strategies)} strategies over {fast.trials} pools {preview[0]:.2f} s wall / "
-                  f"{preview[1]:.2f} s CPU; ℓ = {pred.fit.lengthscale:.3g}, σ² = {pred.fit.signal_variance:.3g}, "
+                  f"{preview[1]:.2f} s CPU (first step, {steps[0][2]} strategies: {steps[0][0]:.2f} s wall / "
+                  f"{steps[0][1]:.2f} s CPU); ℓ = {pred.fit.lengthscale:.3g}, σ² = {pred.fit.signal_variance:.3g}, "
                   f"τ² = {pred.fit.noise_variance:.3g}, nn = {pred.nn_distance:.3g}; predicts_gain = "
                   f"{v.predicts_gain} ({v.reason})")
             show = [i for i, k in enumerate(pred.ks) if k in (2, 5, 10, 20)]
@@ -169,6 +157,12 @@ def samples(trials: int) -> None:
                 r = float(np.corrcoef(cur, obs)[0, 1]) if np.ptp(cur) > 0 and np.ptp(obs) > 0 else float("nan")
                 print(f"| {s} | " + " | ".join(f"{100 * cur[i]:.1f} / {100 * obs[i]:.1f}" for i in show)
                       + f" | {r:.2f} |")
+            panels.append((f"{sample}, {name}", pred))
+    if figure:
+        from theory_figures import samples_figure
+
+        samples_figure(panels, figure)
+        print(f"wrote {figure}")
 
 
 def main() -> None:
@@ -180,6 +174,7 @@ def main() -> None:
     p.add_argument("--cal-draws", type=int, default=30)
     p.add_argument("--trials", type=int, default=200, help="pools of the samples' curves")
     p.add_argument("--figure", default=None, help="write the calibration chart here (SVG or PNG)")
+    p.add_argument("--samples-figure", default=None, help="write the samples' predicted and observed curves here")
     p.add_argument("--draws", type=int, default=200)
     p.add_argument("--n", type=int, default=100)
     p.add_argument("--models", type=int, default=30)
@@ -191,7 +186,7 @@ def main() -> None:
     if args.calibration:
         calibration(args.cal_draws, args.seed, args.figure)
     if args.samples:
-        samples(args.trials)
+        samples(args.trials, args.samples_figure)
     if args.bound:
         bound(args)
 

@@ -14,7 +14,7 @@ the charts from :mod:`subsetsel_core.viz.theory`.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import streamlit as st
@@ -127,21 +127,32 @@ def _show(pred: Prediction, pending: tuple[str, ...]) -> None:
                "pools; the Evaluate page puts the observed curves next to these.")
 
 
-def preview(data: ActiveData, rep: Representation) -> None:
-    """The Representation page's section: the verdict in words, ℓ against the distances, then the curves
-    (random and the cheap strategies at once, the others added when their selections are done)."""
+def preview(data: ActiveData, rep: Representation) -> Callable[[], None]:
+    """The Representation page's section: the verdict in words, ℓ against the distances, then the curves.
+
+    Random and the cheap strategies are drawn at once; the returned function adds the others in
+    the same place (the page calls it after its last section, so nothing below waits for them).
+    """
     from subsetsel_core.evaluation.prediction import PREVIEW_TRIALS
 
     st.markdown(f"#### {TITLE}")
     steps = preview_predictions(data, rep)
     if isinstance(steps, str):
         st.info(widgets.md_escape(steps))
-        return
+        return lambda: None
     wanted = EvaluationConfig(seed=session.seed(), trials=PREVIEW_TRIALS).strategies
     slot = st.empty()
-    for pred in steps:
+
+    def draw(pred: Prediction) -> None:
         with slot.container():
             _show(pred, tuple(s for s in wanted if s not in pred.predicted))
+
+    def finish() -> None:
+        for pred in steps:
+            draw(pred)
+
+    draw(next(steps))
+    return finish
 
 
 def overlay(th: Theory, height: int = 460) -> Any:
