@@ -11,7 +11,9 @@ pools and strategy streams (:func:`~subsetsel_core.evaluation.protocol.prepare`,
 :func:`~subsetsel_core.evaluation.protocol.trial_choices`), so each strategy's predicted
 curve sits beside its observed share of discordant pairs on the very same subsets. The
 quadratic forms are batched: a nested order's k-prefix sums come from one cumulative sum of
-its kernel block, the other strategies' from one masked block per trial.
+its kernel block, the other strategies' from one masked block per trial. :func:`staged` gives
+the cheap strategies' prediction first (a preview that need not wait for k-means in hundreds of
+dimensions), then the full one.
 
 Results are cached in-process by the inputs' hash and the settings.
 """
