@@ -121,6 +121,8 @@ def _show(pred: Prediction, pending: tuple[str, ...]) -> None:
     if pending:
         st.caption(widgets.md_escape(f"Adding {', '.join(REGISTRY[s].title for s in pending)}: their selections take "
                                      "longer; the verdict above compares the strategies shown so far."))
+    else:  # as many elements in either step: a step's element left over would stay on the page
+        st.empty()
     widgets.chart(prediction_figure(frames(pred), title="Predicted share of inverted model pairs vs k"),
                   key="rep_prediction_chart" + ("_partial" if pending else ""))
     st.caption(widgets.md_escape(PREDICTION_NOTE) + f" Before any evaluation: the protocol's first {pred.trials} "
