@@ -150,6 +150,11 @@ def test_a_gp_that_cannot_be_fitted_is_a_plain_sentence(case):
     assert "\n" not in msg and "Traceback" not in msg and msg.endswith(".")
     if case != "constant":
         assert isinstance(exc.value, GPNotFitted)
+    from subsetsel_core.evaluation.prediction import staged
+
+    with pytest.raises(InputError) as first:  # the preview's first step already says so: no curve at all
+        next(staged(b, _rep(b, X), EvaluationConfig(strategies=("random", "fafi-euclidean"), trials=2, k_max=3)))
+    assert str(first.value) == msg
 
 
 def test_cli_theory_json_has_the_prediction_of_every_strategy(tmp_path):
