@@ -67,9 +67,8 @@ def calibration_figure(rows: Sequence[tuple[str, Any, Any]], path: str) -> None:
                                              "line": {"width": 1.4, "color": strategy_color(s)}}))
     share = [f"{row[1].share_inside():.2f} / {row[2].share_inside():.2f}" for row in rows]
     fig.add_vline(x=0, line={"color": "#888", "dash": "dot"})
-    apply_layout(fig, "Calibration on benchmarks drawn from a known GP: mean observed − predicted over k<br><sup>"
-                      "right: share of (strategy, k) cells inside ± 2 s.e., with the fitted / the true "
-                      "hyperparameters</sup>", 26 * len(rows) + 220)
+    apply_layout(fig, "Calibration: mean observed − predicted over k (right: cells inside ± 2 s.e., fitted / true)",
+                 26 * len(rows) + 200)
     fig.update_layout(width=980, margin={"l": 330, "r": 110},
                       xaxis={"title": {"text": "observed − predicted inverted share (percentage points)"},
                              "zeroline": False},
