@@ -179,7 +179,7 @@ class Calibration:
 def calibrate(Z: np.ndarray, truth: GPFit, *, n_models: int = 20, strength_sd: float = 0.5, draws: int = 12,
               trials: int = 4, strategies: tuple[str, ...] = ("random", "fafi-euclidean", "d-optimal"),
               ks: tuple[int, int] = (2, 15), centre: bool = True, estimator: Literal["ranks", "scores"] = "ranks",
-              known: bool = False, raw_fit: bool = False, seed: int = 0) -> Calibration:
+              known: bool = False, raw_fit: bool = False, pooled_fit: bool = False, seed: int = 0) -> Calibration:
     """Benchmarks drawn from a GP with known hyperparameters on a given geometry, predicted by the tool.
 
     Each draw: every model gets a strength μ_m ~ N(0, ``strength_sd``²) and a function f_m from
@@ -196,7 +196,10 @@ def calibrate(Z: np.ndarray, truth: GPFit, *, n_models: int = 20, strength_sd: f
     prediction uses the true hyperparameters instead of the fit, σ² and τ² divided by each draw's
     mean per-dataset variance over the models (the scale the standardization divides by). With
     ``raw_fit`` the GP is also fitted on each draw's unstandardized scores (a diagnostic: the
-    standardization is what the draws' model does not describe).
+    standardization is what the draws' model does not describe). With ``pooled_fit`` (a diagnostic,
+    not what the tool does) the prediction uses the fit on each draw's scores centred per dataset,
+    σ² and τ² divided as with ``known``: one scale for the whole benchmark instead of each
+    dataset's own spread.
     """
     from subsetsel_core.benchmark import Benchmark
     from subsetsel_core.evaluation.prediction import predict
@@ -221,9 +224,10 @@ def calibrate(Z: np.ndarray, truth: GPFit, *, n_models: int = 20, strength_sd: f
         y = y + strength_sd * rng.standard_normal(n_models)[None, :]
         b = Benchmark(y[:, None, :], datasets, models, ("0",), higher_is_better=True)
         use = None
-        if known:
+        if known or pooled_fit:
             scale = float(y.var(axis=1).mean())
-            use = GPFit(truth.lengthscale, truth.signal_variance / scale, truth.noise_variance / scale, 0.0)
+            base = truth if known else fit_gp(standardize(np.asarray(Z, dtype=float)), y - y.mean(axis=1, keepdims=True))
+            use = GPFit(base.lengthscale, base.signal_variance / scale, base.noise_variance / scale, 0.0)
         p = predict(b, rep, cfg, estimator=estimator, fit=use)
         fits.append(p.fit)
         if raw_fit:
