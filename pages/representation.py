@@ -92,6 +92,7 @@ if rep is not None and rec is not None:
         st.dataframe(decisions.geometry_table(data, session.seed()), hide_index=True, width="stretch",
                      column_config={"Spearman ρ": st.column_config.NumberColumn(format=printf("correlation"))})
     st.divider()
-    theory.preview(data, rep)
+    finish_preview = theory.preview(data, rep)  # the costlier strategies' curves are added last
     st.divider()
     decisions.representation_check_section(data, rec)
+    finish_preview()

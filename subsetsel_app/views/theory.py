@@ -13,6 +13,8 @@ the charts from :mod:`subsetsel_core.viz.theory`.
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import streamlit as st
@@ -22,7 +24,7 @@ from subsetsel_app.active_data import ActiveData
 from subsetsel_app.state import K
 from subsetsel_core.errors import InputError
 from subsetsel_core.evaluation.result import Entry, EvaluationConfig, EvaluationResult
-from subsetsel_core.strategies import COVERING
+from subsetsel_core.strategies import COVERING, REGISTRY
 from subsetsel_core.text.rounding import text
 from subsetsel_core.viz.report import Section
 from subsetsel_core.viz.style import strategy_color
@@ -88,29 +90,25 @@ def frames(pred: Prediction) -> dict[str, Any]:
     return {s: pred.to_frame(s) for s in pred.strategies}
 
 
-def preview_prediction(data: ActiveData, rep: Representation) -> tuple[Prediction | None, str | None]:
-    """The prediction of every strategy on the protocol's first pools (the session's seed), or ``(None, why not)``.
+def preview_predictions(data: ActiveData, rep: Representation) -> Iterator[Prediction] | str:
+    """The prediction of every strategy on the protocol's first pools (the session's seed), in two steps
+    (:func:`~subsetsel_core.evaluation.prediction.staged`: the cheap strategies first), or why not.
 
     Cached in the core by the inputs' hash; no protocol run, no observed share.
     """
-    from subsetsel_core.evaluation.prediction import PREVIEW_TRIALS, predict
+    from subsetsel_core.evaluation.prediction import PREVIEW_TRIALS, staged
 
+    steps = staged(data.benchmark, rep, EvaluationConfig(seed=session.seed()), trials=PREVIEW_TRIALS)
     try:
-        return predict(data.benchmark, rep, EvaluationConfig(seed=session.seed()), trials=PREVIEW_TRIALS,
-                       observe=False), None
+        first = next(steps)
     except InputError as exc:
-        return None, f"The GP model cannot predict anything here: {exc}"
+        return f"The GP model cannot predict anything here: {exc}"
+    return itertools.chain((first,), steps)
 
 
-def preview(data: ActiveData, rep: Representation) -> None:
-    """The Representation page's section: the verdict in words, ℓ against the distances, then the curves."""
+def _show(pred: Prediction, pending: tuple[str, ...]) -> None:
     from subsetsel_core.evaluation.prediction_text import gain_verdict, summary
 
-    st.markdown(f"#### {TITLE}")
-    pred, why = preview_prediction(data, rep)
-    if pred is None:
-        st.info(widgets.md_escape(why))
-        return
     verdict = gain_verdict(pred)
     (st.success if verdict.predicts_gain else st.warning)(widgets.md_escape(summary(pred)),
                                                           icon=":material/functions:")
@@ -120,10 +118,43 @@ def preview(data: ActiveData, rep: Representation) -> None:
     cols[1].metric("nearest-neighbour distance", text(pred.nn_distance, "distance"))
     cols[2].metric("signal variance σ²", text(f.signal_variance, "parameter"))
     cols[3].metric("noise variance τ²", text(f.noise_variance, "parameter"))
+    if pending:
+        st.caption(widgets.md_escape(f"Adding {', '.join(REGISTRY[s].title for s in pending)}: their selections take "
+                                     "longer; the verdict above compares the strategies shown so far."))
+    else:  # as many elements in either step: a step's element left over would stay on the page
+        st.empty()
     widgets.chart(prediction_figure(frames(pred), title="Predicted share of inverted model pairs vs k"),
-                  key="rep_prediction_chart")
+                  key="rep_prediction_chart" + ("_partial" if pending else ""))
     st.caption(widgets.md_escape(PREDICTION_NOTE) + f" Before any evaluation: the protocol's first {pred.trials} "
                "pools; the Evaluate page puts the observed curves next to these.")
+
+
+def preview(data: ActiveData, rep: Representation) -> Callable[[], None]:
+    """The Representation page's section: the verdict in words, ℓ against the distances, then the curves.
+
+    Random and the cheap strategies are drawn at once; the returned function adds the others in
+    the same place (the page calls it after its last section, so nothing below waits for them).
+    """
+    from subsetsel_core.evaluation.prediction import PREVIEW_TRIALS
+
+    st.markdown(f"#### {TITLE}")
+    steps = preview_predictions(data, rep)
+    if isinstance(steps, str):
+        st.info(widgets.md_escape(steps))
+        return lambda: None
+    wanted = EvaluationConfig(seed=session.seed(), trials=PREVIEW_TRIALS).strategies
+    slot = st.empty()
+
+    def draw(pred: Prediction) -> None:
+        with slot.container():
+            _show(pred, tuple(s for s in wanted if s not in pred.predicted))
+
+    def finish() -> None:
+        for pred in steps:
+            draw(pred)
+
+    draw(next(steps))
+    return finish
 
 
 def overlay(th: Theory, height: int = 460) -> Any:

@@ -11,7 +11,9 @@ pools and strategy streams (:func:`~subsetsel_core.evaluation.protocol.prepare`,
 :func:`~subsetsel_core.evaluation.protocol.trial_choices`), so each strategy's predicted
 curve sits beside its observed share of discordant pairs on the very same subsets. The
 quadratic forms are batched: a nested order's k-prefix sums come from one cumulative sum of
-its kernel block, the other strategies' from one masked block per trial.
+its kernel block, the other strategies' from one masked block per trial. :func:`staged` gives
+the cheap strategies' prediction first (a preview that need not wait for k-means in hundreds of
+dimensions), then the full one.
 
 Results are cached in-process by the inputs' hash and the settings.
 """
@@ -20,7 +22,8 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -196,6 +199,19 @@ def _key(Z: np.ndarray, Y: np.ndarray, cfg: EvaluationConfig, name: str, observe
     return h.hexdigest()
 
 
+def _settings(config: EvaluationConfig | None, trials: int | None) -> EvaluationConfig:
+    """The prediction's configuration: random first, then the a-priori strategies of ``config``; β = 1."""
+    config = config or EvaluationConfig()
+    if config.beta < 1:
+        raise InputError("the GP prediction is stated for all the benchmark's models; compare it with an "
+                         "evaluation without model pools (β = 1).", field="beta")
+    strategies = (BASELINE, *[s for s in config.strategies if s != BASELINE and s in STRATEGIES])
+    for s in strategies:
+        a_priori(s)
+    return EvaluationConfig(strategies=strategies, trials=int(trials or config.trials), alpha=config.alpha, beta=1.0,
+                            k_min=config.k_min, k_max=config.k_max, seed=config.seed, metrics=config.metrics[:1])
+
+
 def predict(benchmark: Benchmark, representation: Representation, config: EvaluationConfig | None = None, *,
             trials: int | None = None, observe: bool = True, fit: GPFit | None = None,
             estimator: Literal["ranks", "scores"] = "ranks") -> Prediction:
@@ -224,17 +240,18 @@ def predict(benchmark: Benchmark, representation: Representation, config: Evalua
         The GP cannot be fitted (:class:`~subsetsel_core.evaluation.gp.GPNotFitted`), fewer than
         two models, β < 1, or a configuration the protocol refuses.
     """
-    config = config or EvaluationConfig()
-    if config.beta < 1:
-        raise InputError("the GP prediction is stated for all the benchmark's models; compare it with an "
-                         "evaluation without model pools (β = 1).", field="beta")
+    cfg = _settings(config, trials)
+    key, hit, (Z, Y, fit) = _lookup(benchmark, representation, cfg, observe, fit, estimator)
+    if hit is not None:
+        return hit
+    return _store(key, _predict(benchmark, representation, cfg, Z, Y, fit, observe, estimator == "scores"))
+
+
+def _lookup(benchmark: Benchmark, representation: Representation, cfg: EvaluationConfig, observe: bool,
+            fit: GPFit | None, estimator: str) -> tuple[str, Prediction | None, tuple[np.ndarray, np.ndarray, GPFit]]:
+    """The cache key of a prediction, the cached prediction (or None) and its inputs (Z, Y, the fit)."""
     if benchmark.n_models < 2:
         raise InputError("the GP prediction compares pairs of models; this benchmark has one.")
-    strategies = (BASELINE, *[s for s in config.strategies if s != BASELINE and s in STRATEGIES])
-    for s in strategies:
-        a_priori(s)
-    cfg = EvaluationConfig(strategies=strategies, trials=int(trials or config.trials), alpha=config.alpha, beta=1.0,
-                           k_min=config.k_min, k_max=config.k_max, seed=config.seed, metrics=config.metrics[:1])
     Z = geometry(benchmark, representation)
     Y = standardized_scores(benchmark)
     fit = fit or fit_representation(benchmark, representation)  # cached by its inputs
@@ -242,12 +259,51 @@ def predict(benchmark: Benchmark, representation: Representation, config: Evalua
     hit = _CACHE.get(key)
     if hit is not None:
         _CACHE.move_to_end(key)
-        return hit
-    out = _predict(benchmark, representation, cfg, Z, Y, fit, observe, estimator == "scores")
-    _CACHE[key] = out
+    return key, hit, (Z, Y, fit)
+
+
+def _store(key: str, pred: Prediction) -> Prediction:
+    _CACHE[key] = pred
     if len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
-    return out
+    return pred
+
+
+def staged(benchmark: Benchmark, representation: Representation, config: EvaluationConfig | None = None, *,
+           trials: int | None = None) -> Iterator[Prediction]:
+    """The prediction (not observed) in two steps: the strategies about as cheap as random first, then all.
+
+    The first step holds random and every strategy whose
+    :attr:`~subsetsel_core.strategies.base.StrategyInfo.seconds_per_trial` is at most twice
+    random's (the farthest-first traversals); the second adds the others (k-means, the optimal
+    designs: in hundreds of dimensions their selections cost seconds) and is the same
+    :class:`Prediction` as :func:`predict` with every strategy — each strategy's subsets come from
+    its own streams, so a curve never depends on which others are predicted with it. Already
+    cached: the full prediction only.
+
+    Raises
+    ------
+    InputError
+        As :func:`predict`.
+    """
+    cfg = _settings(config, trials)
+    key, hit, (_, Y, _) = _lookup(benchmark, representation, cfg, False, None, "ranks")
+    if hit is not None:
+        yield hit
+        return
+    cheap = 2.0 * REGISTRY[BASELINE].seconds_per_trial
+    quick = tuple(s for s in cfg.strategies if REGISTRY[s].seconds_per_trial <= cheap)
+    slow = tuple(s for s in cfg.strategies if s not in quick)
+    first = predict(benchmark, representation, replace(cfg, strategies=quick), observe=False)
+    if not slow:
+        yield _store(key, first)
+        return
+    yield first
+    rest = predict(benchmark, representation, replace(cfg, strategies=slow), observe=False)
+    var = {**first.variance, **rest.variance}
+    var = {s: var[s] for s in cfg.strategies}
+    yield _store(key, Prediction(first.representation, first.fit, first.nn_distance, first.diameter, first.ks, var,
+                                 _shares(Y, var), {}))
 
 
 def _predict(benchmark: Benchmark, representation: Representation, cfg: EvaluationConfig, Z: np.ndarray,
@@ -272,8 +328,12 @@ def _predict(benchmark: Benchmark, representation: Representation, cfg: Evaluati
             if observe:
                 sums = choice.sums(rows, ks)
                 obs[s][t] = discordant_share(ref, sums if on_scores else table.comparable(sums))
-    gaps = pair_gaps(Y.mean(axis=0))
+    return Prediction(representation.name, fit, nn_distance(D2), float(np.sqrt(D2.max())), ks, var, _shares(Y, var),
+                      obs)
+
+
+def _shares(Y: np.ndarray, var: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The predicted inverted share at every variance of ``var`` (one call: one interpolation grid)."""
     names = list(var)
-    pred = inverted_share(gaps, pair_factor(Y.shape[1]) * np.stack([var[s] for s in names]))
-    return Prediction(representation.name, fit, nn_distance(D2), float(np.sqrt(D2.max())), ks, var,
-                      {s: pred[i] for i, s in enumerate(names)}, obs)
+    pred = inverted_share(pair_gaps(Y.mean(axis=0)), pair_factor(Y.shape[1]) * np.stack([var[s] for s in names]))
+    return {s: pred[i] for i, s in enumerate(names)}

@@ -23,7 +23,7 @@ both the posterior and V use the fit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
@@ -146,6 +146,9 @@ class Calibration:
         Per draw, the mean over the protocol's pools of the predicted and of the observed share.
     fits : list of GPFit
         The tool's fit on each draw.
+    raw_fits : list of GPFit
+        With ``raw_fit``: the same fit on each draw's scores before the per-dataset
+        standardization (which the tool always applies); empty otherwise.
     """
 
     truth: GPFit
@@ -154,6 +157,7 @@ class Calibration:
     predicted: np.ndarray
     observed: np.ndarray
     fits: list[GPFit]
+    raw_fits: list[GPFit] = field(default_factory=list)
 
     def standard_error(self) -> np.ndarray:
         """Standard error over draws of the mean observed-minus-predicted share, (strategies, K)."""
@@ -175,7 +179,7 @@ class Calibration:
 def calibrate(Z: np.ndarray, truth: GPFit, *, n_models: int = 20, strength_sd: float = 0.5, draws: int = 12,
               trials: int = 4, strategies: tuple[str, ...] = ("random", "fafi-euclidean", "d-optimal"),
               ks: tuple[int, int] = (2, 15), centre: bool = True, estimator: Literal["ranks", "scores"] = "ranks",
-              known: bool = False, seed: int = 0) -> Calibration:
+              known: bool = False, raw_fit: bool = False, pooled_fit: bool = False, seed: int = 0) -> Calibration:
     """Benchmarks drawn from a GP with known hyperparameters on a given geometry, predicted by the tool.
 
     Each draw: every model gets a strength μ_m ~ N(0, ``strength_sd``²) and a function f_m from
@@ -190,7 +194,12 @@ def calibrate(Z: np.ndarray, truth: GPFit, *, n_models: int = 20, strength_sd: f
     measured on the protocol's mean ranks or, with ``estimator="scores"``, on the subset means of the
     standardized scores (the estimator the prediction is written for). With ``known`` the
     prediction uses the true hyperparameters instead of the fit, σ² and τ² divided by each draw's
-    mean per-dataset variance over the models (the scale the standardization divides by).
+    mean per-dataset variance over the models (the scale the standardization divides by). With
+    ``raw_fit`` the GP is also fitted on each draw's unstandardized scores (a diagnostic: the
+    standardization is what the draws' model does not describe). With ``pooled_fit`` (a diagnostic,
+    not what the tool does) the prediction uses the fit on each draw's scores centred per dataset,
+    σ² and τ² divided as with ``known``: one scale for the whole benchmark instead of each
+    dataset's own spread.
     """
     from subsetsel_core.benchmark import Benchmark
     from subsetsel_core.evaluation.prediction import predict
@@ -203,7 +212,7 @@ def calibrate(Z: np.ndarray, truth: GPFit, *, n_models: int = 20, strength_sd: f
     rep = representation_from_matrix(np.asarray(Z, dtype=float), datasets, name="geometry")
     D2 = squared_distances(standardize(np.asarray(Z, dtype=float)))
     rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(draws)]
-    pred, obs, fits = [], [], []
+    pred, obs, fits, raw = [], [], [], []
     ks_out = np.arange(ks[0], ks[1] + 1)
     for r, rng in enumerate(rngs):
         # every draw its own pools (the protocol's seed r), so the spread over draws covers them
@@ -215,12 +224,15 @@ def calibrate(Z: np.ndarray, truth: GPFit, *, n_models: int = 20, strength_sd: f
         y = y + strength_sd * rng.standard_normal(n_models)[None, :]
         b = Benchmark(y[:, None, :], datasets, models, ("0",), higher_is_better=True)
         use = None
-        if known:
+        if known or pooled_fit:
             scale = float(y.var(axis=1).mean())
-            use = GPFit(truth.lengthscale, truth.signal_variance / scale, truth.noise_variance / scale, 0.0)
+            base = truth if known else fit_gp(standardize(np.asarray(Z, dtype=float)), y - y.mean(axis=1, keepdims=True))
+            use = GPFit(base.lengthscale, base.signal_variance / scale, base.noise_variance / scale, 0.0)
         p = predict(b, rep, cfg, estimator=estimator, fit=use)
         fits.append(p.fit)
+        if raw_fit:
+            raw.append(fit_gp(standardize(np.asarray(Z, dtype=float)), y))
         ks_out = p.ks
         pred.append([p.curve(s) for s in strategies])
         obs.append([p.observed[s].mean(axis=0) for s in strategies])
-    return Calibration(truth, ks_out, tuple(strategies), np.asarray(pred), np.asarray(obs), fits)
+    return Calibration(truth, ks_out, tuple(strategies), np.asarray(pred), np.asarray(obs), fits, raw)

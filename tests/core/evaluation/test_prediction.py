@@ -150,6 +150,11 @@ def test_a_gp_that_cannot_be_fitted_is_a_plain_sentence(case):
     assert "\n" not in msg and "Traceback" not in msg and msg.endswith(".")
     if case != "constant":
         assert isinstance(exc.value, GPNotFitted)
+    from subsetsel_core.evaluation.prediction import staged
+
+    with pytest.raises(InputError) as first:  # the preview's first step already says so: no curve at all
+        next(staged(b, _rep(b, X), EvaluationConfig(strategies=("random", "fafi-euclidean"), trials=2, k_max=3)))
+    assert str(first.value) == msg
 
 
 def test_cli_theory_json_has_the_prediction_of_every_strategy(tmp_path):
@@ -196,3 +201,23 @@ def test_the_cache_keeps_predictions_with_other_hyperparameters_apart():
                                            0.0))
     assert predict(b, rep, cfg) is own and other is not own
     assert np.all(other.curve("random") > own.curve("random"))  # more variance, more inversions
+
+
+def test_the_staged_preview_shows_the_cheap_strategies_first_then_exactly_the_full_prediction():
+    from subsetsel_core.evaluation import prediction as P
+
+    b, z = _synthetic(seed=5)
+    rep = _rep(b, z, "latent")
+    cfg = EvaluationConfig(strategies=("random", "kmeans", "fafi-euclidean", "d-optimal"), trials=3, k_max=7, seed=1)
+    P._CACHE.clear()
+    steps = list(P.staged(b, rep, cfg))
+    assert [s.strategies for s in steps] == [("random", "fafi-euclidean"),
+                                             ("random", "kmeans", "fafi-euclidean", "d-optimal")]
+    P._CACHE.clear()
+    full = predict(b, rep, cfg, observe=False)
+    for s in full.strategies:
+        assert np.array_equal(steps[-1].variance[s], full.variance[s])
+        assert np.array_equal(steps[-1].predicted[s], full.predicted[s]), s
+    assert np.array_equal(steps[0].predicted["fafi-euclidean"], full.predicted["fafi-euclidean"])
+    again = list(P.staged(b, rep, cfg))  # cached: the full prediction at once
+    assert len(again) == 1 and again[0] is predict(b, rep, cfg, observe=False)

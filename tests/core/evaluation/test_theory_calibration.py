@@ -39,3 +39,15 @@ def test_the_prediction_is_calibrated_on_draws_from_a_known_gp(sample, name, set
     assert abs(float((c.observed - c.predicted)[:, 0].mean())) < 0.004
     # the fit recovers the length-scale it was drawn with
     assert np.median([f.lengthscale for f in c.fits]) == pytest.approx(truth.lengthscale, rel=0.2)
+
+
+@pytest.mark.parametrize(("sample", "name"), [("tsc_bakeoff", "ucr_info"), ("mmlu", "description")])
+def test_the_maximum_likelihood_fit_recovers_a_long_length_scale_before_the_standardization(sample, name):
+    # where the calibration falls short (ℓ = the median distance, little noise) the fit on the draws' own
+    # scores is right; it is the tool's per-dataset standardization that the stationary GP does not describe
+    Z = _geometry(sample, name)
+    D2 = squared_distances(Z)
+    truth = GPFit(float(np.median(np.sqrt(D2[np.triu_indices(len(D2), 1)]))), 1.0, 0.1, 0.0)
+    c = calibrate(Z, truth, draws=6, trials=1, strategies=("random",), ks=(2, 4), estimator="scores", raw_fit=True)
+    assert np.median([f.lengthscale for f in c.raw_fits]) == pytest.approx(truth.lengthscale, rel=0.1)
+    assert np.median([f.noise_variance for f in c.raw_fits]) == pytest.approx(0.1, rel=0.3)
