@@ -18,6 +18,7 @@ import os
 import re
 import shutil
 import subprocess
+import threading
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -446,6 +447,46 @@ def _session_ids(tmp: Path) -> str | None:
     return None if v.read_text() == VICTIM else "an id wrote outside the store"
 
 
+def _manifest_value(key: str, value: object, needle: str) -> Callable[[Path], str | None]:
+    """A manifest whose ``key`` holds a hostile value: one short line naming the key."""
+    def run(tmp: Path) -> str | None:
+        from subsetsel_core.errors import InputError
+        from subsetsel_core.loading.folder import load_benchmark_folder
+
+        b = _bench(tmp / "root" / "b")
+        m = json.loads((b / "manifest.json").read_text())
+        m[key] = value
+        (b / "manifest.json").write_text(json.dumps(m))
+        try:
+            load_benchmark_folder(b, within=tmp / "root")
+        except InputError as exc:
+            text = str(exc)
+            if needle not in text or "\n" in text or len(text) > 600:
+                return f"not one short line naming {needle!r}: {text[:200]}… ({len(text)} characters)"
+            return None
+        return "loaded without a word"
+    return run
+
+
+def _manifest_pipe(tmp: Path) -> str | None:
+    from subsetsel_core.loading.folder import scan_benchmarks
+
+    root = tmp / "root"
+    _bench(root / "ok")
+    (root / "piped").mkdir()
+    os.mkfifo(root / "piped" / "manifest.json")
+    box: dict[str, object] = {}
+    t = threading.Thread(target=lambda: box.setdefault("cat", scan_benchmarks(root, within=root)), daemon=True)
+    t.start()
+    t.join(30)
+    if t.is_alive():
+        with open(root / "piped" / "manifest.json", "wb"):  # let the blocked open return
+            pass
+        return "hangs on a pipe named manifest.json"
+    cat = box["cat"]
+    return None if any("piped" in str(p) for p, _ in cat.problems) else "the pipe was not listed"  # type: ignore[attr-defined]
+
+
 def server_cases() -> list[Case]:
     """The shared-server class."""
     return [
@@ -455,6 +496,11 @@ def server_cases() -> list[Case]:
         Case("server", "typed paths outside the roots get one answer", _typed_outside),
         Case("server", "a gzip bomb in a benchmark folder", _gzip_bomb),
         Case("server", "session ids that are paths", _session_ids),
+        Case("server", "a manifest value of a million characters", _manifest_value(
+            "higher_is_better", "x" * 1_000_000, "higher_is_better")),
+        Case("server", "a manifest's representations as a huge object", _manifest_value(
+            "representations", {str(i): i for i in range(100_000)}, "representations")),
+        Case("server", "a pipe named manifest.json in a root", _manifest_pipe),
     ]
 
 
