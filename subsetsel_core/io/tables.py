@@ -201,9 +201,13 @@ def read_table(
         raise InputError(str(exc), field=field, rows=exc.rows) from None
 
 
+#: pandas 3 always copies on write: a shallow copy of a frame is as safe as a deep one.
+_COPY_ON_WRITE = int(pd.__version__.split(".")[0]) >= 3
+
+
 def _read_table(source: TableSource, label: str, object_text: bool) -> pd.DataFrame:
     if isinstance(source, pd.DataFrame):
-        df = source.copy()
+        df = source.copy(deep=not _COPY_ON_WRITE)  # with copy-on-write no cell is copied, nor changed for the caller
     else:
         raw = _read_bytes(source, label)
         if not raw.strip():
