@@ -201,8 +201,7 @@ def read_table(
         raise InputError(str(exc), field=field, rows=exc.rows) from None
 
 
-#: pandas 3 always copies on write: a shallow copy of a frame is as safe as a deep one.
-_COPY_ON_WRITE = int(pd.__version__.split(".")[0]) >= 3
+_COPY_ON_WRITE = int(pd.__version__.split(".")[0]) >= 3  # pandas 3: a shallow copy is as safe as a deep one
 
 
 def _read_table(source: TableSource, label: str, object_text: bool) -> pd.DataFrame:
