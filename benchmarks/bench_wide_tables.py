@@ -19,6 +19,7 @@ Usage::
     python benchmarks/bench_wide_tables.py            # all four
     python benchmarks/bench_wide_tables.py --only inspect mapping
     python benchmarks/bench_wide_tables.py --size 1000   # a smaller square table for evaluate
+    python benchmarks/bench_wide_tables.py --only evaluate --permutations 0   # the protocol without its test
 """
 
 from __future__ import annotations
@@ -103,6 +104,8 @@ def main() -> None:
                    default=["inspect", "mapping", "dashboard", "evaluate"])
     p.add_argument("--size", type=int, default=2000, help="datasets = models of the square table (default 2000)")
     p.add_argument("--trials", type=int, default=50)
+    p.add_argument("--permutations", type=int, default=None,
+                   help="B of evaluate's permutation test (default: the product's own, 199; 0: the protocol alone)")
     args = p.parse_args()
     py = sys.executable
     env_path = f"PYTHONPATH={ROOT}"
@@ -131,9 +134,11 @@ def main() -> None:
             print(f"built square.csv ({args.size} × {args.size}, {square.stat().st_size / 2**20:.0f} MB) "
                   f"in {time.perf_counter() - t:.1f} s")
             load0 = os.getloadavg()[0]
+            perm = [] if args.permutations is None else ["--permutations", str(args.permutations)]
             s, mb, _ = timed([py, "-m", "subsetsel_core", "evaluate", "--scores", str(square), "--representation",
-                              "names", "--trials", str(args.trials), "--out", str(Path(tmp) / "e.json")])
-            print(f"evaluate {args.size} × {args.size}, T = {args.trials}: {s:.1f} s wall, {CPU['cpu']:.1f} s CPU, "
+                              "names", "--trials", str(args.trials), *perm, "--out", str(Path(tmp) / "e.json")])
+            print(f"evaluate {args.size} × {args.size}, T = {args.trials}, B = {'default' if args.permutations is None else args.permutations}: "
+                  f"{s:.1f} s wall, {CPU['cpu']:.1f} s CPU, "
                   f"peak {mb:.0f} MB, load {load0:.1f} → {os.getloadavg()[0]:.1f} (target ≤ 60 s, ≤ 1024 MB)")
 
 
