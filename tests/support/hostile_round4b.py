@@ -487,6 +487,17 @@ def _manifest_pipe(tmp: Path) -> str | None:
     return None if any("piped" in str(p) for p, _ in cat.problems) else "the pipe was not listed"  # type: ignore[attr-defined]
 
 
+def _folder_file(name: str, make: Callable[[Path], None], needle: str) -> Callable[[Path], str | None]:
+    """``select --benchmark FOLDER`` whose file ``name`` is replaced by ``make``: a clear line, no hang."""
+    def run(tmp: Path) -> str | None:
+        b = _bench(tmp / "b")
+        os.remove(b / name)
+        make(b / name)
+        r = bounded(["select", "--benchmark", str(b), "--strategy", "kmeans", "--k", "3"], 60)
+        return r if isinstance(r, str) else _clear(r, needle)
+    return run
+
+
 def server_cases() -> list[Case]:
     """The shared-server class."""
     return [
@@ -501,6 +512,9 @@ def server_cases() -> list[Case]:
         Case("server", "a manifest's representations as a huge object", _manifest_value(
             "representations", {str(i): i for i in range(100_000)}, "representations")),
         Case("server", "a pipe named manifest.json in a root", _manifest_pipe),
+        Case("server", "a benchmark folder's scores.csv is a pipe", _folder_file("scores.csv", os.mkfifo, "is a pipe")),
+        Case("server", "a benchmark folder's features.csv links to /dev/zero", _folder_file(
+            "features.csv", lambda p: os.symlink("/dev/zero", p), "a link to a file outside the benchmark folder")),
     ]
 
 
