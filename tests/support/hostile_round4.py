@@ -236,6 +236,21 @@ def _dup_in_task() -> str:
     return _a_text().replace('"acc,none": 0.1}', '"acc,none": 0.1, "acc,none": 0.9}', 1)
 
 
+def _cache_link(tmp: Path) -> str | None:
+    """The cache folder is a link planted to another folder: reading a results folder writes nothing there."""
+    victim = tmp / "victim"
+    victim.mkdir()
+    (victim / "precious.txt").write_text("x")
+    os.symlink(victim, tmp / "cache")
+    res = _lm_folder(tmp)
+    with env(SUBSETSEL_CACHE_DIR=str(tmp / "cache"), SUBSETSEL_NO_CACHE=None):
+        r = bounded(["select", "--scores", str(res), "--strategy", "random", "--k", "2"])
+    if isinstance(r, str):
+        return r
+    return None if sorted(q.name for q in victim.iterdir()) == ["precious.txt"] else \
+        f"the cache wrote through the link: {sorted(q.name for q in victim.iterdir())}"
+
+
 def result_cases() -> list[Case]:
     """The result-folder class."""
     text = _a_text
@@ -287,6 +302,7 @@ def result_cases() -> list[Case]:
                                                                             "error", "r.json")),
         Case("results", "names with a newline, a right-to-left mark, an escape", _no_injected_lines),
         Case("results", "a terminal escape in a name quoted by an error", _ansi_error),
+        Case("results", "the results cache folder is a link", _cache_link),
     ]
 
 
