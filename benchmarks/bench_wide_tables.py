@@ -19,11 +19,13 @@ Usage::
     python benchmarks/bench_wide_tables.py            # all four
     python benchmarks/bench_wide_tables.py --only inspect mapping
     python benchmarks/bench_wide_tables.py --size 1000   # a smaller square table for evaluate
+    python benchmarks/bench_wide_tables.py --only evaluate --permutations 0   # the protocol without its test
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import subprocess
 import sys
@@ -77,14 +79,21 @@ print(f"page run, GFLOPS kept as scores: {{time.perf_counter() - t:.2f}} s")
 """
 
 
+CPU: dict[str, float] = {}
+"""CPU seconds (user + system) of the last :func:`timed` command, under the key ``"cpu"``."""
+
+
 def timed(argv: list[str]) -> tuple[float, float, str]:
-    """Wall seconds and peak RSS (MB) of a command under /usr/bin/time -v, and its stdout."""
+    """Wall seconds and peak RSS (MB) of a command under /usr/bin/time -v, and its stdout (its CPU seconds
+    in ``CPU["cpu"]``)."""
     proc = subprocess.run(["/usr/bin/time", "-v", *argv], capture_output=True, text=True, cwd=ROOT)
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(argv[:4])} … failed ({proc.returncode}): {proc.stderr[-800:]}")
     wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", proc.stderr)
     rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)
-    assert wall and rss
+    cpu = re.findall(r"(?:User|System) time \(seconds\): ([\d.]+)", proc.stderr)
+    assert wall and rss and len(cpu) == 2
+    CPU["cpu"] = sum(float(c) for c in cpu)
     seconds = int(wall.group(1) or 0) * 3600 + int(wall.group(2)) * 60 + float(wall.group(3))
     return seconds, int(rss.group(1)) / 1024, proc.stdout
 
@@ -95,6 +104,8 @@ def main() -> None:
                    default=["inspect", "mapping", "dashboard", "evaluate"])
     p.add_argument("--size", type=int, default=2000, help="datasets = models of the square table (default 2000)")
     p.add_argument("--trials", type=int, default=50)
+    p.add_argument("--permutations", type=int, default=None,
+                   help="B of evaluate's permutation test (default: the product's own, 199; 0: the protocol alone)")
     args = p.parse_args()
     py = sys.executable
     env_path = f"PYTHONPATH={ROOT}"
@@ -122,10 +133,13 @@ def main() -> None:
             square.write_text(shapes.wide_square(args.size, args.size))
             print(f"built square.csv ({args.size} × {args.size}, {square.stat().st_size / 2**20:.0f} MB) "
                   f"in {time.perf_counter() - t:.1f} s")
+            load0 = os.getloadavg()[0]
+            perm = [] if args.permutations is None else ["--permutations", str(args.permutations)]
             s, mb, _ = timed([py, "-m", "subsetsel_core", "evaluate", "--scores", str(square), "--representation",
-                              "names", "--trials", str(args.trials), "--out", str(Path(tmp) / "e.json")])
-            print(f"evaluate {args.size} × {args.size}, T = {args.trials}: {s:.1f} s, peak {mb:.0f} MB "
-                  "(target ≤ 60 s, ≤ 1024 MB)")
+                              "names", "--trials", str(args.trials), *perm, "--out", str(Path(tmp) / "e.json")])
+            print(f"evaluate {args.size} × {args.size}, T = {args.trials}, B = {'default' if args.permutations is None else args.permutations}: "
+                  f"{s:.1f} s wall, {CPU['cpu']:.1f} s CPU, "
+                  f"peak {mb:.0f} MB, load {load0:.1f} → {os.getloadavg()[0]:.1f} (target ≤ 60 s, ≤ 1024 MB)")
 
 
 if __name__ == "__main__":

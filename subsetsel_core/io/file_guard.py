@@ -174,7 +174,7 @@ def _step(name: str, fd: int, last: bool) -> int | str:
     raise OSError(errno.ELOOP, "the file keeps changing")
 
 
-def open_confined(folder: Path, relative: str | PurePath, label: str) -> int:
+def open_confined(folder: Path, relative: str | PurePath, label: str, *, folder_kind: str = "benchmark folder") -> int:
     """Open the regular file ``relative`` below ``folder`` without ever leaving the folder.
 
     Each component is opened with ``O_NOFOLLOW`` relative to the descriptor of the one
@@ -190,11 +190,14 @@ def open_confined(folder: Path, relative: str | PurePath, label: str) -> int:
         The file's path below it (``/``-separated).
     label : str
         The file's name in messages.
+    folder_kind : str
+        What the folder is, in messages ("benchmark folder", "results folder").
 
     Returns
     -------
     int
-        A descriptor of the regular file, open for reading (close it).
+        A descriptor of the regular file, open for reading (close it). A pipe or a device is
+        opened without blocking (``O_NONBLOCK``) and refused on the open descriptor.
 
     Raises
     ------
@@ -242,10 +245,11 @@ def open_confined(folder: Path, relative: str | PurePath, label: str) -> int:
         if not stat.S_ISREG(mode):
             os.close(fd)
             kind = _kind(mode)
-            raise InputError(f"{label}: is a {kind}, not a regular file. Give a table saved as a file.")
+            raise InputError(f"{label}: is a {kind}, not a regular file; subsetsel reads only files saved on disk. "
+                             f"Put the file itself in the {folder_kind}, or remove this entry.")
         return fd
     except _Outside:
-        raise InputError(f"{label}: is a link to a file outside the benchmark folder {folder}; copy the file "
+        raise InputError(f"{label}: is a link to a file outside the {folder_kind} {folder}; copy the file "
                          "into the folder instead of linking to it.") from None
     except OSError as exc:
         if exc.errno == errno.ENOENT:

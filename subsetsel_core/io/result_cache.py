@@ -17,14 +17,14 @@ import importlib
 import json
 import math
 import os
-import tempfile
+import stat
 from dataclasses import fields
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pandas as pd
 
-from subsetsel_core.io import score_cache
+from subsetsel_core.io import safe_write, score_cache
 from subsetsel_core.io.mteb_tasks import mteb_version
 from subsetsel_core.io.result_files import RawFiles
 
@@ -115,16 +115,20 @@ def store(key: str | None, table: Any) -> None:
         return
     data = {f.name: _plain(getattr(table, f.name)) for f in fields(table)}
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(data, fh, allow_nan=False)
-            os.replace(tmp, folder / f"{key}{_SUFFIX}")
-        finally:
-            Path(tmp).unlink(missing_ok=True)
-        entries = sorted(folder.glob(f"*{_SUFFIX}"), key=lambda p: p.stat().st_mtime)
-        for old in entries[: max(0, len(entries) - MAX_ENTRIES)]:
-            old.unlink(missing_ok=True)
-    except (OSError, ValueError, TypeError):
+        text = json.dumps(data, allow_nan=False).encode("utf-8")
+        fd = safe_write.open_folder(folder, create=True)  # never through a link planted as the folder
+    except (OSError, ValueError, TypeError):  # not JSON, not writable, or a planted link (InputError): no cache
         return
+    try:
+        safe_write.write_into(fd, f"{key}{_SUFFIX}", text, mode=0o600)
+        entries = []
+        for name in os.listdir(fd):
+            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            if name.endswith(_SUFFIX) and stat.S_ISREG(st.st_mode):
+                entries.append((st.st_mtime, name))
+        for _, name in sorted(entries)[: max(0, len(entries) - MAX_ENTRIES)]:
+            os.unlink(name, dir_fd=fd)
+    except (OSError, ValueError):
+        return
+    finally:
+        os.close(fd)

@@ -28,6 +28,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, TypeAlias
 
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.file_guard import open_confined
 from subsetsel_core.io.result_json import parse_json
 from subsetsel_core.io.tables import max_bytes
 from subsetsel_core.text import rounding
@@ -189,6 +190,7 @@ def _walk(root: Path, label: str, notes: list[str], skipped: list[tuple[str, str
     real_root = root.resolve()
     entries = 0
     outside = 0
+    linked: list[str] = []
 
     def unlisted(exc: OSError) -> None:
         where = f"{label}/{Path(exc.filename or '').relative_to(root).as_posix()}" if exc.filename else label
@@ -203,6 +205,7 @@ def _walk(root: Path, label: str, notes: list[str], skipped: list[tuple[str, str
         for d in dirs:
             if (base / d).is_symlink() and not (base / d).resolve().is_relative_to(real_root):
                 outside += 1
+                linked.append((base / d).relative_to(root).as_posix() + "/")
         entries += len(names) + len(dirs)
         if entries > max_files() * MAX_ENTRIES_FACTOR:
             raise _too_many(label, "files and folders in all")
@@ -212,22 +215,35 @@ def _walk(root: Path, label: str, notes: list[str], skipped: list[tuple[str, str
                 continue
             if path.is_symlink() and not path.resolve().is_relative_to(real_root):
                 outside += 1
+                linked.append(path.relative_to(root).as_posix())
                 continue
             yield path.relative_to(root).as_posix(), path
     if outside:
-        notes.append(f"{label}: skipped {outside} symbolic link(s) that lead out of the folder.")
+        shown = ", ".join(repr(n) for n in linked[:5]) + (f" and {len(linked) - 5} more" if len(linked) > 5 else "")
+        notes.append(f"{label}: skipped {outside} symbolic link(s) that lead out of the folder"
+                     + (f" ({shown})" if shown else "") + "; copy the files into the folder to read them.")
 
 
 def _from_folder(root: Path, label: str, notes: list[str], skipped: list[tuple[str, str]] | None = None,
                  ) -> list[tuple[str, str, bytes]]:
     budget = _Budget(label)
     out = []
-    for rel, path in _walk(root, label, notes, skipped):
+    for rel, _path in _walk(root, label, notes, skipped):
         where = f"{label}/{rel}"
+        try:  # opened once, below the folder, never blocking on a pipe; its type checked on the descriptor
+            fd = open_confined(root, rel, where, folder_kind="results folder")
+        except InputError as exc:
+            if skipped is None:
+                raise InputError(f"{exc} Or pass --skip-unreadable to skip it with a warning.",
+                                 field="scores_file") from None
+            skipped.append((where, str(exc).removeprefix(f"{where}: ").split(";")[0].rstrip(".")))
+            continue
         try:
-            size = path.stat().st_size
-            budget.take(where, size)
-            raw = path.read_bytes()
+            with os.fdopen(fd, "rb") as fh:
+                budget.take(where, os.fstat(fh.fileno()).st_size)
+                raw = fh.read(max_json_bytes() + 1)
+            if len(raw) > max_json_bytes():
+                raise _file_too_big(where, len(raw))
         except OSError as exc:
             if skipped is not None:
                 skipped.append((where, f"cannot be read ({exc.strerror})"))

@@ -296,8 +296,8 @@ def _table(parsed: Parsed, fmt: str, choice: dict[str, str], label: str, notes0:
     if skipped:
         warnings.insert(0, f"skipped {len(skipped)} file(s) that cannot be read: "
                         + "; ".join(f"{w} ({why})" for w, why in skipped))
-    warnings = list(parsed.warnings) + warnings
-    notes = list(notes0) + list(b.notes)
+    warnings = list(parsed.warnings) + list(notes0) + warnings  # files left out: printed, never a quiet note
+    notes = list(b.notes)
     frame = b.frame
     lower = {t for t, h in b.higher.items() if not h}
     higher = len(lower) < len(b.higher)

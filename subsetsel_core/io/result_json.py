@@ -1,4 +1,5 @@
-"""Result files' JSON, parsed strictly: numbers that are not scores become :class:`NotANumber`.
+"""Result files' JSON, parsed strictly: numbers that are not scores become :class:`NotANumber`, a key
+given twice in one object is an error.
 
 ``json.loads`` accepts ``NaN`` and ``Infinity`` and stops with a ``ValueError`` on an
 integer of more than 4,300 digits; :func:`parse_json` turns each of them into a
@@ -37,7 +38,13 @@ def parse_json(raw: bytes, where: str) -> Any:
             field="scores_file",
         ) from None
     try:
-        return json.loads(text, parse_int=_parse_int, parse_constant=_parse_constant)
+        return json.loads(text, parse_int=_parse_int, parse_constant=_parse_constant, object_pairs_hook=_unique)
+    except _Duplicate as dup:
+        raise InputError(
+            f"{where}: the key {dup.key!r} appears twice in one object, so which value counts is not defined. "
+            "Keep one of them (the file was hand-edited or merged).",
+            field="scores_file",
+        ) from None
     except json.JSONDecodeError as exc:
         raise InputError(
             f"{where}: is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}). The file "
@@ -57,3 +64,20 @@ def _parse_int(text: str) -> int | NotANumber:
 
 def _parse_constant(text: str) -> NotANumber:
     return NotANumber(f"{text} (not a finite number)")
+
+
+class _Duplicate(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise _Duplicate(k)
+            seen.add(k)
+    return out

@@ -15,7 +15,9 @@ dashboard's session store) goes through :func:`write_files` or :func:`write_file
   and a reader never sees half a file.
 
 A symbolic link already at a target's name, or as a folder on the way, is refused with a
-message naming it (a planted link is a sign that someone else can write into the folder).
+message naming it (a planted link is a sign that someone else can write into the folder); so is
+a pipe, a device or a socket at a target's name (``--out /dev/null`` run as root would
+otherwise replace the device with a file).
 """
 
 from __future__ import annotations
@@ -60,6 +62,19 @@ def _is_link(name: str, dir_fd: int) -> bool:
         return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
     except OSError:
         return False
+
+
+def _special(name: str, dir_fd: int) -> str:
+    """``"pipe"``, ``"device"`` or ``"socket"`` when ``name`` is one (not followed), else ``""``."""
+    try:
+        mode = os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode
+    except OSError:
+        return ""
+    if stat.S_ISFIFO(mode):
+        return "pipe"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    return "socket" if stat.S_ISSOCK(mode) else ""
 
 
 def _open_sub(name: str, dir_fd: int, shown: str, *, create: bool) -> int:
@@ -150,6 +165,11 @@ def write_into(dir_fd: int, name: str, data: bytes, *, shown: str | None = None,
         raise ValueError(f"not a plain file name: {name!r}")
     if _is_link(name, dir_fd):
         raise _refuse_link(shown, name, dir_fd)
+    special = _special(name, dir_fd)
+    if special:
+        raise UnsafeTarget(f"{shown}: is a {special}, not a file; subsetsel writes only regular files and never "
+                           "replaces a pipe or a device. Give the name of a file to write (leave the option out to "
+                           "print to the screen where it can).")
     tmp = f".{name[:80]}.{secrets.token_hex(6)}.tmp"
     try:
         fd = os.open(tmp, _CREATE, mode, dir_fd=dir_fd)

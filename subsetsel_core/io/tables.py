@@ -202,9 +202,12 @@ def read_table(
         raise InputError(str(exc), field=field, rows=exc.rows) from None
 
 
+_COPY_ON_WRITE = int(pd.__version__.split(".")[0]) >= 3  # pandas 3: a shallow copy is as safe as a deep one
+
+
 def _read_table(source: TableSource, label: str, object_text: bool) -> pd.DataFrame:
     if isinstance(source, pd.DataFrame):
-        df = source.copy()
+        df = source.copy(deep=not _COPY_ON_WRITE)  # with copy-on-write no cell is copied, nor changed for the caller
     else:
         raw = _read_bytes(source, label)
         if not raw.strip():

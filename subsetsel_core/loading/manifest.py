@@ -51,7 +51,6 @@ nesting (:func:`~subsetsel_core.io.manifest_fields.read_manifest_json`).
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,7 +61,7 @@ from subsetsel_core.io.file_guard import file_kind, read_confined, regular_file
 from subsetsel_core.io.manifest_fields import FORMAT_HELP, FieldChecker, read_manifest_json
 from subsetsel_core.io.names import did_you_mean
 from subsetsel_core.io.score_format import ScoreFormat
-from subsetsel_core.loading.scores_section import scores_section
+from subsetsel_core.loading.scores_section import scores_section, shown_json
 from subsetsel_core.representations.spec import RepresentationSpec, parse_representation
 
 __all__ = [
@@ -296,7 +295,7 @@ def read_manifest(folder: str | Path, *, within: str | Path | None = None) -> Ma
     if isinstance(version, bool) or version != FORMAT_VERSION:
         raise chk.fail(
             "format_version",
-            f"is {json.dumps(version)}, but this version of subsetsel reads format {FORMAT_VERSION}",
+            f"is {shown_json(version)}, but this version of subsetsel reads format {FORMAT_VERSION}",
             f'Set "format_version": {FORMAT_VERSION} after checking the folder against the format.',
         )
     if "higher_is_better" not in data:
@@ -309,7 +308,7 @@ def read_manifest(folder: str | Path, *, within: str | Path | None = None) -> Ma
     if not isinstance(hib, bool):
         raise chk.fail(
             "higher_is_better",
-            f"must be true or false, got {json.dumps(hib)}",
+            f"must be true or false, got {shown_json(hib)}",
             "Write true or false without quotes.",
         )
     name = chk.string(data, "name", "name", default=folder.name, nonempty="name" in data)
@@ -317,14 +316,14 @@ def read_manifest(folder: str | Path, *, within: str | Path | None = None) -> Ma
     if not isinstance(params, dict):
         raise chk.fail(
             "parameters",
-            f"must be an object, got {json.dumps(params)}",
+            f"must be an object, got {shown_json(params)}",
             'Write it as {"key": value}.',
         )
     reps_data = data.get("representations") or []
     if not isinstance(reps_data, list):
         raise chk.fail(
             "representations",
-            f"must be a list, got {json.dumps(reps_data)[:60]}",
+            f"must be a list, got {shown_json(reps_data)}",
             'Write it as "representations": [{"name": …, "kind": …, "files": […]}].',
         )
     reps = tuple(parse_representation(chk, r, i) for i, r in enumerate(reps_data))

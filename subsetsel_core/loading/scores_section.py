@@ -16,7 +16,16 @@ from subsetsel_core.io.score_format import (
     ScoreFormat,
 )
 
-__all__ = ["SCORES_KEYS", "scores_section"]
+__all__ = ["SCORES_KEYS", "scores_section", "shown_json"]
+
+
+def shown_json(value: Any, width: int = 60) -> str:
+    """A manifest value as JSON for a message, at most ``width`` characters (a huge value is cut with "…")."""
+    try:
+        text = json.dumps(value, ensure_ascii=True)
+    except (TypeError, ValueError):
+        text = type(value).__name__
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 SCORES_KEYS = (
     "file",
@@ -44,7 +53,7 @@ def scores_section(chk: FieldChecker, data: Any, higher_is_better: bool) -> tupl
     if not isinstance(data, Mapping):
         raise chk.fail(
             "scores",
-            f"must be an object, got {json.dumps(data)}",
+            f"must be an object, got {shown_json(data)}",
             'Write it as {"file": "scores.csv", "layout": "long"}.',
         )
     chk.keys(data, SCORES_KEYS, "scores")

@@ -65,6 +65,9 @@ __all__ = ["SPEC", "RunConfig", "config_toml", "read_run_config"]
 
 #: Largest config file read, in bytes.
 MAX_CONFIG_BYTES = 1 << 20
+#: Longest text value (a title, a name) and most names in one list of a run.toml.
+MAX_TEXT = 1000
+MAX_NAMES = 1000
 #: The section holding how the score table is read (:class:`~subsetsel_core.io.score_format.ScoreFormat`).
 READING = "reading"
 
@@ -131,11 +134,15 @@ SPEC = _spec()
 
 def _value(label: str, where: str, raw: Any, kind: str, low: float, high: float) -> Any:
     def bad(what: str) -> InputError:
-        return InputError(f"{label}: '{where}' must be {what}, got {raw!r}.", field="config")
+        shown = repr(raw)
+        return InputError(f"{label}: '{where}' must be {what}, got "
+                          f"{shown if len(shown) <= 60 else shown[:59] + '…'}.", field="config")
 
     if kind == "str":
         if not isinstance(raw, str):
             raise bad("text in quotes")
+        if len(raw) > MAX_TEXT:
+            raise bad(f"text of at most {MAX_TEXT} characters")
         return raw
     if kind == "bool":
         if not isinstance(raw, bool):
@@ -146,6 +153,8 @@ def _value(label: str, where: str, raw: Any, kind: str, low: float, high: float)
             raw = [raw]
         if not isinstance(raw, list) or not all(isinstance(v, str) and v.strip() for v in raw):
             raise bad('a list of names, e.g. ["a", "b"]')
+        if len(raw) > MAX_NAMES or any(len(v) > MAX_TEXT for v in raw):
+            raise bad(f"at most {MAX_NAMES} names of at most {MAX_TEXT} characters each")
         return tuple(v.strip() for v in raw)
     if kind == "int":
         if isinstance(raw, bool) or not isinstance(raw, int) or not low <= raw <= high:
@@ -183,6 +192,9 @@ def read_run_config(source: str | Path | bytes, label: str | None = None) -> Run
         raise InputError(f"{name}: not UTF-8 text; give a TOML file.", field="config") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{name}: not valid TOML ({exc}).", field="config") from None
+    except RecursionError:
+        raise InputError(f"{name}: nests too deeply to be a run.toml; write its values as plain keys and "
+                         "sections.", field="config") from None
     values: dict[str, Any] = {}
     for key, raw_value in doc.items():
         if key == READING and isinstance(raw_value, dict):

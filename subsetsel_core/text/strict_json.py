@@ -21,7 +21,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["dumps", "plain"]
+__all__ = ["dumps", "for_script", "plain"]
 
 
 def plain(value: Any, default: Callable[[Any], Any] | None = None) -> Any:
@@ -70,3 +70,27 @@ def dumps(value: Any, *, indent: int | None = None, ensure_ascii: bool = False, 
     """
     return json.dumps(plain(value, default), indent=indent, ensure_ascii=ensure_ascii, sort_keys=sort_keys,
                       separators=separators, allow_nan=False)
+
+
+_SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def for_script(value: Any, *, default: Callable[[Any], Any] | None = None) -> str:
+    """Strict JSON text of ``value`` that is safe inside an HTML ``<script>`` element.
+
+    Every ``<``, ``>`` and ``&`` is written as a ``\\u`` escape (they only occur inside JSON strings,
+    where the escape means the same character), so no ``</script>``, ``<!--`` or ``]]>`` can end the
+    element or switch the parser's state; the line and paragraph separators U+2028 and U+2029 are
+    escaped too. The text parses with ``JSON.parse`` to exactly ``value`` (non-finite floats as null).
+
+    Parameters
+    ----------
+    value : Any
+    default : callable, optional
+        As in :func:`dumps`.
+
+    Returns
+    -------
+    str
+    """
+    return dumps(value, default=default, separators=(",", ":")).translate(_SCRIPT_SAFE)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import html
 import os
+import re
 import shutil
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -27,7 +28,7 @@ import plotly.graph_objects as go
 from subsetsel_core.text import rounding, strict_json
 from subsetsel_core.viz.style import for_export
 
-__all__ = ["Report", "Section", "build_html", "chromium_path", "figure_images", "table_html"]
+__all__ = ["Report", "Section", "build_html", "chromium_path", "figure_html", "figure_images", "table_html"]
 
 _CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
 
@@ -171,14 +172,7 @@ def build_html(report: Report) -> str:
         if sec.text:
             body.append(_paragraphs(sec.text, ("callout positive" if sec.positive else "callout") if sec.highlight else ""))
         if sec.figure is not None:
-            body.append(
-                for_export(sec.figure).to_html(
-                    full_html=False,
-                    include_plotlyjs=not js_done,
-                    div_id=f"figure-{i}",
-                    config={"displaylogo": False, "responsive": True},
-                )
-            )
+            body.append(figure_html(sec.figure, f"figure-{i}", include_plotlyjs=not js_done))
             js_done = True
         if sec.table is not None and len(sec.table):
             body.append(table_html(sec.table))
@@ -207,11 +201,47 @@ def build_html(report: Report) -> str:
     )
 
 
+_FIGURE_CONFIG = {"displaylogo": False, "responsive": True}
+
+
+def _json_default(value: Any) -> Any:
+    """What plotly's own encoder makes of a value JSON cannot hold (dates, decimals, pandas values)."""
+    from plotly.utils import PlotlyJSONEncoder
+
+    return PlotlyJSONEncoder().default(value)
+
+
+def figure_html(figure: go.Figure, div_id: str, *, include_plotlyjs: bool) -> str:
+    """One interactive figure as HTML: a ``<div>``, its data as strict JSON, and the call that draws it.
+
+    The figure (styled for export) goes into a ``<script type="application/json">`` written by
+    :func:`subsetsel_core.text.strict_json.for_script` — no NaN or Infinity (``null``: a gap), no ``<`` that
+    could close the element — and is drawn with ``JSON.parse`` and ``Plotly.newPlot``, so a name in the
+    data is never read as markup or code. ``include_plotlyjs`` embeds plotly.js itself (once per page).
+    """
+    from plotly.offline import get_plotlyjs
+
+    if not re.fullmatch(r"[A-Za-z][\w-]*", div_id):
+        raise ValueError(f"not an element id: {div_id!r}")
+    fig = for_export(figure).to_plotly_json()
+    data = strict_json.for_script({"data": fig.get("data", []), "layout": fig.get("layout", {}),
+                                   "config": _FIGURE_CONFIG}, default=_json_default)
+    height = fig.get("layout", {}).get("height")
+    style = f"height:{int(height)}px; width:100%;" if isinstance(height, int | float) and height > 0 else \
+        "height:100%; width:100%;"
+    js = f'<script type="text/javascript">{get_plotlyjs()}</script>' if include_plotlyjs else ""
+    draw = (f'(function(){{var f=JSON.parse(document.getElementById("{div_id}-data").textContent);'
+            f'Plotly.newPlot("{div_id}",f.data,f.layout,f.config);}})();')
+    return (f'<div>{js}<div id="{div_id}" class="plotly-graph-div" style="{style}"></div>'
+            f'<script type="application/json" id="{div_id}-data">{data}</script>'
+            f'<script type="text/javascript">{draw}</script></div>')
+
+
 def _provenance_html(record: Mapping[str, Any]) -> str:
     """The folded provenance section, and the record as JSON for programs (``</`` escaped)."""
     rows = "".join(f"<tr><th>{html.escape(str(k))}</th><td><code>{html.escape(_plain_value(v))}</code></td></tr>"
                    for k, v in record.items())
-    data = strict_json.dumps(dict(record), default=str).replace("<", "\\u003c")  # no tag in a script
+    data = strict_json.for_script(dict(record), default=str)  # no tag, no NaN in a script
     return (f'<section id="provenance-section"><details><summary><h2 style="display:inline">Provenance</h2></summary>'
             f'<p class="note">What made this report: the product version, the command or dashboard settings, the '
             f'seed, and the SHA-256 of each input file.</p><table><tbody>{rows}</tbody></table></details>'

@@ -195,6 +195,11 @@ def load_workspace(source: str | Path | bytes, *, label: str = "workspace") -> W
 
 
 def _read(z: SafeZip, label: str) -> Workspace:
+    for part in z.infos:  # a name that leads out of the archive: a tampered file (save_workspace writes none)
+        if part.startswith(("/", "\\")) or ".." in part.replace("\\", "/").split("/") or "\0" in part:
+            shown = part if len(part) <= 60 else part[:59] + "…"
+            raise InputError(f"{label}: holds a part named {shown!r} that leads out of the archive; subsetsel "
+                             "never writes one, so the file was altered. Save the workspace again.", field="workspace")
     if "workspace.json" not in z:
         raise InputError(f"{label}: not a subsetsel workspace file (no workspace.json).", field="workspace")
     meta = json_part(z.read("workspace.json", MAX_JSON_BYTES), "workspace.json", label, field="workspace")

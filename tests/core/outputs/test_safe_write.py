@@ -165,3 +165,15 @@ def test_score_cache_never_writes_through_a_link(tmp_path: Path, victim: Path,
     load_scores(MMLU / "scores.csv")
     _untouched(victim)
     assert entry.is_symlink()  # refused, left alone (the cache is skipped)
+
+
+def test_a_pipe_at_the_target_is_refused_not_replaced(tmp_path: Path) -> None:
+    import stat
+
+    os.mkfifo(tmp_path / "out.csv")
+    with pytest.raises(UnsafeTarget, match=r"out\.csv: is a pipe, not a file"):
+        write_file(tmp_path / "out.csv", b"x")
+    with pytest.raises(UnsafeTarget, match="is a pipe"):
+        write_files(tmp_path, {"out.csv": b"x"})
+    assert stat.S_ISFIFO(os.lstat(tmp_path / "out.csv").st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"]  # no temporary file left behind
