@@ -20,6 +20,8 @@ records.
   means ``Mean win rate``, ``Mean score``), or "All Subjects"/"All categories".
 * A score outside the record's own ``min_score``–``max_score`` is an error naming the
   file and result.
+* One evaluation and metric listed more than once in one record: the same score is one
+  result; different scores are an error naming the file and both keys.
 * The same model and evaluation in several records: the most recently retrieved one
   (``retrieved_timestamp``) is kept, with a warning; equal or missing timestamps are an
   error naming both files.
@@ -38,11 +40,13 @@ from subsetsel_core.io.result_records import (
     Record,
     bad_field,
     names,
+    not_a_number,
     number,
     object_field,
     score_of,
     text_field,
 )
+from subsetsel_core.text import rounding
 
 TITLE = "Every Eval Ever"
 _AGGREGATE = re.compile(r"^(mean|average|avg|overall|total|aggregate)\b|\bwin[ -]?rate\b|\ball (subjects|categories|"
@@ -94,7 +98,7 @@ def _results(record: Mapping[str, Any], file: JsonFile, label: str, i: int | Non
     stamp = record.get("retrieved_timestamp")
     when = number(_as_float(stamp))
     rank = (when,) if when is not None else ()
-    seen: dict[tuple[str, str], int] = {}
+    seen: dict[tuple[str, str], int] = {}  # (evaluation, metric) → its record in out
     out: list[Record] = []
     unscored = 0
     for j, result in enumerate(record["evaluation_results"]):
@@ -104,7 +108,9 @@ def _results(record: Mapping[str, Any], file: JsonFile, label: str, i: int | Non
         dataset = text_field(result, "evaluation_name", where, f"{key}.evaluation_name")
         details = object_field(result, "score_details", where, f"{key}.score_details")
         config = object_field(result, "metric_config", where, f"{key}.metric_config")
-        x, why = score_of(details.get("score"))
+        raw = details.get("score")
+        x, why = score_of(raw)
+        why = why or (not_a_number(raw) if x is None else "")  # the schema's score is a number
         if dataset is None or (x is None and not why):
             unscored += 1
             continue
@@ -116,9 +122,10 @@ def _results(record: Mapping[str, Any], file: JsonFile, label: str, i: int | Non
             why = f"{x:g}, outside the record's own range {lo:g}–{hi:g}" if lo is not None and hi is not None \
                 else f"{x:g}, outside the record's own range"
         metric = _metric(config, where, key)
-        n = seen[(dataset, metric)] = seen.get((dataset, metric), 0) + 1
-        if n > 1:
-            metric = f"{metric} ({n})"
+        first = seen.setdefault((dataset, metric), len(out))
+        if first != len(out):
+            _repeated(out[first], x, why, key, where, record["evaluation_results"], dataset, metric)
+            continue  # the same result again, the same score
         lower = config.get("lower_is_better")
         if lower is not None and not isinstance(lower, bool):
             raise bad_field(where, f"{key}.metric_config.lower_is_better", lower, "true or false")
@@ -126,6 +133,26 @@ def _results(record: Mapping[str, Any], file: JsonFile, label: str, i: int | Non
                           (not lower) if isinstance(lower, bool) else None, file.path, rank, why,
                           f"{key}.score_details.score"))
     return out, unscored
+
+
+def _repeated(kept: Record, x: float | None, why: str, key: str, where: str, results: Sequence[Any],
+              dataset: str, metric: str) -> None:
+    """A result listed again in one record: the same score is the same result; another is an error.
+
+    Raises
+    ------
+    InputError
+        The record lists the evaluation and metric again with another score.
+    """
+    same = (x is not None and x == kept.value) or (x is None and why == kept.bad)
+    if same:
+        return
+    n = sum(1 for r in results if isinstance(r, Mapping) and r.get("evaluation_name") == dataset)
+    shown = rounding.text(x, "score") if x is not None else why
+    raise InputError(f"{where}: evaluation '{dataset}' (metric '{metric}') is listed {n} times in one record with "
+                     f"different scores ({kept.key} is {rounding.text(kept.value, 'score')}, {key}.score_details."
+                     f"score is {shown}), and nothing tells which is the one. Keep one of them in the file.",
+                     field="scores_file")
 
 
 def read(files: Sequence[JsonFile], label: str, skip_unreadable: bool = False) -> Parsed:

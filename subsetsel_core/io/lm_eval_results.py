@@ -48,6 +48,7 @@ from subsetsel_core.io.result_records import (
     bad_field,
     mapping,
     names,
+    not_a_number,
     number,
     object_field,
     score_of,
@@ -144,6 +145,17 @@ def metric_base(key: str) -> str:
     return key.split(",", 1)[0]
 
 
+def _reads_as_number(value: Any) -> bool:
+    """Whether a JSON value is text that reads as a number (``"0.1"``)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return True
+
+
 def _file_records(file: JsonFile, model: str, label: str, groups: set[str]) -> list[Record]:
     """The records of one results file, read strictly."""
     where = f"{label}/{file.path}"
@@ -169,6 +181,8 @@ def _file_records(file: JsonFile, model: str, label: str, groups: set[str]) -> l
             if key in TASK_FIELDS or "_stderr" in base:
                 continue
             x, why = score_of(value)
+            if x is None and not why and ("," in str(key) or base in PROPORTIONS or _reads_as_number(value)):
+                why = not_a_number(value)  # a metric's key ("metric,filter", acc), or a number written as text
             if x is None and not why:
                 continue  # text, null: not a metric
             if x is not None and base in PROPORTIONS and not -1e-9 <= x <= 1 + 1e-9:

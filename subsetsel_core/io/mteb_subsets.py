@@ -25,6 +25,10 @@ class TaskFile(NamedTuple):
 
 MAIN = "main_score"
 _NOT_METRICS = frozenset({"hf_subset", "languages", "evaluation_time", "kg_co2_emissions"})
+MAIN_RANGE = (-1.0, 1.0)
+"""Where MTEB's main scores lie: fractions (accuracy, ndcg, map, v-measure, ap) and correlations or
+p-MRR (from -1 to 1). A task whose other models' main scores all lie there and one model's does not
+is a damaged file; a task none of whose scores lie there (a speed task) is read as it is."""
 COMMON = "the subsets most models have"
 DECLARED = "mteb task metadata"
 
@@ -149,9 +153,25 @@ def records_of(kept: Sequence[TaskFile], label: str, warnings: list[str], aside:
                             f"{'; ' + why if why else ''}); set aside {names(list(dropped), 4)} (in the files of "
                             f"{len(some)} of the {len(tfs)} models; {limited}).")
         main_key = (meta.main_score if meta is not None else None) or _main_key(tfs)
+        got: list[Record] = []
         for tf in tfs:
             have = [p for p in order if p in tf.entries]
             if len(have) < len(order):
                 continue  # a gap (declared subsets the file lacks)
-            records += _metric_values(tf, have, main_key, label)
+            got += _metric_values(tf, have, main_key, label)
+        records += _out_of_range(got)
     return records, readings
+
+
+def _out_of_range(records: list[Record]) -> list[Record]:
+    """``records`` of one task, a main score outside :data:`MAIN_RANGE` marked bad when at least
+    two other models' main scores lie in it."""
+    lo, hi = MAIN_RANGE
+    main = [r for r in records if r.metric == MAIN and not r.bad]
+    inside = sum(lo <= r.value <= hi for r in main)
+    if inside < 2 or inside == len(main):
+        return records
+    why = (f"outside {lo:g} to {hi:g}, where the task's other {inside} models' main scores lie (MTEB's main "
+           "scores are fractions or correlations)")
+    return [r._replace(value=float("nan"), bad=f"{r.value:g}, {why}")
+            if r.metric == MAIN and not r.bad and not lo <= r.value <= hi else r for r in records]

@@ -174,6 +174,17 @@ def score_of(value: Any) -> tuple[float | None, str]:
     return x, ""
 
 
+def not_a_number(value: Any) -> str:
+    """What a JSON value that should be a score but is text or a boolean is, in words
+    (``text ("0.1")``, ``a boolean (false)``); empty for anything else."""
+    if isinstance(value, bool):
+        return f"a boolean ({str(value).lower()})"
+    if isinstance(value, str):
+        shown = value if len(value) <= 20 else value[:20] + "…"
+        return f"text ({shown!r})"
+    return ""
+
+
 def mapping(value: Any) -> Mapping[str, Any]:
     """A JSON object as a mapping; anything else as an empty one."""
     return value if isinstance(value, Mapping) else {}

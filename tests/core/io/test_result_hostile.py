@@ -104,6 +104,13 @@ CASES: list[tuple[str, Callable[[Path], None], str]] = [
                                                             _mteb_folder(r, _mteb("T", {"test": [_sub(0.4)]}),
                                                                          "T_copy.json")),
      r"org/c has two results for task T in one revision: .*T.json and .*T_copy.json"),
+    ("a score written as text", lambda r: _lm_folder(r, _good_lm('"0.1"')),
+     r"org__c/results.json: 'results.t1.acc' is text \('0.1'\), not a score"),
+    ("a score as a boolean", lambda r: _lm_folder(r, json.dumps(_lm("org/c", {
+        "t1": {"acc": True}, "t2": {"acc": 0.2}, "t3": {"acc": 0.3}}))),
+     r"org__c/results.json: 'results.t1.acc' is a boolean \(true\), not a score"),
+    ("an MTEB main score of -5 among scores from 0 to 1", lambda r: _mteb_folder(r, _mteb("T", {"test": [_sub(-5)]})),
+     r"org__c/rev/T.json: 'test.main_score' is -5, outside -1 to 1, where the task's other 2 models"),
 ]
 
 
@@ -123,6 +130,26 @@ def test_skip_unreadable_skips_each_file_with_a_warning(case: str, make: Callabl
     t = read_results(tmp_path / "run", label="run", skip_unreadable=True)
     assert sorted(set(t.frame["model"])) == ["org/a", "org/b"]
     assert any(w.startswith("skipped 1 ") and "org__c/results.json" in w for w in t.warnings)
+
+
+def test_legitimate_values_are_read(tmp_path: Path):
+    """Negative correlations in MTEB, a task of speeds (every model above 1), text fields of a task
+    and the same Every Eval Ever result listed twice with one score are no error."""
+    for m, x, speed in (("org__a", -0.2, 900.0), ("org__b", 0.6, 1200.0), ("org__c", 0.1, 50.0)):
+        _put(tmp_path / "mteb" / m / "rev" / "T.json", json.dumps(_mteb("T", {"test": [_sub(x)]})))
+        _put(tmp_path / "mteb" / m / "rev" / "S.json", json.dumps(_mteb("S", {"test": [_sub(speed)]})))
+    t = read_results(tmp_path / "mteb", label="mteb")
+    assert sorted(t.frame[t.frame["dataset"] == "T"]["score"]) == pytest.approx([-0.2, 0.1, 0.6])
+    assert sorted(t.frame[t.frame["dataset"] == "S"]["score"]) == pytest.approx([50.0, 900.0, 1200.0])
+    _put(tmp_path / "eee" / "r.json", json.dumps(_eee("org/m", [_res("A", 0.4), _res("A", 0.4), _res("B", 0.2)])))
+    _put(tmp_path / "eee" / "s.json", json.dumps(_eee("org/n", [_res("A", 0.3), _res("B", 0.1)])))
+    t = read_results(tmp_path / "eee", label="eee")
+    assert len(t.frame) == 4
+    for m, x in (("org/a", 0.5), ("org/b", 0.6)):
+        _put(tmp_path / "lm" / m / "r.json", json.dumps(_lm(m, {"t1": {"alias": "T one", "acc,none": x},
+                                                                "t2": {"acc,none": x}})))
+    t = read_results(tmp_path / "lm", label="lm")
+    assert len(t.frame) == 4
 
 
 def test_unused_hostile_values_are_no_error(tmp_path: Path):
@@ -160,6 +187,11 @@ def test_duplicates_are_an_error_naming_both_files_unless_the_rule_decides(tmp_p
     (_eee(["org/m"], [_res("A", 0.7)]), r"r.json: 'model_info.id' is a list, not text"),
     (_eee("org/m", [_res({"a": 1}, 0.7)]), r"r.json: 'evaluation_results\[0\].evaluation_name' is an object"),
     (_eee("org/m", ["not a result"]), r"'evaluation_results\[0\]' is text, not an object"),
+    (_eee("org/m", [_res("A", False)]), r"r.json: 'evaluation_results\[0\].score_details.score' is a boolean "
+                                       r"\(false\), not a score"),
+    (_eee("org/m", [_res("A", "0.5")]), r"r.json: 'evaluation_results\[0\].score_details.score' is text"),
+    (_eee("org/m", [_res("A", 0.5), _res("A", 0.9), _res("A", 0.1)]),
+     r"r.json: evaluation 'A' \(metric 'accuracy'\) is listed 3 times in one record with different scores"),
 ])
 def test_eee_hostile_records(record: dict[str, Any], message: str, tmp_path: Path):
     _put(tmp_path / "eee" / "r.json", json.dumps(record))
