@@ -37,6 +37,7 @@ chosen.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -173,6 +174,9 @@ def _file_records(file: JsonFile, model: str, label: str, groups: set[str]) -> l
     for task, metrics in results.items():
         if task in skip:
             continue
+        if not str(task).strip():
+            raise InputError(f"{where}: a task in 'results' is named by an empty string ({json.dumps(task)}). Name "
+                             "the task (its key in 'results') or remove it from the file.", field="scores_file")
         if not isinstance(metrics, Mapping):
             raise bad_field(where, f"results.{task}", metrics, "an object of metrics")
         declared = object_field(directions, task, where, f"higher_is_better.{task}")

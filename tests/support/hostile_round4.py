@@ -34,7 +34,6 @@ EEE1 = "data/fixture-board/acme/chat-7b/00000000-0000-4000-8000-000000000000.jso
 HANG_SECONDS = 60
 
 KNOWN_ELSEWHERE = {
-    "lm-eval: a task named by an empty string",
     "--keep-columns names a column that does not exist",
     "--keep-columns and --drop-columns name the same column",
     "--dataset-column names a column that does not exist",
