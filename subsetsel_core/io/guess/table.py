@@ -78,7 +78,8 @@ def guess_table(
         File name, for messages and the direction (``errors_rmse.csv`` → lower).
     layout : {"auto", "long", "wide", "models-as-rows"}
     dataset_column, model_column, score_column, fold_column : str, optional
-        Columns the user named. A dataset column that is not in the table is ignored
+        Columns the user named. A dataset or model column that is not in the table is an
+        error when the table is read long, and a dataset column not in it is ignored
         outside the long layout (it may name the descriptor tables' column);
         ``fold_column=""`` says there is no fold column (none is guessed).
     drop_columns : sequence of str
@@ -118,8 +119,14 @@ def guess_table(
     named = {"dataset": dataset_column, "model": model_column, "score": score_column, "fold": fold_column}
     for role in ("score", "fold", "release"):
         _require(cols, release_column if role == "release" else named[role], role, label)
-    for c in [*drop_columns, *(set_aside or ()), *keep_columns]:
+    for c in [*drop_columns, *(set_aside or ())]:
         _require(cols, c, "set-aside", label)
+    for c in keep_columns:
+        _require(cols, c, "keep", label)
+    both = [c for c in keep_columns if c in {*drop_columns, *(set_aside or ())}]
+    if both:
+        raise InputError(f"{label}: column '{both[0]}' is given both to keep as scores (--keep-columns) and to set "
+                         "aside (--drop-columns); give it to one of them.", field="keep_columns")
     check_roles({r: c for r, c in named.items() if c}, label=label)
     given = {r: (c if c in cols else None) for r, c in named.items()}
     if fold_column == "":
@@ -136,6 +143,8 @@ def guess_table(
         if roles is None and forced:
             roles = _forced_long(cols, quick, given, label)
         if roles is not None:
+            for role in ("dataset", "model"):
+                _require(cols, named[role], role, label)  # the long layout reads them: a name not there is a slip
             guess = _long_guess(df, roles, label, release_column)
             cells = _metric_cells(df, roles)
             if cells is not None:
@@ -152,12 +161,12 @@ def guess_table(
 
 def _require(cols: Sequence[str], column: str | None, role: str, label: str) -> None:
     """Refuse a named column that is not in the table (``role``: dataset, model, score, fold,
-    release or set-aside)."""
+    release, set-aside or keep)."""
     if not column or column in cols:
         return
-    what = "column" if role == "set-aside" else f"{role} column"
-    why = " to set aside" if role == "set-aside" else ""
-    field = "drop_columns" if role == "set-aside" else f"{role}_column"
+    what = "column" if role in ("set-aside", "keep") else f"{role} column"
+    why = {"set-aside": " to set aside", "keep": " to keep as scores"}.get(role, "")
+    field = {"set-aside": "drop_columns", "keep": "keep_columns"}.get(role, f"{role}_column")
     raise InputError(f"{label}: no {what} '{column}'{why}. The columns are: {', '.join(map(repr, cols[:30]))}"
                      f"{' …' if len(cols) > 30 else ''}.{did_you_mean(column, cols)} Name the table's {what}.",
                      field=field)

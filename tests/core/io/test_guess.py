@@ -137,6 +137,25 @@ def test_named_columns_must_exist_with_a_suggestion() -> None:
     assert e.value.field == "release_column"
 
 
+@pytest.mark.parametrize("table, options, message, field", [
+    ("BBH", {"keep_columns": ["NoSuch"]}, "no column 'NoSuch' to keep as scores", "keep_columns"),
+    ("BBH", {"keep_columns": ["Company"], "drop_columns": ["Company"]},
+     r"column 'Company' is given both to keep as scores \(--keep-columns\) and to set aside", "keep_columns"),
+    ("BBH", {"keep_columns": ["Company"], "set_aside": ["Company"]}, "is given both", "keep_columns"),
+    ("LONG", {"dataset_column": "NoSuch"}, r"no dataset column 'NoSuch'\. The columns are: ", "dataset_column"),
+    ("LONG", {"model_column": "NoSuch"}, r"no model column 'NoSuch'\. The columns are: ", "model_column"),
+])
+def test_options_that_name_nothing_or_contradict(table: str, options: dict[str, Any], message: str,
+                                                 field: str) -> None:
+    with pytest.raises(InputError, match=message) as e:
+        guess({"BBH": BBH, "LONG": LONG}[table], **options)
+    assert e.value.field == field and "\n" not in str(e.value)
+
+
+def test_a_dataset_column_not_in_a_wide_table_is_left_to_the_descriptors() -> None:
+    assert guess(BBH, dataset_column="NoSuch").layout in ("wide", "models-as-rows")
+
+
 def test_an_unclear_table_says_it_is_unsure() -> None:
     g = text_guess("name,a,b,c\nx1,0.1,0.2,0.3\nx2,0.2,0.3,0.1\nx3,0.5,0.1,0.2\n")
     topics = [u.split(":")[0] for u in g.unsure]
