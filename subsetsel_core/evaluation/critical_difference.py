@@ -13,6 +13,9 @@ post-hoc test decides which pairs do not:
   critical difference ``CD = q_α √(k(k+1) / 6N)``, ``q_α`` the studentised range quantile
   over √2.
 
+A diagram ranks at most :data:`MAX_ENTRIES` entries; above it none is drawn and its note
+says so.
+
 A **clique** is a maximal run of entries, adjacent in rank order, no two of which differ;
 the diagram joins each by a bar. When the Friedman test does not reject (p ≥ α) no pair
 is declared different and all entries form one clique.
@@ -31,11 +34,15 @@ import numpy as np
 if TYPE_CHECKING:
     from subsetsel_core.evaluation.result import EvaluationResult
 
-__all__ = ["CriticalDifference", "TESTS", "block_ranks", "cliques", "critical_difference", "friedman_statistics",
+__all__ = ["CriticalDifference", "MAX_ENTRIES", "TESTS", "block_ranks", "cliques", "critical_difference", "friedman_statistics",
            "nemenyi_cd", "nemenyi_q", "from_scores"]
 
 TESTS = ("wilcoxon-holm", "nemenyi")
 """The post-hoc tests."""
+MAX_ENTRIES = 100
+"""The most entries a diagram ranks. Above it no diagram is drawn and its note says why: the
+Wilcoxon–Holm test runs one signed-rank test per pair (4,950 pairs at 100 entries, some
+seconds; 50 million at 10,000) and a hundred labels are already the most an axis can show."""
 
 
 @dataclass(frozen=True)
@@ -173,7 +180,8 @@ def _holm(pairs: Mapping[tuple[int, int], float]) -> dict[tuple[int, int], float
 
 def from_scores(scores: np.ndarray, labels: Sequence[str], *, higher_is_better: bool = True,
                 test: str = "wilcoxon-holm", alpha: float = 0.05, metric: str = "") -> CriticalDifference:
-    """The diagram of ``scores`` (N blocks × k entries).
+    """The diagram of ``scores`` (N blocks × k entries); none (no labels, a note naming the
+    count and the cap) above :data:`MAX_ENTRIES` entries with a number.
 
     Raises
     ------
@@ -187,6 +195,11 @@ def from_scores(scores: np.ndarray, labels: Sequence[str], *, higher_is_better: 
         raise ValueError("scores must have one column per label.")
     x, labels, dropped, note = _complete(x, list(labels))
     n, k = x.shape
+    if k > MAX_ENTRIES:
+        return CriticalDifference((), (), n, test, alpha, None, None, metric=metric, dropped=tuple(labels),
+                                  note=f"Not drawn: {k:,} entries, more than the {MAX_ENTRIES} a critical-difference "
+                                       f"diagram ranks ({k * (k - 1) // 2:,} pairwise tests, and more labels than "
+                                       f"an axis can show). Compare at most {MAX_ENTRIES} entries.")
     ranks = block_ranks(x, higher_is_better).mean(axis=0) if n else np.full(k, np.nan)
     order = [int(i) for i in np.argsort(ranks, kind="stable")]
     sorted_ranks = [float(ranks[i]) for i in order]

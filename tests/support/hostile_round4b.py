@@ -40,9 +40,7 @@ from hostile_round4 import ROOT, bounded, env
 
 LATEX_NAMES = ["^^5cinput{/etc/passwd}", "\\input{/etc/passwd}", "%comment", "{unbalanced", "}", "\\verb|x|",
                "\x0c\x08bell\x07", "\\catcode`\\@=11", "\\def\\x{\\x}\\x", "$$\\write18{rm -rf ~}$$", "a\u2028b"]
-KNOWN_ELSEWHERE_B = {
-    "critical difference: 10,000 entries",
-}
+KNOWN_ELSEWHERE_B: set[str] = set()
 """Cases of this part that fail in code owned elsewhere."""
 
 

@@ -125,8 +125,8 @@ def guess_table(
         _require(cols, c, "keep", label)
     both = [c for c in keep_columns if c in {*drop_columns, *(set_aside or ())}]
     if both:
-        raise InputError(f"{label}: column '{both[0]}' is given both to keep as scores (--keep-columns) and to set "
-                         "aside (--drop-columns); give it to one of them.", field="keep_columns")
+        raise InputError(f"{label}: column '{both[0]}' is given both to keep as scores and to set aside; give it "
+                         "to one of them.", field="keep_columns")
     check_roles({r: c for r, c in named.items() if c}, label=label)
     given = {r: (c if c in cols else None) for r, c in named.items()}
     if fold_column == "":

@@ -57,3 +57,24 @@ def test_the_figure_carries_the_note() -> None:
     fig = cd_figure(from_scores(x, ["A", "B", "C", "D"], test="nemenyi"))
     assert any("left out" in (a.text or "") for a in fig.layout.annotations)
     assert all("nan" not in str(s.path) for s in fig.layout.shapes if s.path)
+
+
+@pytest.mark.parametrize("test", ["wilcoxon-holm", "nemenyi"])
+def test_more_entries_than_the_cap_draw_nothing_and_say_the_count_and_the_cap(test: str) -> None:
+    from subsetsel_core.evaluation.critical_difference import MAX_ENTRIES
+    from subsetsel_core.viz.critical_difference import cd_figure
+
+    k = MAX_ENTRIES + 1
+    cd = from_scores(np.random.default_rng(0).normal(size=(6, k)), [f"e{i}" for i in range(k)], test=test)
+    assert cd.labels == () and len(cd.dropped) == k and cd.friedman_p is None
+    assert f"{k:,} entries, more than the {MAX_ENTRIES}" in cd.note
+    assert f"{k:,} entries" in cd_figure(cd, title="t").layout.annotations[0].text
+
+
+def test_the_cap_counts_the_entries_with_a_number() -> None:
+    from subsetsel_core.evaluation.critical_difference import MAX_ENTRIES
+
+    x = np.random.default_rng(1).normal(size=(6, MAX_ENTRIES + 1))
+    x[:, 0] = np.nan
+    cd = from_scores(x, [f"e{i}" for i in range(MAX_ENTRIES + 1)], test="nemenyi")
+    assert len(cd.labels) == MAX_ENTRIES and cd.dropped == ("e0",)
