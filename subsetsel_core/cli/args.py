@@ -218,6 +218,11 @@ def output_path(value: str) -> str:
         raise argparse.ArgumentTypeError(f"{_shown(value)} is a folder; give a file name in it")
     parent = p.parent
     if not parent.is_dir():
+        above = next((a for a in parent.parents if a.exists()), None) if not parent.exists() else parent
+        if above is not None and not above.is_dir():  # a file where a folder of the path should be
+            raise argparse.ArgumentTypeError(
+                f"{_shown(str(above))} is a file, not a folder, so nothing can be written below it; give a path "
+                "in a folder")
         raise argparse.ArgumentTypeError(
             f"the folder {_shown(str(parent))} does not exist; create it first or write elsewhere")
     if not os.access(parent, os.W_OK):

@@ -277,7 +277,7 @@ def _links_planted(tmp: Path) -> str | None:
 def _out_under_a_file(tmp: Path) -> str | None:
     (tmp / "f").write_text(VICTIM)
     r = cli("select", "--benchmark", str(MMLU), "--strategy", "random", "--k", "3", "--out", str(tmp / "f" / "x.csv"))
-    return _clear(r, "/f' does not exist")
+    return _clear(r, "/f' is a file, not a folder")
 
 
 def report_cases() -> list[Case]:

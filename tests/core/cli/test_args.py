@@ -124,6 +124,18 @@ def test_output_path_rules(tmp_path: Path) -> None:
             A.output_path(bad)
 
 
+@pytest.mark.parametrize(("below", "message"), [
+    ("f/x.csv", "f' is a file, not a folder, so nothing can be written below it"),
+    ("f/g/x.csv", "f' is a file, not a folder"),
+    ("missing/x.csv", "missing' does not exist; create it first"),
+    ("missing/g/x.csv", "g' does not exist; create it first"),
+])
+def test_output_path_below_a_file_or_a_missing_folder(below: str, message: str, tmp_path: Path) -> None:
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(argparse.ArgumentTypeError, match=message):
+        A.output_path(str(tmp_path / below))
+
+
 ENV_BAD = [
     {"SUBSETSEL_MAX_TABLE_MB": "abc"}, {"SUBSETSEL_MAX_TABLE_MB": "nan"}, {"SUBSETSEL_MAX_TABLE_MB": "inf"},
     {"SUBSETSEL_MAX_TABLE_MB": "-1"}, {"SUBSETSEL_MAX_TABLE_MB": "0"}, {"SUBSETSEL_MAX_JSON_MB": "1e99"},
