@@ -396,6 +396,5 @@ def line_numbers(index: pd.Index) -> list[int]:
 
 def row_numbers(index: pd.Index, *, limit: int = 8) -> str:
     """File line numbers (header = line 1) of table rows, for messages."""
-    lines = [str(n) for n in line_numbers(index[:limit])]
     more = f" … and {len(index) - limit} more" if len(index) > limit else ""
-    return ", ".join(lines) + more
+    return ", ".join(str(n) for n in line_numbers(index[:limit])) + more
