@@ -85,7 +85,8 @@ def _metric_values(tf: TaskFile, used: Sequence[Pair], main_key: str | None, lab
                 break
             total += x or 0.0
         else:
-            out.append(Record(tf.model, tf.task, key, total / len(rows), None, tf.path, key=f"{used[0][0]}.{key}"))
+            at = rows[0][1] if len(rows) == 1 else used[0][0]  # the subset's own key when it is the one used
+            out.append(Record(tf.model, tf.task, key, total / len(rows), None, tf.path, key=f"{at}.{key}"))
             continue
         if bad:
             out.append(Record(tf.model, tf.task, key, float("nan"), None, tf.path, bad=bad, key=where))

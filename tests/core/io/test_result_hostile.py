@@ -112,7 +112,7 @@ CASES: list[tuple[str, Callable[[Path], None], str]] = [
     ("a task named by an empty string", lambda r: _lm_folder(r, _good_lm("0.1").replace('"t1"', '" "', 1)),
      r"org__c/results.json: a task in 'results' is named by an empty string \(\" \"\)"),
     ("an MTEB main score of -5 among scores from 0 to 1", lambda r: _mteb_folder(r, _mteb("T", {"test": [_sub(-5)]})),
-     r"org__c/rev/T.json: 'test.main_score' is -5, outside -1 to 1, where the task's other 2 models"),
+     r"org__c/rev/T.json: 'scores.test\[0\].main_score' is -5, outside -1 to 1, where the task's other 2 models"),
 ]
 
 
