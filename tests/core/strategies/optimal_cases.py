@@ -1,0 +1,39 @@
+"""Inputs of the stored A-/D-optimal selections: standardized pools of the embedded samples.
+
+``tests/fixtures/optimal/selections.json.gz`` holds, for every case below, the subsets that
+the search chose when the file was written; the tests rebuild the same inputs here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+
+from subsetsel_core.evaluation.protocol import prepare, trial_pool, trial_rng
+from subsetsel_core.evaluation.result import EvaluationConfig
+from subsetsel_core.loading.folder import load_benchmark_folder
+from subsetsel_core.strategies import standardize
+
+ROOT = Path(__file__).resolve().parents[3]
+STORED = ROOT / "tests" / "fixtures" / "optimal" / "selections.json.gz"
+CASES = (("tsc_bakeoff", "ucr_info"), ("tsc_bakeoff", "description"), ("tsc_bakeoff", "minilm"),
+         ("mmlu", "subjects"), ("mmlu", "description"), ("mmlu", "minilm"), ("synthetic", "oracle"))
+TRIALS = 8
+SHUFFLES = (None, 0)
+KS = tuple(range(2, 21))
+
+
+def sample_pools() -> Iterator[tuple[str, np.ndarray]]:
+    """(case name, standardized pool) of every stored case, as the protocol and its permutation test build them."""
+    for sample, rep_name in CASES:
+        loaded = load_benchmark_folder(ROOT / "sample_data" / sample)
+        rep = loaded.representation(rep_name)
+        ctx = prepare(loaded.benchmark, rep, EvaluationConfig(trials=TRIALS, metrics=("spearman",)))
+        X = np.asarray(rep.X, dtype=float)
+        for b in SHUFFLES:
+            Xb = X if b is None else X[trial_rng(0, 2, b).permutation(X.shape[0])]
+            for t in range(TRIALS):
+                pool, _ = trial_pool(ctx, t)
+                yield f"{sample}/{rep_name}/{'-' if b is None else b}/{t}", standardize(Xb[pool])
