@@ -49,7 +49,8 @@ def _context() -> mp.context.BaseContext:
     if threading.active_count() == 1 and "fork" in mp.get_all_start_methods():
         return mp.get_context("fork")
     ctx = mp.get_context("forkserver")
-    ctx.set_forkserver_preload(["subsetsel_core.evaluation.protocol", "subsetsel_core.strategies.kmeans_kernels"])
+    ctx.set_forkserver_preload(["subsetsel_core.evaluation.protocol", "subsetsel_core.strategies.kmeans_kernels",
+                                "subsetsel_core.strategies.optimal_kernels"])
     return ctx
 
 

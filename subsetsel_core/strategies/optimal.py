@@ -187,7 +187,7 @@ def exchange_many(
                 best[full], gain[full] = _best_numpy("d", G[full], q[full], den[full], ok[full], chosen[full],
                                                      L2=L2[full])
         else:
-            BS = np.take_along_axis(B, Sa[:, :, None], axis=1)  # (a, kmax, p)
+            BS = B[np.arange(a)[:, None], Sa]  # (a, kmax, p)
             H = B @ np.swapaxes(BS, 1, 2)  # (a, n, kmax): x_jᵀ M⁻² x_s
             best, gain = kernels.a_best(G, H, q, (B * B).sum(axis=2), den, (BS * BS).sum(axis=2), ok, chosen)
         tol = _REL_TOL * np.maximum(1.0, np.abs(f))

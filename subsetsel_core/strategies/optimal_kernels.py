@@ -60,19 +60,20 @@ def _a_best_py(G: np.ndarray, H: np.ndarray, q: np.ndarray, bb: np.ndarray, den:
             top[s] = -np.inf
             arg[s] = 0
             nan_at[s] = -1
+        di, b2i, okd = den[i], ba2[i], ok[i]
         for j in range(n):
             if chosen[i, j]:
                 continue
-            qj, bj = q[i, j], bb[i, j]
+            qj, bj, gj, hj = q[i, j], bb[i, j], G[i, j], H[i, j]
             for s in range(k):  # memory order; branch-free, so it vectorises
-                d = den[i, s]
-                g = G[i, j, s]
+                d = di[s]
+                g = gj[s]
                 r = g / d
                 x = r * 2.0
-                x = x * H[i, j, s]
+                x = x * hj[s]
                 x = x + bj
                 r2 = r * r
-                r2 = r2 * ba2[i, s]
+                r2 = r2 * b2i[s]
                 x = x + r2
                 qp = g * g
                 qp = qp / d
@@ -81,7 +82,7 @@ def _a_best_py(G: np.ndarray, H: np.ndarray, q: np.ndarray, bb: np.ndarray, den:
                 x = x / qp
                 t[s] = x - sub[s]
             for s in range(k):
-                if ok[i, s]:
+                if okd[s]:
                     if t[s] > top[s]:
                         top[s], arg[s] = t[s], j
                     elif t[s] != t[s] and nan_at[s] < 0:
@@ -153,7 +154,9 @@ def _d_candidates_py(G: np.ndarray, q: np.ndarray, den: np.ndarray, ok: np.ndarr
     return count
 
 
-_COMPILE = numba.njit(cache=True, nogil=True)
+#: ``error_model="numpy"``: a division by zero gives ±∞ or NaN, as in numpy, without a check that would
+#: keep the loops from vectorising
+_COMPILE = numba.njit(cache=True, nogil=True, error_model="numpy")
 a_best: Callable[..., tuple[np.ndarray, np.ndarray]] = _COMPILE(_a_best_py)
 d_candidates: Callable[..., np.ndarray] = _COMPILE(_d_candidates_py)
 

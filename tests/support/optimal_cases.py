@@ -16,7 +16,7 @@ from subsetsel_core.evaluation.result import EvaluationConfig
 from subsetsel_core.loading.folder import load_benchmark_folder
 from subsetsel_core.strategies import standardize
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 STORED = ROOT / "tests" / "fixtures" / "optimal" / "selections.json.gz"
 CASES = (("tsc_bakeoff", "ucr_info"), ("tsc_bakeoff", "description"), ("tsc_bakeoff", "minilm"),
          ("mmlu", "subjects"), ("mmlu", "description"), ("mmlu", "minilm"), ("synthetic", "oracle"))
