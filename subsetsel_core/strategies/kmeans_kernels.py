@@ -162,9 +162,41 @@ def _lloyd_runs_py(X: np.ndarray, C: np.ndarray, ka: np.ndarray, max_iter: int) 
     return centres, inertia
 
 
+def _picks_py(XT: np.ndarray, CT: np.ndarray, ka: np.ndarray) -> np.ndarray:
+    """Step 3 without must-include rows, for every block of centres: per centre in order, the
+    nearest row not yet taken (ties to the lower row); the rows, block after block.
+
+    ``XT`` (p, n) holds the rows, ``CT`` (p, Σ ka) the centres; the squared distance of a row to
+    a centre is summed over the features in order (what numpy's sum over the first axis of the
+    differences' squares gives).
+    """
+    p, n = XT.shape
+    out = np.empty(CT.shape[1], dtype=np.int64)
+    d = np.empty(n)
+    taken = np.zeros(n, dtype=np.bool_)
+    o = 0
+    for r in range(ka.size):
+        taken[:] = False
+        for c in range(o, o + ka[r]):
+            for i in range(n):
+                d[i] = (XT[0, i] - CT[0, c]) ** 2
+            for j in range(1, p):
+                for i in range(n):
+                    d[i] += (XT[j, i] - CT[j, c]) ** 2
+            best, bi = np.inf, -1
+            for i in range(n):
+                if not taken[i] and (bi < 0 or d[i] < best):
+                    best, bi = d[i], i
+            taken[bi] = True
+            out[c] = bi
+        o += ka[r]
+    return out
+
+
 #: Compiled once per machine (cached beside this file); ``nogil``: the dashboard's pages and
 #: other threads keep running while a kernel works (it touches no Python object).
 _COMPILE = numba.njit(cache=True, nogil=True)
 seed_runs: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray] = _COMPILE(_seed_runs_py)
 lloyd_runs: Callable[[np.ndarray, np.ndarray, np.ndarray, int], tuple[np.ndarray, np.ndarray]] = _COMPILE(
     _lloyd_runs_py)
+picks: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray] = _COMPILE(_picks_py)

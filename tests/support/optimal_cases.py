@@ -1,7 +1,9 @@
-"""Inputs of the stored A-/D-optimal selections: standardized pools of the embedded samples.
+"""Inputs of the stored selections: standardized pools of the embedded samples.
 
-``tests/fixtures/optimal/selections.json.gz`` holds, for every case below, the subsets that
-the search chose when the file was written; the tests rebuild the same inputs here.
+``tests/fixtures/selections/optimal.json.gz`` holds, for every pool below, the A- and
+D-optimal subsets (k = 2…20) that the search chose when the file was written;
+``kmeans.json.gz`` the k-means subsets (:func:`kmeans_rng`), for every pool but the wide
+text embeddings' trials after the second. The tests rebuild the same inputs here.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from subsetsel_core.loading.folder import load_benchmark_folder
 from subsetsel_core.strategies import standardize
 
 ROOT = Path(__file__).resolve().parents[2]
-STORED = ROOT / "tests" / "fixtures" / "optimal" / "selections.json.gz"
+STORED = ROOT / "tests" / "fixtures" / "selections" / "optimal.json.gz"
+STORED_KMEANS = ROOT / "tests" / "fixtures" / "selections" / "kmeans.json.gz"
 CASES = (("tsc_bakeoff", "ucr_info"), ("tsc_bakeoff", "description"), ("tsc_bakeoff", "minilm"),
          ("mmlu", "subjects"), ("mmlu", "description"), ("mmlu", "minilm"), ("synthetic", "oracle"))
 TRIALS = 8
@@ -37,3 +40,14 @@ def sample_pools() -> Iterator[tuple[str, np.ndarray]]:
             for t in range(TRIALS):
                 pool, _ = trial_pool(ctx, t)
                 yield f"{sample}/{rep_name}/{'-' if b is None else b}/{t}", standardize(Xb[pool])
+
+
+def kmeans_rng(index: int) -> np.random.Generator:
+    """The generator of the ``index``-th pool's stored k-means subsets (one for all k, as in the protocol)."""
+    return np.random.default_rng([17, index])
+
+
+def kmeans_stored(name: str) -> bool:
+    """Whether the pool of this name has stored k-means subsets."""
+    parts = name.split("/")
+    return parts[1] != "minilm" or int(parts[-1]) <= 1

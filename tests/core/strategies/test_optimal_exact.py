@@ -1,4 +1,4 @@
-"""The A-/D-optimal search chooses exactly what its earlier, plain numpy version chose.
+"""The A-/D-optimal search chooses exactly what its earlier, plain numpy version chose (and k-means what it chose).
 
 :func:`_reference_many` below is that version (greedy forward, then the batched exchange
 whose scores were numpy expressions), kept here as it was. The current search — compiled
@@ -244,3 +244,19 @@ def test_batch_choices_equal_trial_by_trial() -> None:
             for field in ("order", "idx", "starts"):
                 if getattr(one[key], field) is not None:
                     np.testing.assert_array_equal(getattr(one[key], field), getattr(batch[key], field))
+
+
+def test_stored_kmeans_selections_of_the_samples() -> None:
+    from optimal_cases import STORED_KMEANS, kmeans_rng, kmeans_stored
+
+    from subsetsel_core.strategies.kmeans import kmeans_many
+
+    with gzip.open(STORED_KMEANS, "rt", encoding="utf-8") as fh:
+        stored = json.load(fh)
+    checked = 0
+    for i, (name, X) in enumerate(sample_pools()):
+        if kmeans_stored(name):
+            ks = [k for k in KS if k <= X.shape[0]]
+            assert [s.tolist() for s in kmeans_many(X, ks, [kmeans_rng(i)] * len(ks))] == stored[name], name
+            checked += 1
+    assert checked == len(stored)
