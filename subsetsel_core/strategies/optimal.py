@@ -6,7 +6,7 @@ exchange search for every k from its prefix. One exchange pass scores every
 (chosen, unchosen) swap at once from two matrix products (Sherman–Morrison down- and
 up-dates), with no loop over positions; the scores' elementwise part and the choice of the
 best swap run compiled (:mod:`.optimal_kernels`), with the same values as the numpy
-expressions of :func:`_best_numpy`.
+expressions of :func:`best_swaps_numpy`.
 
 :func:`optimal_design_pools` runs the same search on many pools at once (the trials of a
 protocol batch): pools of one shape are stacked, so one greedy step and one exchange pass
@@ -90,7 +90,7 @@ def greedy_forward_stack(Xs: np.ndarray, k: int, include: Sequence[int], criteri
     return order
 
 
-def _best_numpy(criterion: str, G: np.ndarray, q: np.ndarray, den: np.ndarray, ok: np.ndarray, chosen: np.ndarray,
+def best_swaps_numpy(criterion: str, G: np.ndarray, q: np.ndarray, den: np.ndarray, ok: np.ndarray, chosen: np.ndarray,
                 *, L2: np.ndarray | None = None, H: np.ndarray | None = None, bb: np.ndarray | None = None,
                 ba2: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Every swap's score as numpy arrays, then per set the first largest in position-major order.
@@ -141,7 +141,9 @@ def exchange_many(
     the lower row. A set stops when no swap improves (or after ``max_swaps``, default
     50·k). The sets are padded to the largest size and masked.
     """
-    from subsetsel_core.strategies import optimal_kernels as kernels  # numba loads on first use only
+    from subsetsel_core.strategies import (
+        optimal_kernels as kernels,  # numba loads on first use only
+    )
 
     Xs = X[None] if X.ndim == 2 else X
     _, n, p = Xs.shape
@@ -179,12 +181,12 @@ def exchange_many(
         np.put_along_axis(chosen, np.where(va, Sa, Sa[:, :1]), True, axis=1)
         den = np.where(ok, 1.0 - qa, 1.0)
         # the best swap of every set: the first largest score in position-major order, −∞ where j is
-        # chosen or position s may not move (compiled, with the values of _best_numpy)
+        # chosen or position s may not move (compiled, with the values of best_swaps_numpy)
         if criterion == "d":
             L2 = np.log1p(-np.where(ok, qa, 0.0))
             best, gain, full = kernels.d_best(G, q, den, L2, ok, chosen)
             if full.size:
-                best[full], gain[full] = _best_numpy("d", G[full], q[full], den[full], ok[full], chosen[full],
+                best[full], gain[full] = best_swaps_numpy("d", G[full], q[full], den[full], ok[full], chosen[full],
                                                      L2=L2[full])
         else:
             BS = B[np.arange(a)[:, None], Sa]  # (a, kmax, p)
@@ -292,7 +294,7 @@ def optimal_design_pools(
         per = max(1, _BLOCK // (n * kmax * nk))  # pools per exchange call
         for lo in range(0, len(members), per):
             part = range(lo, min(lo + per, len(members)))
-            starts = [orders[g, :k] for g in part for k in ks]
+            starts = [orders[g, :k].tolist() for g in part for k in ks]
             owner = np.repeat(np.arange(len(part)), nk)
             sets = exchange_many(Xs[lo:lo + len(part)], starts, len(inc), criterion, lam, max_swaps, owner)
             for j, g in enumerate(part):
