@@ -75,7 +75,7 @@ def _lloyd_runs_py(X: np.ndarray, C: np.ndarray, ka: np.ndarray, max_iter: int) 
         k = ka[r]
         CT = np.ascontiguousarray(C[pos:pos + k].T)  # (feature, centre)
         D, sums, counts = np.empty((k, n)), np.empty((k, p)), np.empty(k, dtype=np.int64)
-        drift, half_gap, gap = np.empty(k), np.empty(k), np.empty(k)
+        drift, half_gap, pair = np.empty(k), np.empty(k), np.empty((k, k))
         for it in range(max_iter + 1):
             m = 0  # the datasets whose label may change: all at first, then those the bounds keep
             for i in range(n):
@@ -139,13 +139,20 @@ def _lloyd_runs_py(X: np.ndarray, C: np.ndarray, ka: np.ndarray, max_iter: int) 
                     top, top2 = drift[c], top
                 elif drift[c] > top2:
                     top2 = drift[c]
-            for c in range(k):  # half the distance to the nearest other centre
-                gap[:] = 0.0
-                for j in range(p):
-                    for o in range(k):
-                        gap[o] += (CT[j, c] - CT[j, o]) ** 2
-                gap[c] = np.inf
-                half_gap[c] = 0.5 * np.sqrt(gap.min())
+            # half the distance to the nearest other centre: each pair's squared distance summed over the
+            # features in order, once per pair ((a − b)² and (b − a)² are the same number)
+            pair[:k, :k] = 0.0
+            for j in range(p):
+                for c in range(k):
+                    x = CT[j, c]
+                    for o in range(c + 1, k):
+                        pair[c, o] += (x - CT[j, o]) ** 2
+            for c in range(k):
+                nearest = np.inf
+                for o in range(k):
+                    if o != c:
+                        nearest = min(nearest, pair[min(c, o), max(c, o)])
+                half_gap[c] = 0.5 * np.sqrt(nearest)
             for i in range(n):
                 upper[i] += drift[labels[i]]
                 lower[i] -= top2 if drift[labels[i]] == top else top
