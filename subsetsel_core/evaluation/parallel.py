@@ -42,14 +42,14 @@ def _run_in_worker(batch: list[int]) -> Any:
 
 def _context() -> mp.context.BaseContext:
     """``fork`` when this process runs a single thread (workers start at once, sharing the
-    loaded modules and data), else ``forkserver`` with the protocol preloaded (safe in
-    threaded programs such as the dashboard)."""
+    loaded modules and data), else ``forkserver`` with the protocol and the compiled kernels
+    preloaded (:mod:`.worker_preload`; safe in threaded programs such as the dashboard)."""
     import multiprocessing as mp  # process pools only: the command line starts without it
 
     if threading.active_count() == 1 and "fork" in mp.get_all_start_methods():
         return mp.get_context("fork")
     ctx = mp.get_context("forkserver")
-    ctx.set_forkserver_preload(["subsetsel_core.evaluation.protocol", "subsetsel_core.strategies.kmeans_kernels"])
+    ctx.set_forkserver_preload(["subsetsel_core.evaluation.worker_preload"])  # the protocol, compiled kernels warm
     return ctx
 
 

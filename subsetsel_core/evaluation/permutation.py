@@ -26,6 +26,7 @@ order, so the numbers equal a serial run's.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -127,6 +128,18 @@ class _NullJob:
     sign: dict[str, float]
 
 
+def _shuffle_aucs(job: _NullJob, b: int, trials: Sequence[int]) -> dict[str, dict[str, np.ndarray]]:
+    """Per tested entry and metric, the AUC of each of ``trials`` under shuffle b (one batch)."""
+    ctx = job.ctx
+    perm = trial_rng(ctx.config.seed, _STREAM, b).permutation(ctx.scores.shape[0])
+    values = run_batch(dataclasses.replace(ctx, X={r: x[perm] for r, x in ctx.X.items()}), trials)
+    return {k: {m: auc_per_trial(values[k][m]) for m in job.base} for k in job.keys}
+
+
+def _gains(job: _NullJob, aucs: dict[str, dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    return {m: np.array([job.sign[m] * np.mean(aucs[k][m] - job.base[m]) for k in job.keys]) for m in job.base}
+
+
 def null_gains(job: _NullJob, shuffles: Sequence[int]) -> list[dict[str, np.ndarray]]:
     """Null gains of every tested entry for each shuffle b: per shuffle, metric → ndarray (m,) in key order.
 
@@ -134,20 +147,27 @@ def null_gains(job: _NullJob, shuffles: Sequence[int]) -> list[dict[str, np.ndar
     All trials of a shuffle run as one batch; shuffle b permutes the rows of every descriptor
     table by ``trial_rng(seed, 2, b).permutation(n)``.
     """
-    ctx = job.ctx
-    n, out = ctx.scores.shape[0], []
-    batches = trial_batches(ctx.config.trials, max(ctx.config.batch_size, ctx.config.trials))
-    for b in shuffles:
-        perm = trial_rng(ctx.config.seed, _STREAM, b).permutation(n)
-        shuffled = dataclasses.replace(ctx, X={r: x[perm] for r, x in ctx.X.items()})
-        joined = join_batches(run_batch(shuffled, batch) for batch in batches)
-        out.append({m: np.array([job.sign[m] * np.mean(auc_per_trial(joined[k][m]) - job.base[m]) for k in job.keys])
-                    for m in job.base})
-    return out
+    trials = list(range(job.ctx.config.trials))
+    return [_gains(job, _shuffle_aucs(job, b, trials)) for b in shuffles]
+
+
+def null_part(job: _NullJob, task: Sequence[int]) -> dict[str, dict[str, np.ndarray]]:
+    """A worker's share of one shuffle: ``task = [b, lo, hi]`` → the AUCs of trials lo … hi − 1 under shuffle b.
+
+    Every trial's values depend on its own pool and streams only, so the shares of a shuffle,
+    joined in trial order, are what :func:`null_gains` computes in one batch.
+    """
+    b, lo, hi = (int(x) for x in task)
+    return _shuffle_aucs(job, b, list(range(lo, hi)))
 
 
 def _rows(job: _NullJob, permutations: int, mapper: Mapper | None, jobs: int) -> Iterator[dict[str, np.ndarray]]:
-    """The null rows of shuffles 0, 1, … in order (lazily: closing the iterator stops the work)."""
+    """The null rows of shuffles 0, 1, … in order (lazily: closing the iterator stops the work).
+
+    In worker processes each shuffle is split into ``jobs`` shares of its trials, taken in
+    order: the workers share every shuffle, and when the test stops, what is still running
+    is at most one shuffle's shares.
+    """
     if mapper is not None:
         for lo in range(0, permutations, ROUND):
             chunk = [[b] for b in range(lo, min(lo + ROUND, permutations))]
@@ -160,21 +180,20 @@ def _rows(job: _NullJob, permutations: int, mapper: Mapper | None, jobs: int) ->
         return
     from subsetsel_core.evaluation.parallel import submit_batch, worker_pool
 
-    pool = worker_pool(min(jobs, permutations), null_gains, job)
+    T = job.ctx.config.trials
+    shares = trial_batches(T, -(-T // min(jobs, T)))
+    tasks = ([b, share[0], share[-1] + 1] for b in range(permutations) for share in shares)
+    pool = worker_pool(min(jobs, permutations * len(shares)), null_part, job)
     try:
-        window, ahead = [], 2 * jobs
-        nxt = 0
-        while nxt < min(ahead, permutations):
-            window.append(submit_batch(pool, [nxt]))
-            nxt += 1
+        window = [submit_batch(pool, t) for t in itertools.islice(tasks, 2 * jobs)]
         while window:
-            row = window.pop(0).result()[0]
-            if nxt < permutations:
-                window.append(submit_batch(pool, [nxt]))
-                nxt += 1
-            yield row
+            parts = []
+            for _ in shares:
+                parts.append(window.pop(0).result())
+                window.extend(submit_batch(pool, t) for t in itertools.islice(tasks, 1))
+            yield _gains(job, {k: {m: np.concatenate([p[k][m] for p in parts]) for m in job.base} for k in job.keys})
     finally:
-        # waits for the shuffles already running (at most ``jobs``): no thread of the pool outlives the test, so
+        # waits for the shares already running (at most ``jobs``): no thread of the pool outlives the test, so
         # the next pool of this process can still be forked
         pool.shutdown(wait=True, cancel_futures=True)
 

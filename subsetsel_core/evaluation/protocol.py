@@ -161,19 +161,23 @@ class Choice:
         return np.add.reduceat(rows[self.idx], self.starts, axis=0)
 
 
-def trial_choices(ctx: _Context, t: int, pool: np.ndarray) -> dict[str, Choice]:
+def trial_choices(ctx: _Context, t: int, pool: np.ndarray, *, given: Mapping[str, Choice] | None = None,
+                  zcache: dict[str, np.ndarray] | None = None) -> dict[str, Choice]:
     """Every entry's subsets in trial ``t`` (pool from :func:`trial_pool`), by entry key.
 
-    The subsets depend on the descriptors of the pool and the entry's stream only, never on
-    the scores or the models.
-    """
+    The subsets depend on the descriptors of the pool and the entry's stream only, never on the
+    scores or the models. ``given``: subsets computed already (:func:`batch_choices`); ``zcache``:
+    the standardized pool per representation."""
     ks = ctx.ks
     kmax = int(ks[-1])
     nk = len(ks)
-    zcache: dict[str, np.ndarray] = {}
+    zcache = {} if zcache is None else zcache
     out: dict[str, Choice] = {}
     none = np.empty(0, np.int64)
     for e in ctx.entries:
+        if given is not None and e.key in given:
+            out[e.key] = given[e.key]
+            continue
         info = get_strategy(e.strategy)
         key = (1, stream_key(e.strategy), stream_key(e.representation or ""), t)
         rng = trial_rng(ctx.config.seed, *key) if info.uses_rng and info.nested else None
@@ -195,9 +199,31 @@ def trial_choices(ctx: _Context, t: int, pool: np.ndarray) -> dict[str, Choice]:
             chosen = info.many(X, [int(k) for k in ks], rngs)
         else:
             chosen = [info.kernel(X, int(k), rng=g, include=none) for k, g in zip(ks, rngs, strict=True)]
-        starts = np.concatenate([[0], np.cumsum([len(c) for c in chosen])[:-1]]).astype(np.int64)
-        out[e.key] = Choice(None, np.concatenate(chosen), starts)
+        out[e.key] = _concatenated(chosen)
     return out
+
+
+def _concatenated(chosen: Sequence[np.ndarray]) -> Choice:
+    return Choice(None, np.concatenate(chosen), np.cumsum([0] + [len(c) for c in chosen[:-1]], dtype=np.int64))
+
+
+def batch_choices(ctx: _Context, trials: Sequence[int], pools: Sequence[np.ndarray]) -> list[dict[str, Choice]]:
+    """:func:`trial_choices` of several trials (``pools[i]`` of ``trials[i]``), with the same subsets;
+    strategies with ``StrategyInfo.many_pools`` choose for all the trials in one call."""
+    zcaches: list[dict[str, np.ndarray]] = [{} for _ in trials]
+    given: list[dict[str, Choice]] = [{} for _ in trials]
+    ks = [int(k) for k in ctx.ks]
+    for e in ctx.entries:
+        info = get_strategy(e.strategy)
+        if info.many_pools is None or e.representation is None:
+            continue
+        rep = e.representation
+        for z, pool in zip(zcaches, pools, strict=True):
+            z[rep] = z[rep] if rep in z else standardize(ctx.X[rep][pool])
+        for g, chosen in zip(given, info.many_pools([z[rep] for z in zcaches], ks), strict=True):
+            g[e.key] = _concatenated(chosen)
+    return [trial_choices(ctx, t, pool, given=g, zcache=z)
+            for t, pool, g, z in zip(trials, pools, given, zcaches, strict=True)]
 
 
 def _run_batch(ctx: _Context, trials: Sequence[int]) -> tuple[Batch, dict[str, np.ndarray]]:
@@ -210,12 +236,13 @@ def _run_batch(ctx: _Context, trials: Sequence[int]) -> tuple[Batch, dict[str, n
     # that the metrics run once for the whole grid; on complete tables they are exact integers
     subs = np.empty((b, len(ctx.entries) * nk, width))
     table = ctx.table
-    for ti, t in enumerate(trials):
-        pool, models = trial_pool(ctx, t)
+    drawn = [trial_pool(ctx, t) for t in trials]
+    choices = batch_choices(ctx, trials, [pool for pool, _ in drawn])
+    for ti, (pool, models) in enumerate(drawn):
         table = pool_table(ctx, models)
         ref[ti] = table.reference()
         psums = table.rows[pool]
-        for ei, choice in enumerate(trial_choices(ctx, t, pool).values()):
+        for ei, choice in enumerate(choices[ti].values()):
             subs[ti, ei * nk:(ei + 1) * nk] = choice.sums(psums, ks)
     n = ctx.scores.shape[0]
     # metrics for as many entries at once as fit in _METRIC_BLOCK elements (every row is

@@ -64,6 +64,10 @@ class StrategyInfo:
     predicts : bool
         A score-aware strategy that ranks the held-out models by predicted scores (a
         regression), not by a subset's mean rank.
+    many_pools : callable, optional
+        Of a deterministic strategy: ``many_pools(Xs, ks) -> list (per pool) of list (per k)
+        of ndarray[int]``, the subsets of several pools at once, identical to ``many`` on each
+        pool; the protocol runs a batch's trials through it in one call.
     """
 
     name: str
@@ -82,6 +86,7 @@ class StrategyInfo:
     seconds_per_trial: float = 0.012
     orders: Callable[..., np.ndarray] | None = None
     predicts: bool = False
+    many_pools: Callable[..., list[list[np.ndarray]]] | None = None
 
     @property
     def deterministic(self) -> bool:

@@ -99,6 +99,11 @@ def kmeans_many(X: np.ndarray, ks: Sequence[int], rngs: Sequence[np.random.Gener
     if p == 0 or not ks:  # no geometry: every point is the same
         return [np.asarray((inc + [i for i in range(n) if i not in inc])[:k], dtype=np.int64) for k in ks]
     XT, CT = X.T.copy(), np.concatenate(_best_centres(X, ks, rngs, n_init)).T.copy()
+    if not inc:  # compiled, with the distances and choices of the numpy lines below
+        from subsetsel_core.strategies.kmeans_kernels import picks
+
+        chosen = picks(XT, CT, np.asarray(ks, dtype=np.int64))
+        return [chosen[o - k:o] for o, k in zip(np.cumsum(ks).tolist(), ks, strict=True)]
     step = max(1, _BLOCK // X.size)  # Σ (x − c)² over the columns in order: equal rows, equal values
     d = np.hstack([((XT[:, :, None] - CT[:, None, lo:lo + step]) ** 2).sum(axis=0)
                    for lo in range(0, CT.shape[1], step)])

@@ -75,7 +75,7 @@ def _lloyd_runs_py(X: np.ndarray, C: np.ndarray, ka: np.ndarray, max_iter: int) 
         k = ka[r]
         CT = np.ascontiguousarray(C[pos:pos + k].T)  # (feature, centre)
         D, sums, counts = np.empty((k, n)), np.empty((k, p)), np.empty(k, dtype=np.int64)
-        drift, half_gap, gap = np.empty(k), np.empty(k), np.empty(k)
+        drift, half_gap, pair = np.empty(k), np.empty(k), np.empty((k, k))
         for it in range(max_iter + 1):
             m = 0  # the datasets whose label may change: all at first, then those the bounds keep
             for i in range(n):
@@ -139,13 +139,20 @@ def _lloyd_runs_py(X: np.ndarray, C: np.ndarray, ka: np.ndarray, max_iter: int) 
                     top, top2 = drift[c], top
                 elif drift[c] > top2:
                     top2 = drift[c]
-            for c in range(k):  # half the distance to the nearest other centre
-                gap[:] = 0.0
-                for j in range(p):
-                    for o in range(k):
-                        gap[o] += (CT[j, c] - CT[j, o]) ** 2
-                gap[c] = np.inf
-                half_gap[c] = 0.5 * np.sqrt(gap.min())
+            # half the distance to the nearest other centre: each pair's squared distance summed over the
+            # features in order, once per pair ((a − b)² and (b − a)² are the same number)
+            pair[:k, :k] = 0.0
+            for j in range(p):
+                for c in range(k):
+                    x = CT[j, c]
+                    for o in range(c + 1, k):
+                        pair[c, o] += (x - CT[j, o]) ** 2
+            for c in range(k):
+                nearest = np.inf
+                for o in range(k):
+                    if o != c:
+                        nearest = min(nearest, pair[min(c, o), max(c, o)])
+                half_gap[c] = 0.5 * np.sqrt(nearest)
             for i in range(n):
                 upper[i] += drift[labels[i]]
                 lower[i] -= top2 if drift[labels[i]] == top else top
@@ -162,9 +169,41 @@ def _lloyd_runs_py(X: np.ndarray, C: np.ndarray, ka: np.ndarray, max_iter: int) 
     return centres, inertia
 
 
+def _picks_py(XT: np.ndarray, CT: np.ndarray, ka: np.ndarray) -> np.ndarray:
+    """Step 3 without must-include rows, for every block of centres: per centre in order, the
+    nearest row not yet taken (ties to the lower row); the rows, block after block.
+
+    ``XT`` (p, n) holds the rows, ``CT`` (p, Σ ka) the centres; the squared distance of a row to
+    a centre is summed over the features in order (what numpy's sum over the first axis of the
+    differences' squares gives).
+    """
+    p, n = XT.shape
+    out = np.empty(CT.shape[1], dtype=np.int64)
+    d = np.empty(n)
+    taken = np.zeros(n, dtype=np.bool_)
+    o = 0
+    for r in range(ka.size):
+        taken[:] = False
+        for c in range(o, o + ka[r]):
+            for i in range(n):
+                d[i] = (XT[0, i] - CT[0, c]) ** 2
+            for j in range(1, p):
+                for i in range(n):
+                    d[i] += (XT[j, i] - CT[j, c]) ** 2
+            best, bi = np.inf, -1
+            for i in range(n):
+                if not taken[i] and (bi < 0 or d[i] < best):
+                    best, bi = d[i], i
+            taken[bi] = True
+            out[c] = bi
+        o += ka[r]
+    return out
+
+
 #: Compiled once per machine (cached beside this file); ``nogil``: the dashboard's pages and
 #: other threads keep running while a kernel works (it touches no Python object).
 _COMPILE = numba.njit(cache=True, nogil=True)
 seed_runs: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray] = _COMPILE(_seed_runs_py)
 lloyd_runs: Callable[[np.ndarray, np.ndarray, np.ndarray, int], tuple[np.ndarray, np.ndarray]] = _COMPILE(
     _lloyd_runs_py)
+picks: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray] = _COMPILE(_picks_py)

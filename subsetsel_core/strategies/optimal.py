@@ -4,7 +4,15 @@ Greedy forward selection is nested (the order for k is the prefix of the order f
 so :func:`optimal_design_many` runs it once up to the largest k and then runs the
 exchange search for every k from its prefix. One exchange pass scores every
 (chosen, unchosen) swap at once from two matrix products (Sherman–Morrison down- and
-up-dates), with no loop over positions.
+up-dates), with no loop over positions; the scores' elementwise part and the choice of the
+best swap run compiled (:mod:`.optimal_kernels`), with the same values as the numpy
+expressions of :func:`best_swaps_numpy`.
+
+:func:`optimal_design_pools` runs the same search on many pools at once (the trials of a
+protocol batch): pools of one shape are stacked, so one greedy step and one exchange pass
+serve all of them. Every pool's matrices go through the same operations, with the same
+shapes, as when it runs alone (a stacked matrix product computes each pool's slice by
+itself), so the subsets are those of :func:`optimal_design_many` on each pool.
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ from subsetsel_core.strategies.base import StrategyInfo, argmax_first
 
 LAMBDA = 1e-3
 _REL_TOL = 1e-10
+_BLOCK = 2**20  # elements of the largest array of one stacked exchange call
 
 
 def _inv_info(X: np.ndarray, S: Sequence[int], lam: float) -> np.ndarray:
@@ -50,11 +59,81 @@ def greedy_forward(X: np.ndarray, k: int, include: Sequence[int], criterion: str
     return chosen
 
 
+def greedy_forward_stack(Xs: np.ndarray, k: int, include: Sequence[int], criterion: str,
+                         lam: float = LAMBDA) -> np.ndarray:
+    """:func:`greedy_forward` on each of ``Xs`` (G, n, p) at once; the orders as rows of a (G, k) array.
+
+    Each step is one stacked matrix product and one rank-one (Sherman–Morrison) update of
+    every pool's inverse, the same operations as :func:`greedy_forward`'s on each pool.
+    """
+    G, n, p = Xs.shape
+    inc = [int(i) for i in include]
+    order = np.empty((G, k), dtype=np.int64)
+    order[:, : len(inc)] = inc
+    taken = np.zeros((G, n), dtype=bool)
+    taken[:, inc] = True
+    XS = Xs[:, inc]
+    Minv = np.linalg.inv(np.swapaxes(XS, 1, 2) @ XS + lam * np.eye(p))
+    rows = np.arange(G)
+    for step in range(len(inc), k):
+        B = np.matmul(Xs, Minv)
+        q = (B * Xs).sum(axis=2)
+        gain = (B * B).sum(axis=2) / (1.0 + q) if criterion == "a" else np.log1p(q)
+        i = np.where(taken, -np.inf, gain).argmax(axis=1)  # the first among exact ties
+        xi = Xs[rows, i]  # (G, p)
+        b = np.matmul(Minv, xi[:, :, None])  # (G, p, 1)
+        den = 1.0 + np.matmul(xi[:, None, :], b)  # (G, 1, 1)
+        b = b[:, :, 0]
+        Minv = Minv - (b[:, :, None] * b[:, None, :]) / den
+        order[:, step] = i
+        taken[rows, i] = True
+    return order
+
+
+def best_swaps_numpy(criterion: str, G: np.ndarray, q: np.ndarray, den: np.ndarray, ok: np.ndarray, chosen: np.ndarray,
+                *, L2: np.ndarray | None = None, H: np.ndarray | None = None, bb: np.ndarray | None = None,
+                ba2: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Every swap's score as numpy arrays, then per set the first largest in position-major order.
+
+    The reference of :mod:`.optimal_kernels` (which computes the same values in one pass);
+    used for the sets whose D-scores the kernel cannot rank. Shapes as in
+    :func:`.optimal_kernels.a_best`; ``L2`` = log1p(−qa) for the D-criterion.
+    """
+    a, n, _ = G.shape
+    denom = den[:, None, :]
+    qp = G * G  # the same operations, in the same order, as the expressions in the comments, in place
+    qp /= denom  # qp = q + G·G / denom
+    qp += q[:, :, None]
+    if criterion == "d":
+        assert L2 is not None
+        imp = np.log1p(qp)  # imp = log1p(qp) + log1p(−qa)
+        imp += L2[:, None, :]
+    else:
+        assert H is not None and bb is not None and ba2 is not None
+        r = G / denom
+        imp = r * 2.0  # imp = (|b_j|² + 2·r·H + r·r·ba2) / (1 + qp) − ba2 / denom
+        imp *= H
+        imp += bb[:, :, None]
+        r *= r
+        r *= ba2[:, None, :]
+        imp += r
+        qp += 1.0
+        imp /= qp
+        imp -= ba2[:, None, :] / denom
+    np.copyto(imp, -np.inf, where=chosen[:, :, None] | ~ok[:, None, :])
+    flat = np.swapaxes(imp, 1, 2).reshape(a, -1)  # position-major
+    best = flat.argmax(axis=1)
+    return best, flat[np.arange(a), best]
+
+
 def exchange_many(
     X: np.ndarray, starts: Sequence[Sequence[int]], fixed: int, criterion: str, lam: float = LAMBDA,
-    max_swaps: int | None = None,
+    max_swaps: int | None = None, owner: Sequence[int] | np.ndarray | None = None,
 ) -> list[list[int]]:
     """Best-improvement exchange from several start sets at once; the first ``fixed`` rows stay.
+
+    ``X`` is one pool (n, p), or a stack of pools (G, n, p) with ``owner[i]`` the pool of
+    ``starts[i]``.
 
     Each pass scores every swap (position a, unchosen row j) of every still-improving set
     from a few batched matrix products and applies each set's best swap if it improves
@@ -62,8 +141,14 @@ def exchange_many(
     the lower row. A set stops when no swap improves (or after ``max_swaps``, default
     50·k). The sets are padded to the largest size and masked.
     """
-    n, p = X.shape
+    from subsetsel_core.strategies import (
+        optimal_kernels as kernels,  # numba loads on first use only
+    )
+
+    Xs = X[None] if X.ndim == 2 else X
+    _, n, p = Xs.shape
     K = len(starts)
+    own = np.zeros(K, dtype=np.int64) if owner is None else np.asarray(owner, dtype=np.int64)
     kmax = max(len(s) for s in starts)
     S = np.zeros((K, kmax), dtype=np.int64)
     valid = np.zeros((K, kmax), dtype=bool)
@@ -81,43 +166,32 @@ def exchange_many(
             break
         a = act.size
         Sa, va, mv = S[act], valid[act], movable[act]
-        XS = X[Sa] * va[:, :, None]  # (a, kmax, p); padded rows are zero
+        oa = own[act]
+        Xa = np.broadcast_to(Xs[0], (a, n, p)) if len(Xs) == 1 else Xs[oa]  # (a, n, p): each set's pool
+        XS = Xs[oa[:, None], Sa] * va[:, :, None]  # (a, kmax, p); padded rows are zero
         if Minv is None or f is None:
             Minv = np.linalg.inv(np.swapaxes(XS, 1, 2) @ XS + eye)
             f = np.trace(Minv, axis1=1, axis2=2) if criterion == "a" else np.linalg.slogdet(Minv)[1]
-        B = np.matmul(X[None], Minv)  # (a, n, p): rows (M⁻¹ x_j)ᵀ
-        q = (B * X[None]).sum(axis=2)  # (a, n)
+        B = np.matmul(Xa, Minv)  # (a, n, p): rows (M⁻¹ x_j)ᵀ
+        q = (B * Xa).sum(axis=2)  # (a, n)
         G = B @ np.swapaxes(XS, 1, 2)  # (a, n, kmax): x_jᵀ M⁻¹ x_s
         qa = np.take_along_axis(q, Sa, axis=1)  # (a, kmax)
         ok = mv & (qa < 1.0 - 1e-12)
-        denom = np.where(ok, 1.0 - qa, 1.0)[:, None, :]
-        # the same operations, in the same order, as the expressions in the comments, in place
-        qp = G * G  # qp = q + G·G / denom
-        qp /= denom
-        qp += q[:, :, None]
-        if criterion == "d":
-            imp = np.log1p(qp)  # imp = log1p(qp) + log1p(−qa)
-            imp += np.log1p(-np.where(ok, qa, 0.0))[:, None, :]
-        else:
-            BS = np.take_along_axis(B, Sa[:, :, None], axis=1)  # (a, kmax, p)
-            H = B @ np.swapaxes(BS, 1, 2)  # (a, n, kmax): x_jᵀ M⁻² x_s
-            ba2 = (BS * BS).sum(axis=2)[:, None, :]
-            r = G / denom
-            imp = r * 2.0  # imp = (|b_j|² + 2·r·H + r·r·ba2) / (1 + qp) − ba2 / denom
-            imp *= H
-            imp += (B * B).sum(axis=2)[:, :, None]
-            r *= r
-            r *= ba2
-            imp += r
-            qp += 1.0
-            imp /= qp
-            imp -= ba2 / denom
         chosen = np.zeros((a, n), dtype=bool)
         np.put_along_axis(chosen, np.where(va, Sa, Sa[:, :1]), True, axis=1)
-        np.copyto(imp, -np.inf, where=chosen[:, :, None] | ~ok[:, None, :])
-        flat = np.swapaxes(imp, 1, 2).reshape(a, -1)  # position-major
-        best = flat.argmax(axis=1)
-        gain = flat[np.arange(a), best]
+        den = np.where(ok, 1.0 - qa, 1.0)
+        # the best swap of every set: the first largest score in position-major order, −∞ where j is
+        # chosen or position s may not move (compiled, with the values of best_swaps_numpy)
+        if criterion == "d":
+            L2 = np.log1p(-np.where(ok, qa, 0.0))
+            best, gain, full = kernels.d_best(G, q, den, L2, ok, chosen)
+            if full.size:
+                best[full], gain[full] = best_swaps_numpy("d", G[full], q[full], den[full], ok[full], chosen[full],
+                                                     L2=L2[full])
+        else:
+            BS = B[np.arange(a)[:, None], Sa]  # (a, kmax, p)
+            H = B @ np.swapaxes(BS, 1, 2)  # (a, n, kmax): x_jᵀ M⁻² x_s
+            best, gain = kernels.a_best(G, H, q, (B * B).sum(axis=2), den, (BS * BS).sum(axis=2), ok, chosen)
         tol = _REL_TOL * np.maximum(1.0, np.abs(f))
         pos, j = np.divmod(best, n)
         cand = np.flatnonzero(gain > tol)
@@ -126,7 +200,7 @@ def exchange_many(
             # when M is near-singular (k < p), and a false gain could make the search cycle
             Snew = Sa[cand].copy()
             Snew[np.arange(cand.size), pos[cand]] = j[cand]
-            XN = X[Snew] * va[cand][:, :, None]
+            XN = Xs[oa[cand][:, None], Snew] * va[cand][:, :, None]
             MN = np.linalg.inv(np.swapaxes(XN, 1, 2) @ XN + eye)
             fn = np.trace(MN, axis1=1, axis2=2) if criterion == "a" else np.linalg.slogdet(MN)[1]
             better = f[cand] - fn > tol[cand]
@@ -190,6 +264,44 @@ def optimal_design_many(
     return [np.asarray(s, dtype=np.int64) for s in out]
 
 
+def optimal_design_pools(
+    pools: Sequence[np.ndarray], ks: Sequence[int], *, include: Sequence[int] | np.ndarray = (),
+    criterion: str = "a", lam: float = LAMBDA, max_swaps: int | None = None,
+) -> list[list[np.ndarray]]:
+    """:func:`optimal_design_many` on each pool of ``pools``, with the same subsets, in fewer steps.
+
+    Pools of one shape (n, p) with 0 < p ≤ n are stacked: one greedy step and one exchange
+    pass serve all of them (in chunks of at most :data:`_BLOCK` elements per array). Other
+    pools (p = 0, or wide ones in the dual form) run one by one.
+
+    Returns
+    -------
+    list (per pool) of list (per k) of ndarray of int
+    """
+    inc = [int(i) for i in np.asarray(include, dtype=np.int64)]
+    out: list[list[np.ndarray]] = [[] for _ in pools]
+    shapes: dict[tuple[int, int], list[int]] = {}
+    for i, X in enumerate(pools):
+        n, p = X.shape
+        if 0 < p <= n:
+            shapes.setdefault((n, p), []).append(i)
+        else:
+            out[i] = optimal_design_many(X, ks, include=inc, criterion=criterion, lam=lam, max_swaps=max_swaps)
+    nk, kmax = len(ks), max(ks)
+    for (n, _), members in shapes.items():
+        Xs = np.stack([np.asarray(pools[i], dtype=float) for i in members])
+        orders = greedy_forward_stack(Xs, kmax, inc, criterion, lam)
+        per = max(1, _BLOCK // (n * kmax * nk))  # pools per exchange call
+        for lo in range(0, len(members), per):
+            part = range(lo, min(lo + per, len(members)))
+            starts = [orders[g, :k].tolist() for g in part for k in ks]
+            owner = np.repeat(np.arange(len(part)), nk)
+            sets = exchange_many(Xs[lo:lo + len(part)], starts, len(inc), criterion, lam, max_swaps, owner)
+            for j, g in enumerate(part):
+                out[members[g]] = [np.asarray(x, dtype=np.int64) for x in sets[j * nk:(j + 1) * nk]]
+    return out
+
+
 def a_optimal(X: np.ndarray, k: int, *, rng: np.random.Generator, include: np.ndarray = ()) -> np.ndarray:  # type: ignore[assignment]
     """A-optimal design (see :func:`optimal_design`)."""
     return optimal_design(X, k, rng=rng, include=include, criterion="a")
@@ -208,13 +320,21 @@ def _d_many(X: np.ndarray, ks: Sequence[int], rngs: Sequence[np.random.Generator
     return optimal_design_many(X, ks, criterion="d")
 
 
+def _a_pools(Xs: Sequence[np.ndarray], ks: Sequence[int]) -> list[list[np.ndarray]]:
+    return optimal_design_pools(Xs, ks, criterion="a")
+
+
+def _d_pools(Xs: Sequence[np.ndarray], ks: Sequence[int]) -> list[list[np.ndarray]]:
+    return optimal_design_pools(Xs, ks, criterion="d")
+
+
 A_OPTIMAL = StrategyInfo(
     "a-optimal", a_optimal, nested=False, uses_features=True, title="A-optimal design",
     description="Minimises the average variance of a linear model fitted on the chosen datasets.",
-    many=_a_many, uses_rng=False, colour="#2ca02c", seconds_per_trial=0.007,
+    many=_a_many, uses_rng=False, colour="#2ca02c", seconds_per_trial=0.007, many_pools=_a_pools,
 )
 D_OPTIMAL = StrategyInfo(
     "d-optimal", d_optimal, nested=False, uses_features=True, title="D-optimal design",
     description="Maximises the volume (log-determinant) spanned by the chosen datasets' descriptors.",
-    many=_d_many, uses_rng=False, colour="#9467bd", seconds_per_trial=0.0055,
+    many=_d_many, uses_rng=False, colour="#9467bd", seconds_per_trial=0.0055, many_pools=_d_pools,
 )

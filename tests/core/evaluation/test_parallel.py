@@ -44,3 +44,22 @@ def test_unreachable_scheduler_is_clear(problem) -> None:  # type: ignore[no-unt
     bench, rep, cfg, _ = problem
     with pytest.raises(InputError, match="cannot reach the Dask scheduler"):
         evaluate(bench, rep, cfg, mapper=dask_mapper("tcp://127.0.0.1:1", timeout=2))
+
+
+def test_permutation_shares_in_workers_equal_a_serial_test(problem) -> None:  # type: ignore[no-untyped-def]
+    """Shuffles split into shares of their trials (2 and 3 workers, 7 trials: unequal shares) give
+    the serial test's null gains and p-values to the last bit."""
+    import numpy as np
+
+    from subsetsel_core.evaluation.permutation import permutation_test
+
+    bench, rep = problem[0], problem[1]
+    cfg = EvaluationConfig(strategies=("random", "kmeans", "a-optimal", "d-optimal"), trials=7, k_max=8,
+                           metrics=("spearman", "mae"))
+    serial = permutation_test(bench, rep, cfg, permutations=5, stop_after=None, jobs=1)
+    for jobs in (2, 3):
+        par = permutation_test(bench, rep, cfg, permutations=5, stop_after=None, jobs=jobs)
+        assert par.p_adjusted == serial.p_adjusted and par.p_raw == serial.p_raw and par.drawn == serial.drawn
+        for k in serial.keys:
+            for m in serial.metrics:
+                np.testing.assert_array_equal(par.null[k][m], serial.null[k][m])
