@@ -52,6 +52,7 @@ FIELDS: dict[str, str] = {
     "direction": "whether higher or lower scores are better",
     "dataset_directions": "the datasets whose scores are lower-is-better (or higher-is-better) unlike the rest",
     "drop_columns": "the columns of the score table set aside (not read as scores)",
+    "drop_rows": "the rows of a wide score table set aside (not read as a dataset or a model)",
     "keep_columns": "the columns of the score table read as scores though the guess sets them aside",
     "release_column": "the column of the score table holding model release dates",
     "missing": "the missing-score policy",

@@ -248,6 +248,7 @@ def _load_files(args: argparse.Namespace, tables: Sequence[str] | None) -> Data:
 _READING_OPTIONS: tuple[tuple[str, str, Any], ...] = (
     ("--layout", "layout", "auto"), ("--model-column", "model_column", None), ("--score-column", "score_column", None),
     ("--fold-column", "fold_column", None), ("--drop-columns", "drop_columns", []),
+    ("--drop-rows", "drop_rows", []),
     ("--lower-is-better", "lower_is_better", False), ("--higher-is-better", "higher_is_better", False),
     ("--lower-is-better-datasets", "lower_is_better_datasets", []),
     ("--higher-is-better-datasets", "higher_is_better_datasets", []),

@@ -59,7 +59,7 @@ def format_reading(rows: Sequence[ReadingRow]) -> str:
         elif r.part == "assumption":
             out.append(f"assumed ({r.name}): {r.detail}")
         elif r.part == "unsure":
-            flag = cli_scores.UNSURE_FLAGS.get(r.name)
+            flag = cli_scores.decide_flag(r.name, f"{r.name}: {r.detail}")
             out.append(f"unsure ({r.name}): {r.detail}" + (f" [decide with {flag}]" if flag else ""))
     if tasks:
         out.append(f"tasks ({len(tasks)}):")

@@ -38,6 +38,7 @@ _OTHER_FLAGS: dict[str, str] = {
     "direction": "--lower-is-better or --higher-is-better",
     "dataset_directions": "--lower-is-better-datasets A,B or --higher-is-better-datasets A,B",
     "drop_columns": "--drop-columns A,B",
+    "drop_rows": "--drop-rows NAME[,NAME]",
     "keep_columns": "--keep-columns A,B",
     "release_column": "--release-column COL",
     "missing": "--missing POLICY",

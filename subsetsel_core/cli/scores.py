@@ -1,6 +1,6 @@
 """Command line: how a score table is read — its layout, columns, set-aside columns and direction.
 
-The options (``--layout``, the column options, ``--drop-columns``, ``--release-column``,
+The options (``--layout``, the column options, ``--drop-columns``, ``--drop-rows``, ``--release-column``,
 the direction options) feed :func:`~subsetsel_core.io.guess.table.guess_table`, the one guess
 the dashboard shows too; :func:`read_scores` loads the table as guessed and says on
 stderr how it was read and what it assumed. A reading the guess is unsure of is never
@@ -11,6 +11,7 @@ option that decides it.
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +37,7 @@ UNSURE_FLAGS: dict[str, str] = {
     "model_column": "--model-column COL (or --fold-column COL)",
     "score_column": "--score-column COL",
     "set_aside": "--drop-columns COL or --keep-columns COL",
+    "rows": "--drop-rows NAME",
     "release_column": "--release-column COL",
 }
 #: Topics of ``unsure`` that do not stop a command (what they concern is left out, and said).
@@ -61,6 +63,9 @@ def add_score_args(g: Any) -> None:
     g.add_argument("--drop-columns", type=names, default=[], metavar="A,B",
                    help="columns to set aside (not scores) besides those the guess sets aside: text, dates, sizes, "
                         "averages, ranks, win rates")
+    g.add_argument("--drop-rows", type=names, default=[], metavar="NAME[,NAME]",
+                   help="rows of a wide or models-as-rows table to set aside (not a dataset or a model), by their "
+                        "name: a summary row such as Avg")
     g.add_argument("--keep-columns", type=names, default=[], metavar="A,B",
                    help="columns read as scores though the guess would set them aside or is unsure of them")
     g.add_argument("--release-column", default=None, metavar="COL",
@@ -84,6 +89,7 @@ def guess_options(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "layout": args.layout, "dataset_column": args.dataset_column, "model_column": args.model_column,
         "score_column": args.score_column, "fold_column": args.fold_column, "drop_columns": args.drop_columns,
+        "drop_rows": getattr(args, "drop_rows", []),
         "keep_columns": getattr(args, "keep_columns", []),
         "release_column": args.release_column, "higher_is_better": higher,
         "lower_is_better_datasets": args.lower_is_better_datasets,
@@ -120,12 +126,23 @@ def undecided(guess: TableGuess, label: str) -> InputError | None:
         topic = u.split(":", 1)[0]
         if topic in NOT_BLOCKING:
             continue
-        flag = UNSURE_FLAGS.get(topic)
+        flag = decide_flag(topic, u)
         parts.append(u + (f" [decide with {flag}]" if flag else ""))
     if not parts:
         return None
     return InputError(f"{label}: the reading is not decided, so nothing is computed: {' | '.join(parts)}. "
                       f"See the whole reading with 'subsetsel inspect {label} --format text'.")
+
+
+def decide_flag(topic: str, unsure: str) -> str | None:
+    """The option that decides an ``unsure`` entry of ``topic`` (a summary row's names the row:
+    ``--drop-rows Avg``); None when no option does."""
+    from subsetsel_core.io.guess.summary_rows import summary_row
+
+    row = summary_row(unsure) if topic == "rows" else None
+    if row is not None and "," not in row:
+        return f"--drop-rows {shlex.quote(row)}"
+    return UNSURE_FLAGS.get(topic)
 
 
 def notes(guess: TableGuess) -> list[str]:

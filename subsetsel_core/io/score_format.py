@@ -1,7 +1,7 @@
 """How a score table is laid out: :class:`ScoreFormat`, shared by manifests, uploads and the CLI.
 
 A ``ScoreFormat`` is the complete reading of a table (layout, the columns of each role, the
-columns set aside, the direction of every dataset, the missing-score policy):
+columns and rows set aside, the direction of every dataset, the missing-score policy):
 :meth:`ScoreFormat.to_dict` writes it whole as plain values (the ``[reading]`` of a run's
 config file, every output's provenance) and :meth:`ScoreFormat.from_dict` reads it back,
 checked, so that the same file is read the same way again.
@@ -66,6 +66,9 @@ class ScoreFormat:
     drop_columns : tuple of str
         Columns set aside in the wide layouts (text, dates, sizes, averages, ranks …):
         not read as scores.
+    drop_rows : tuple of str
+        Rows of a wide table set aside by their name (a summary row such as ``Avg``): not
+        read as a dataset or a model. Not used by the long layout.
     lower_is_better_datasets, higher_is_better_datasets : tuple of str
         Datasets whose direction is set one by one (leaderboards mix metrics); the
         others follow ``higher_is_better``.
@@ -75,7 +78,8 @@ class ScoreFormat:
     InputError
         An unknown ``layout`` (``field="layout"``) or ``missing`` (``field="missing"``);
         one column in two roles (``field`` of the second role); a dataset in both
-        direction lists (``field="dataset_directions"``).
+        direction lists (``field="dataset_directions"``); rows set aside in the long layout
+        (``field="drop_rows"``).
     """
 
     layout: Layout = "long"
@@ -86,6 +90,7 @@ class ScoreFormat:
     higher_is_better: bool = True
     missing: MissingPolicy = "error"
     drop_columns: tuple[str, ...] = ()
+    drop_rows: tuple[str, ...] = ()
     lower_is_better_datasets: tuple[str, ...] = ()
     higher_is_better_datasets: tuple[str, ...] = ()
 
@@ -101,8 +106,12 @@ class ScoreFormat:
                 f"{', '.join(MISSING_POLICIES)}.",
                 field="missing",
             )
-        for name in ("drop_columns", "lower_is_better_datasets", "higher_is_better_datasets"):
+        for name in ("drop_columns", "drop_rows", "lower_is_better_datasets", "higher_is_better_datasets"):
             object.__setattr__(self, name, tuple(str(v) for v in getattr(self, name)))
+        if self.drop_rows and self.layout == "long":
+            raise InputError(f"row '{self.drop_rows[0]}' is set aside, but rows are set aside only in a wide "
+                             "table (one row per dataset or per model); give no rows to set aside, or read the table "
+                             "with a wide layout.", field="drop_rows")
         check_roles(self.roles(), self.drop_columns)
         both = sorted(set(self.lower_is_better_datasets) & set(self.higher_is_better_datasets))
         if both:

@@ -15,6 +15,7 @@ import pandas as pd
 
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.guess.column_scan import plain_numbers
+from subsetsel_core.io.guess.summary_rows import remove_rows
 from subsetsel_core.io.missing_scores import handle_missing
 from subsetsel_core.io.names import (
     did_you_mean,
@@ -102,6 +103,7 @@ def score_cube(df: pd.DataFrame, fmt: ScoreFormat, label: str, rb: ReportBuilder
     origin: pd.Series | None = None
     raw = df
     if wide:
+        df = raw = _without_rows(df, fmt, label)
         fast = _wide_cube(df, fmt, label, rb)
         if fast is not None:
             return _finish(*fast, fmt, label, rb)
@@ -178,6 +180,13 @@ def _wide_cube(df: pd.DataFrame, fmt: ScoreFormat, label: str,
     cube = np.full((len(rows), len(folds), len(heads)), np.nan)
     cube[ri[:, None], fi[:, None], ci[None, :]] = matrix
     return cube, rows, heads, folds
+
+
+def _without_rows(df: pd.DataFrame, fmt: ScoreFormat, label: str) -> pd.DataFrame:
+    """A wide table without the rows :attr:`ScoreFormat.drop_rows` names (by the column of row names)."""
+    if not fmt.drop_rows:
+        return df
+    return remove_rows(df, _name_column(list(df.columns), fmt, label), fmt.drop_rows, label)
 
 
 def _unique_columns(df: pd.DataFrame, fmt: ScoreFormat) -> tuple[str, ...]:

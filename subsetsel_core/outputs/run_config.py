@@ -38,6 +38,7 @@ dashboard writes its current settings as this file (:func:`config_toml`), so tha
     higher_is_better = true
     missing = "drop-models"
     drop_columns = ["Rank", "Average"]
+    drop_rows = ["Avg"]             # rows set aside (a summary row)
     lower_is_better_datasets = ["salient_translation"]
 
 Errors (:class:`~subsetsel_core.errors.InputError`) name the key: an unknown section or

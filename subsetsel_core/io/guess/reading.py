@@ -1,7 +1,7 @@
 """How a score source was read, as rows a face can print: :func:`describe_reading`.
 
 One :class:`ReadingRow` per fact: the reading as a whole, each task (its metric, the
-subsets or splits used, its direction and where that came from), each column or file set
+subsets or splits used, its direction and where that came from), each column, row or file set
 aside (with the reason) and each thing not decided (``unsure``). ``subsetsel inspect``
 prints them as text or JSON; a reader of result folders makes the same rows from its own
 reading (the ``subsets`` of a task, the files set aside), so every source is shown one way.
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from subsetsel_core.io.guess.result import TableGuess
+from subsetsel_core.io.guess.result import DROPPED_ROW, TableGuess
 
 Part = Literal["reading", "task", "set aside", "unsure", "assumption"]
 #: The parts of a reading, in the order they are printed.
@@ -79,4 +79,5 @@ def describe_reading(guess: TableGuess) -> list[ReadingRow]:
         rows.append(ReadingRow("task", d, metric=metrics.get(d, guess.score_column or ""), direction=way,
                                source=source))
     rows += [ReadingRow("set aside", s.column, detail=s.reason) for s in guess.set_aside]
+    rows += [ReadingRow("set aside", r, detail=f"row {DROPPED_ROW}") for r in guess.dropped_rows]
     return rows

@@ -23,6 +23,10 @@ def names_of(cells: pd.Series) -> pd.Series:
     return cells.astype(object).where(cells.notna(), "").astype(str).str.strip()
 
 
+#: Why a row of a wide table is set aside: the user named it.
+DROPPED_ROW = "given with --drop-rows"
+
+
 @dataclass(frozen=True)
 class SetAside:
     """A column that is not read as scores, and why."""
@@ -56,7 +60,7 @@ class TableGuess:
         The column of model release dates.
     unsure : tuple of str
         What could not be decided, each ``"topic: sentence"`` (topics: layout,
-        dataset_column, model_column, score_column, direction, set_aside, release_column).
+        dataset_column, model_column, score_column, direction, set_aside, rows, release_column).
     datasets, models : tuple of str
         The names, sorted.
     direction_because : str
@@ -66,6 +70,8 @@ class TableGuess:
     cells_read : tuple of str
         How score cells that held more than a number were read (``"MRPC, QQP: two numbers per
         cell … read as their mean"``, footnote marks and spreads removed).
+    dropped_rows : tuple of str
+        Rows of a wide table set aside as the user named them (:data:`DROPPED_ROW`).
     """
 
     label: str
@@ -90,6 +96,7 @@ class TableGuess:
     direction_because: str = ""
     dataset_metrics: tuple[DatasetMetric, ...] = field(default=(), repr=False)
     cells_read: tuple[str, ...] = ()
+    dropped_rows: tuple[str, ...] = ()
 
     @property
     def direction(self) -> str:
@@ -117,6 +124,7 @@ class TableGuess:
             higher_is_better=self.higher_is_better,
             missing=cast(MissingPolicy, missing),
             drop_columns=() if self.layout == "long" else tuple(s.column for s in self.set_aside),
+            drop_rows=self.dropped_rows,
             lower_is_better_datasets=self.lower_is_better_datasets,
             higher_is_better_datasets=self.higher_is_better_datasets,
         )
@@ -128,6 +136,7 @@ class TableGuess:
             "file": self.label, "layout": self.layout, "dataset_column": self.dataset_column,
             "model_column": self.model_column, "score_column": self.score_column, "fold_column": self.fold_column,
             "set_aside": [{"column": s.column, "reason": s.reason} for s in self.set_aside],
+            "set_aside_rows": [{"row": r, "reason": DROPPED_ROW} for r in self.dropped_rows],
             "n_datasets": self.n_datasets, "n_models": self.n_models, "n_folds": self.n_folds,
             "missing_cells": self.missing_cells, "higher_is_better": self.higher_is_better,
             "direction": self.direction, "direction_from": self.direction_from,
@@ -152,6 +161,8 @@ class TableGuess:
         parts = [f"I read this as: {shape}"]
         if self.set_aside:
             parts.append("set aside: " + ", ".join(f"{s.column} ({s.reason})" for s in self.set_aside))
+        if self.dropped_rows:
+            parts.append("rows set aside: " + ", ".join(f"{r} ({DROPPED_ROW})" for r in self.dropped_rows))
         own = self.lower_is_better_datasets if self.higher_is_better else self.higher_is_better_datasets
         way = f"{'higher' if self.higher_is_better else 'lower'} is better"
         if self.direction_from == "unsure":

@@ -41,6 +41,7 @@ from subsetsel_core.io.guess.layout import (
 from subsetsel_core.io.guess.metric_names import score_metric
 from subsetsel_core.io.guess.result import SetAside, TableGuess, names_of, release_dates
 from subsetsel_core.io.guess.set_aside import set_aside_columns
+from subsetsel_core.io.guess.summary_rows import aggregate_rows, without_rows
 from subsetsel_core.io.names import did_you_mean
 from subsetsel_core.io.numeric_cells import parse_numbers
 from subsetsel_core.io.score_format import LAYOUTS, Layout, check_roles
@@ -61,6 +62,7 @@ def guess_table(
     score_column: str | None = None,
     fold_column: str | None = None,
     drop_columns: Sequence[str] = (),
+    drop_rows: Sequence[str] = (),
     set_aside: Sequence[str] | None = None,
     keep_columns: Sequence[str] = (),
     release_column: str | None = None,
@@ -84,6 +86,9 @@ def guess_table(
         ``fold_column=""`` says there is no fold column (none is guessed).
     drop_columns : sequence of str
         Columns to set aside besides those the guess sets aside.
+    drop_rows : sequence of str
+        Rows of a wide table (by their name) to set aside, such as a summary row: removed before
+        the table is guessed again, and listed in :attr:`TableGuess.dropped_rows`.
     set_aside : sequence of str, optional
         Exactly the columns to set aside (the guess's reasons are kept): every other
         column of a wide table is read as scores.
@@ -105,8 +110,20 @@ def guess_table(
     ------
     InputError
         A named column that is not in the table, one column in two roles, a layout the
-        table clearly is not, a per-dataset direction naming no dataset.
+        table clearly is not, a per-dataset direction naming no dataset, a row to set aside
+        that is not a row of a wide table.
     """
+    if drop_rows:
+        def again(frame: pd.DataFrame) -> TableGuess:
+            return guess_table(frame, label=label, layout=layout, dataset_column=dataset_column,
+                               model_column=model_column, score_column=score_column, fold_column=fold_column,
+                               drop_columns=drop_columns, set_aside=set_aside, keep_columns=keep_columns,
+                               release_column=release_column, higher_is_better=higher_is_better,
+                               lower_is_better_datasets=lower_is_better_datasets,
+                               higher_is_better_datasets=higher_is_better_datasets)
+
+        rows = tuple(dict.fromkeys(str(r) for r in drop_rows))
+        return replace(again(without_rows(df, again(df), rows, label)), dropped_rows=rows)
     cols = [str(c) for c in df.columns]
     if len(set(cols)) != len(cols):
         dup = sorted({c for c in cols if cols.count(c) > 1})
@@ -311,7 +328,7 @@ def _wide_guess(df: pd.DataFrame, kinds: dict[str, Column], layout: str, given: 
     rows = names_of(df[name])
     folds = names_of(df[fold]) if fold else pd.Series("0", index=df.index)
     matrix = np.column_stack([kinds[c].numbers for c in values])
-    unsure += _aggregate_rows(rows, matrix, "datasets" if layout == "wide" else "models")
+    unsure += aggregate_rows(rows, matrix, "datasets" if layout == "wide" else "models")
     n_keys = len(pd.DataFrame({"r": rows, "f": folds}).drop_duplicates())
     row_names, n_folds = _sorted(rows), len(pd.unique(folds))
     missing = int((~np.isfinite(matrix)).sum()) + max(0, len(row_names) * n_folds - n_keys) * len(values)
@@ -322,31 +339,6 @@ def _wide_guess(df: pd.DataFrame, kinds: dict[str, Column], layout: str, given: 
                        unsure=tuple(unsure + found.unsure), datasets=datasets, models=models,
                        release_column=found.release if by_model else None, cells_read=_cells_read(kinds, values))
     return _Wide(guess, tuple(found.hints) if by_model else ())
-
-
-_AGGREGATE_ROW = frozenset({"avg", "average", "mean", "overall", "total", "aggregate"})
-_AGGREGATE_TAIL = frozenset({"datasets", "tasks", "all", "of", "over", "score", "scores", "models"})
-
-
-def _aggregate_rows(rows: pd.Series, matrix: np.ndarray, what: str) -> list[str]:
-    """``unsure`` entries for rows named as an aggregate (``Avg``, ``Average (13 datasets)``):
-    a summary row, not one of the table's {what}; said with whether it is the column mean."""
-    out = []
-    for i, row in enumerate(rows):
-        words = tokens(row)
-        if not words or words[0] not in _AGGREGATE_ROW or not all(w.isdigit() or w in _AGGREGATE_TAIL
-                                                                   for w in words[1:]):
-            continue
-        others = np.delete(matrix, i, axis=0)
-        fin = np.isfinite(others)
-        mean = np.where(fin.any(axis=0), np.where(fin, others, 0).sum(axis=0) / np.maximum(fin.sum(axis=0), 1), np.nan)
-        ok = np.isfinite(mean) & np.isfinite(matrix[i])
-        equal = bool(ok.any()) and float(np.max(np.abs(matrix[i][ok] - mean[ok]))) <= 0.01 * (
-            1 + float(np.nanmax(np.abs(mean[ok]))))
-        how = "it is the mean of the other rows" if equal else "named so"
-        out.append(f"rows: the row '{row}' is a summary row, not one of the {what} ({how}); delete it from the "
-                   "file to read the table")
-    return out
 
 
 def _cells_read(kinds: Mapping[str, Column], values: Sequence[str]) -> tuple[str, ...]:
