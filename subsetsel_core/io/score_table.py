@@ -161,7 +161,7 @@ def _wide_cube(df: pd.DataFrame, fmt: ScoreFormat, label: str,
     if matrix is None:
         return None
     by_model = fmt.layout == "models-as-rows"
-    index = pd.RangeIndex(len(df))
+    index = _positions(df, fmt)
     ri, rows = clean_names(df[name].set_axis(index), label, f"'{name}'", rb)
     fi, folds = (np.zeros(len(df), dtype=np.intp), ["0"]) if fold is None else \
         clean_names(df[fold].set_axis(index), label, f"'{fold}'", rb)
@@ -170,7 +170,7 @@ def _wide_cube(df: pd.DataFrame, fmt: ScoreFormat, label: str,
     seen = np.bincount(key, minlength=len(rows) * len(folds))
     if seen.max() > 1:
         repeated = index[seen[key] > 1]
-        first = int(repeated[0])
+        first = int(np.flatnonzero(seen[key] > 1)[0])
         dataset, model = (heads[ci[0]], rows[ri[first]]) if by_model else (rows[ri[first]], heads[ci[0]])
         _repeated_keys(repeated, dataset, model, fold is not None, label, _unique_columns(df, fmt))
     if by_model:
@@ -183,10 +183,17 @@ def _wide_cube(df: pd.DataFrame, fmt: ScoreFormat, label: str,
 
 
 def _without_rows(df: pd.DataFrame, fmt: ScoreFormat, label: str) -> pd.DataFrame:
-    """A wide table without the rows :attr:`ScoreFormat.drop_rows` names (by the column of row names)."""
+    """A wide table without the rows :attr:`ScoreFormat.drop_rows` names (by the column of row names); the index
+    of the rows kept is their position in ``df``, so that messages name their lines in the file."""
     if not fmt.drop_rows:
         return df
-    return remove_rows(df, _name_column(list(df.columns), fmt, label), fmt.drop_rows, label)
+    return remove_rows(df.set_axis(pd.RangeIndex(len(df))), _name_column(list(df.columns), fmt, label),
+                       fmt.drop_rows, label)
+
+
+def _positions(df: pd.DataFrame, fmt: ScoreFormat) -> pd.Index:
+    """Each row's position in the file's table (the index :func:`_without_rows` keeps when rows are set aside)."""
+    return pd.Index(df.index) if fmt.drop_rows else pd.RangeIndex(len(df))
 
 
 def _unique_columns(df: pd.DataFrame, fmt: ScoreFormat) -> tuple[str, ...]:
@@ -223,8 +230,9 @@ def _melt_wide(df: pd.DataFrame, fmt: ScoreFormat, label: str) -> tuple[pd.DataF
             field="drop_columns" if aside else "layout",
         )
     keep = [name] + ([fcol] if fcol else [])
+    rows = _positions(df, fmt)
     df = df.reset_index(drop=True)
-    df[_ROW] = df.index
+    df[_ROW] = rows
     var = _DATASET if by_model else _MODEL
     long = df.melt(id_vars=keep + [_ROW], value_vars=value_cols, var_name=var, value_name=_SCORE)
     long.index = pd.Index(long[_ROW].to_numpy())

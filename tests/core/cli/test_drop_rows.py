@@ -100,3 +100,18 @@ def test_run_toml_replays_the_rows_set_aside(tmp_path: Path) -> None:
     config = json.loads((again / "evaluation.json").read_text())["config"]
     assert config["n_datasets"] == 8
     assert read_run_config(again / "run.toml").reading == as_run.reading
+
+
+@pytest.mark.parametrize(("change", "lines"), [("bad cell", (7,)), ("repeated name", (5, 8))])
+def test_messages_name_the_files_lines_after_a_row_is_set_aside(change: str, lines: tuple[int, ...]) -> None:
+    header, *body = Path(BEIR).read_text(encoding="utf-8").splitlines()
+    avg = next(line for line in body if line.startswith("Avg"))
+    rest = [line for line in body if line != avg]  # Avg moved to line 2: the rows after it are lines 3, 4, …
+    if change == "bad cell":
+        rest[4] = rest[4].replace("0.", "x", 1)
+    else:
+        rest[5] = rest[2]
+    fmt = ScoreFormat(layout="wide", dataset_column="Dataset", fold_column=None, drop_rows=("Avg",))
+    with pytest.raises(InputError) as exc:
+        load_scores("\n".join([header, avg, *rest]).encode() + b"\n", fmt, label="t.csv")
+    assert exc.value.rows == lines
