@@ -83,7 +83,7 @@ def test_the_loader_reads_the_reading_without_the_rows() -> None:
     assert exc.value.field == "drop_rows"
 
 
-def test_run_toml_replays_the_rows_set_aside(tmp_path: Path) -> None:
+def test_run_toml_replays_the_rows_set_aside(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     reading = ScoreFormat(layout="wide", dataset_column="Dataset", fold_column=None, drop_rows=("Avg",))
     assert ScoreFormat.from_dict(reading.to_dict()) == reading
     toml = tmp_path / "run.toml"
@@ -100,6 +100,10 @@ def test_run_toml_replays_the_rows_set_aside(tmp_path: Path) -> None:
     config = json.loads((again / "evaluation.json").read_text())["config"]
     assert config["n_datasets"] == 8
     assert read_run_config(again / "run.toml").reading == as_run.reading
+    capsys.readouterr()
+    assert main(["report", "--scores", BEIR, "--config", str(first / "run.toml"), "--drop-rows", "Avg", "--out",
+                 str(tmp_path / "both"), "--no-images"]) == 2
+    assert "and --drop-rows says it too" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(("change", "lines"), [("bad cell", (7,)), ("repeated name", (5, 8))])
