@@ -73,6 +73,7 @@ FIELD_HINTS: dict[str, str] = {
     "dataset_directions": "Tick them in the 'Direction per dataset' table above.",
     "drop_columns": "Choose them under 'Set aside (not scores)' above.",
     "keep_columns": "Remove them from 'Set aside (not scores)' above.",
+    "drop_rows": "Remove the row from the file (the command line sets it aside with --drop-rows).",
     "release_column": "Choose it under 'Release dates' above, or '(none)'.",
     "missing": "Choose it under 'Missing scores' above.",
     "aliases": "Type them in the 'Aliases' box: one 'name in descriptor file = name in scores' per line.",

@@ -31,12 +31,13 @@ QUESTIONS: dict[str, str] = {
     "set_aside": "Is it a task, or a column to set aside?",
     "release_column": "Which column holds the release dates?",
     "direction": "Is a higher score better?",
+    "rows": "Remove the summary row from the file and upload it again (or tick below to read it as one of the table's rows; the command line sets it aside with --drop-rows).",
 }
 #: How a reason for a disabled *Use* names each part.
 PARTS: dict[str, str] = {
     "layout": "the layout", "dataset_column": "the dataset column", "model_column": "the model column",
     "score_column": "the score column", "set_aside": "the columns read as tasks", "release_column": "the release dates",
-    "direction": "the direction",
+    "direction": "the direction", "rows": "a summary row",
 }
 #: The topics the page names by its own choices (the guess made with them is sure of them).
 CHOSEN = ("layout", "dataset_column", "model_column", "score_column")
