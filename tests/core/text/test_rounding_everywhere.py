@@ -31,6 +31,10 @@ NOT_FOR_PEOPLE: dict[tuple[str, str], str] = {
         "the PCA share inside a representation's name, which JSON and run files key on",
     ("subsetsel_app/views/select.py", "default_budget"):
         "the budget widget's starting value (a setting the user edits), not a result",
+    ("subsetsel_core/io/numeric_cells.py", "_unmarked"):
+        "a two-number cell's mean written back as the cell's text for the number parser (parsed, not shown)",
+    ("subsetsel_core/io/numeric_cells.py", "pair_means"):
+        "a two-number cell's mean written back as the cell's text for the number parser (parsed, not shown)",
     ("subsetsel_core/outputs/export.py", "file_stem"):
         "the budget inside an exported subset's file name (a name the files are saved under), not a shown result",
 }
@@ -305,15 +309,11 @@ def _report_texts(page: str) -> list[str]:
     """The report's visible text (scripts and styles left out) and the strings of its plotly figures."""
     import html
 
-    decoder = json.JSONDecoder()
     texts: list[str] = []
-    for m in re.finditer(r'Plotly\.newPlot\(\s*"[^"]*",\s*', page):
-        data, i = decoder.raw_decode(page, m.end())
-        i = page.index(",", i) + 1
-        while page[i].isspace():
-            i += 1
-        layout, _ = decoder.raw_decode(page, i)
-        texts.extend(_strings([data, layout]))
+    # each figure's data is a strict-JSON script block, drawn by JSON.parse + Plotly.newPlot
+    for m in re.finditer(r'<script type="application/json" id="[^"]*-data">(.*?)</script>', page, flags=re.S):
+        figure = json.loads(m.group(1))
+        texts.extend(_strings([figure["data"], figure["layout"]]))
     body = re.sub(r"<(script|style)\b.*?</\1>", " ", page, flags=re.S)
     texts.append(html.unescape(re.sub(r"<[^>]+>", " ", body)))
     return texts
