@@ -17,7 +17,6 @@ import importlib
 import json
 import math
 import os
-import stat
 from dataclasses import fields
 from pathlib import Path
 from typing import Any, TypeVar
@@ -120,14 +119,7 @@ def store(key: str | None, table: Any) -> None:
     except (OSError, ValueError, TypeError):  # not JSON, not writable, or a planted link (InputError): no cache
         return
     try:
-        safe_write.write_into(fd, f"{key}{_SUFFIX}", text, mode=0o600)
-        entries = []
-        for name in os.listdir(fd):
-            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
-            if name.endswith(_SUFFIX) and stat.S_ISREG(st.st_mode):
-                entries.append((st.st_mtime, name))
-        for _, name in sorted(entries)[: max(0, len(entries) - MAX_ENTRIES)]:
-            os.unlink(name, dir_fd=fd)
+        safe_write.write_and_prune(fd, f"{key}{_SUFFIX}", text, suffix=_SUFFIX, keep=MAX_ENTRIES)
     except (OSError, ValueError):
         return
     finally:

@@ -289,3 +289,22 @@ def check_folder(folder: str | Path) -> None:
             raise _refuse_link(str(folder), p.name, fd)
         finally:
             os.close(fd)
+
+
+def write_and_prune(dir_fd: int, name: str, data: bytes, *, suffix: str, keep: int) -> None:
+    """Write ``name`` into the open folder (as :func:`write_into`, owner-only), then remove the
+    oldest regular files ending in ``suffix`` beyond the newest ``keep`` (a cache's bound).
+
+    Raises
+    ------
+    OSError, InputError
+        As :func:`write_into`; the caller decides whether a cache that cannot be written matters.
+    """
+    write_into(dir_fd, name, data, mode=0o600)
+    entries = []
+    for entry in os.listdir(dir_fd):
+        st = os.stat(entry, dir_fd=dir_fd, follow_symlinks=False)
+        if entry.endswith(suffix) and stat.S_ISREG(st.st_mode):
+            entries.append((st.st_mtime, entry))
+    for _, entry in sorted(entries)[: max(0, len(entries) - keep)]:
+        os.unlink(entry, dir_fd=dir_fd)

@@ -129,14 +129,7 @@ def store(key: str, benchmark: Entry) -> None:
     except InputError:  # not writable, or a link planted in place of the folder: no cache
         return
     try:
-        safe_write.write_into(fd, f"{key}.npz", buf.getvalue(), mode=0o600)
-        entries = []
-        for name in os.listdir(fd):
-            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
-            if name.endswith(".npz") and stat.S_ISREG(st.st_mode):
-                entries.append((st.st_mtime, name))
-        for _, name in sorted(entries)[: max(0, len(entries) - MAX_ENTRIES)]:
-            os.unlink(name, dir_fd=fd)
+        safe_write.write_and_prune(fd, f"{key}.npz", buf.getvalue(), suffix=".npz", keep=MAX_ENTRIES)
     except (OSError, InputError):
         return
     finally:

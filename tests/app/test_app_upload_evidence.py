@@ -16,13 +16,7 @@ CONFLICT = (b"Model,Rank,MMLU - acc,ARC - acc,GSM8K - acc,HellaSwag - acc\n"
 
 
 def upload_file(name: str, content: bytes, desc: bytes | None = None) -> Any:
-    at = H.goto(H.new_app(), "benchmark")
-    at.file_uploader[0].set_value((name, content, "text/csv"))
-    if desc is not None:
-        at.file_uploader[1].set_value([("features_x.csv", desc, "text/csv")])
-    at.run()
-    assert not at.exception
-    return at
+    return H.upload_scores(name, content, desc)
 
 
 def reading(at: Any) -> str:

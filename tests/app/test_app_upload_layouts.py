@@ -18,12 +18,7 @@ PLAIN = b"name,a,b,c\nx1,0.1,0.2,0.3\nx2,0.2,0.3,0.1\nx3,0.5,0.1,0.2\nx4,0.3,0.3
 
 
 def upload_file(name: str, content: bytes | None = None) -> Any:
-    at = H.goto(H.new_app(), "benchmark")
-    at.file_uploader[0].set_value((name, content if content is not None else (FIXTURES / name).read_bytes(),
-                                   "text/csv"))
-    at.run()
-    assert not at.exception
-    return at
+    return H.upload_scores(name, content if content is not None else (FIXTURES / name).read_bytes())
 
 
 def reading(at: Any) -> str:

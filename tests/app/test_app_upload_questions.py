@@ -26,13 +26,7 @@ TWO_NAMES = (b"name,id,t1,t2,t3\nm0,x0,0.1,0.3,0.6\nm1,x1,0.2,0.2,0.5\nm2,x2,0.3
 
 
 def upload_file(name: str, content: bytes, desc: bytes | None = None) -> Any:
-    at = H.goto(H.new_app(), "benchmark")
-    at.file_uploader[0].set_value((name, content, "text/csv"))
-    if desc is not None:
-        at.file_uploader[1].set_value([("features_x.csv", desc, "text/csv")])
-    at.run()
-    assert not at.exception
-    return at
+    return H.upload_scores(name, content, desc)
 
 
 def text(elements: Any) -> str:

@@ -54,6 +54,18 @@ def goto(at: Any, page: str) -> Any:
     return at
 
 
+def upload_scores(name: str, content: bytes, desc: bytes | None = None) -> Any:
+    """A fresh app on the Benchmark page with ``content`` uploaded as the score table ``name`` (and
+    ``desc`` as a descriptor table), run once, with no exception."""
+    at = goto(new_app(), "benchmark")
+    at.file_uploader[0].set_value((name, content, "text/csv"))
+    if desc is not None:
+        at.file_uploader[1].set_value([("features_x.csv", desc, "text/csv")])
+    at.run()
+    assert not at.exception
+    return at
+
+
 def errors(at: Any) -> list[str]:
     """Texts of exception and error elements (an empty list means the page is clean)."""
     return [str(e.value) for e in at.exception] + [str(e.value) for e in at.error]
