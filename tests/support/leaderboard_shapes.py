@@ -15,6 +15,9 @@ as a user's file would be read, and ``benchmarks/bench_wide_tables.py`` times th
 * :func:`with_code_column` — models as rows with a numeric code column next to the tasks.
 * :func:`wide_square` — datasets as rows, models as columns (accuracies), any size.
 * :func:`vtab_with_group_means` — VTAB-1k style: 19 tasks, each group's mean and their ``Mean``.
+* :func:`mmlu_with_categories` — MMLU style: ``Model, Average, STEM, Humanities, Social
+  Sciences, Other``, then the subjects in alphabetical order (each category's subjects spread
+  over the table); the categories equal-weighted or weighted by each subject's questions.
 """
 
 from __future__ import annotations
@@ -137,4 +140,36 @@ def vtab_with_group_means(n_methods: int = 8, seed: int = 6) -> str:
         groups[g] = block.mean(axis=1).round(1)
     cols.update(groups)
     cols["Mean"] = np.mean(np.column_stack(list(groups.values())), axis=1).round(1)
+    return _csv(pd.DataFrame(cols))
+
+
+MMLU_CATEGORIES = {
+    "STEM": ("abstract_algebra", "astronomy", "college_physics", "computer_security", "electrical_engineering",
+             "high_school_chemistry", "machine_learning"),
+    "Humanities": ("formal_logic", "high_school_world_history", "jurisprudence", "moral_disputes", "philosophy",
+                   "world_religions"),
+    "Social Sciences": ("econometrics", "high_school_geography", "public_relations", "sociology",
+                        "us_foreign_policy"),
+    "Other": ("anatomy", "business_ethics", "clinical_knowledge", "global_facts", "nutrition", "virology"),
+}
+
+
+def mmlu_with_categories(n_models: int = 40, weighted: bool = False, seed: int = 7) -> str:
+    """MMLU style (see the module docstring): accuracies in percent with one decimal; with
+    ``weighted`` each category and the average are means over the questions (subjects of
+    100–300 questions)."""
+    rng = np.random.default_rng(seed)
+    subjects = sorted(s for group in MMLU_CATEGORIES.values() for s in group)
+    skill = rng.uniform(-25, 25, n_models)
+    acc = np.clip(rng.uniform(35, 75, len(subjects))[None, :] + skill[:, None]
+                  + rng.normal(0, 4, (n_models, len(subjects))), 1, 99).round(1)
+    questions = rng.integers(100, 300, len(subjects)).astype(float) if weighted else np.ones(len(subjects))
+    cols: dict[str, object] = {"Model": [f"llm-{i}" for i in range(n_models)]}
+    cats = {}
+    for g, members in MMLU_CATEGORIES.items():
+        idx = [subjects.index(x) for x in members]
+        cats[g] = (acc[:, idx] @ questions[idx] / questions[idx].sum()).round(1)
+    cols["Average"] = (acc @ questions / questions.sum()).round(1)
+    cols.update(cats)
+    cols.update({x: acc[:, j] for j, x in enumerate(subjects)})
     return _csv(pd.DataFrame(cols))

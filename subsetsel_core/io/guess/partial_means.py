@@ -1,15 +1,32 @@
 """Columns that are another form of task columns: :func:`raw_twins` (``IFEval Raw`` next to
 ``IFEval``) and :func:`partial_means` (``Natural`` = the mean of the seven columns before it,
-as VTAB tables give a mean per group of tasks)."""
+as VTAB tables give a mean per group of tasks; ``STEM`` = the mean of subjects spread over the
+table, as MMLU tables give a mean per category, equal-weighted or weighted by each subject's
+questions)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from subsetsel_core.io.guess.column_kinds import Column, tokens
 
+SPARE_ROWS = 3
+"""A mean of s columns spread over the table is looked for only on at least SPARE_ROWS · s rows:
+with fewer, a task column can lie among the others by chance."""
+MIN_SHARE = 0.25
+"""The smallest weight, as a share of an equal weight, a weighted mean's column may have (a
+mean weighted by the tasks' sizes gives every task its part; a fit to noise gives some almost none)."""
+SMOOTHER = 0.6
+"""A mean of s columns of independent parts has about 1/s of their spread: a column is tried
+only when its part's variance is at most SMOOTHER times the median of the others' (a task
+column seldom is, so most tables cost nothing)."""
+MAX_GROUP = 40
+"""The most columns a mean spread over the table is looked for among."""
+FIT_ROWS = 400
+"""Rows the columns are chosen on (every claim is then checked on every row)."""
 MAX_COLUMNS = 80
 """Tables with more number columns than this are not searched for partial means (pairs of
 column runs grow with the square)."""
@@ -67,4 +84,72 @@ def partial_means(kinds: Mapping[str, Column], order: Sequence[str], tested: Seq
                 a, b = found
                 out[c] = f"the row mean of the {b - a} columns '{order[a]}' … '{order[b - 1]}' (a mean of a group of tasks)"
                 break
+        else:
+            why = _spread_mean(m, j, [i for i, x in enumerate(order) if i != j and x not in out], order, tol)
+            if why:
+                out[c] = why
     return out
+
+
+def _spread_mean(m: np.ndarray, j: int, others: Sequence[int], order: Sequence[str], tol: float) -> str | None:
+    """Why column j of m (rows, columns) is a mean of some of ``others`` spread over the table —
+    equal weights, or non-negative weights summing to one (a mean weighted by each task's
+    size) — within ``tol`` on every row; None if it is not.
+
+    Each column less the row mean of all is what sets it apart from the rest (the models'
+    common strength taken out); the columns are then taken one at a time, each time the one
+    whose part follows most closely what is left to explain (orthogonal matching pursuit, the
+    weights refitted non-negative with their sum held at one). After each step the columns
+    used (and those left when the ones of almost no weight are dropped) are checked
+    (:func:`_mean_kind`). At most one column per :data:`SPARE_ROWS` rows is used, so the
+    sparsest explanation, on rows enough to tell, is the one claimed; only a column smoother
+    than the others is tried (:data:`SMOOTHER`).
+    """
+    steps = min(len(others), len(m) // SPARE_ROWS, MAX_GROUP)
+    if steps < 2:
+        return None
+    from scipy.optimize import nnls  # only for tables with candidate columns
+
+    fit = np.linspace(0, len(m) - 1, min(len(m), FIT_ROWS)).astype(int)
+    a, v = m[:, others], m[:, j]
+    af, vf = a[fit], v[fit]
+    common = m[fit].mean(axis=1)
+    part = af - common[:, None]
+    part = part - part.mean(axis=0)
+    own = vf - common
+    if float(np.var(own)) > SMOOTHER * float(np.median(np.var(part, axis=0))):
+        return None
+    norms = np.linalg.norm(part, axis=0)
+    norms[norms == 0] = np.inf
+    scale = 100.0 * max(float(np.abs(v).max()), 1.0)
+    used: list[int] = []
+    left = own
+    for _ in range(steps):
+        score = part.T @ (left - left.mean()) / norms  # weights are non-negative: only columns that follow it
+        score[used] = -1.0
+        used.append(int(np.argmax(score)))
+        w, _ = nnls(np.vstack([af[:, used], np.full(len(used), scale)]), np.append(vf, scale))
+        left = vf - af[:, used] @ w
+        if len(used) < 2:
+            continue
+        kept = [u for u, x in zip(used, w, strict=True) if x >= MIN_SHARE / len(used)]
+        for cols in (kept, used) if 2 <= len(kept) < len(used) else (used,):
+            kind = _mean_kind(a[:, cols], v, tol, scale, nnls)
+            if kind:
+                names = sorted((order[others[i]] for i in cols), key=order.index)
+                shown = ", ".join(f"'{x}'" for x in names[:4]) + (" …" if len(names) > 4 else "")
+                return f"{kind} the {len(cols)} columns {shown} (a mean of a group of tasks)"
+    return None
+
+
+def _mean_kind(a: np.ndarray, v: np.ndarray, tol: float, scale: float, nnls: Callable[..., Any]) -> str | None:
+    """"the row mean of" when v is the plain mean of a's columns within ``tol`` on every row,
+    "a weighted mean of" when non-negative weights summing to one, none below
+    :data:`MIN_SHARE` of an equal share, make it so; else None."""
+    if float(np.max(np.abs(a.mean(axis=1) - v))) <= tol:
+        return "the row mean of"
+    w, _ = nnls(np.vstack([a, np.full(a.shape[1], scale)]), np.append(v, scale))
+    if abs(float(w.sum()) - 1) <= 1e-3 and float(w.min()) >= MIN_SHARE / a.shape[1] \
+            and float(np.max(np.abs(a @ w - v))) <= tol:
+        return "a weighted mean of"
+    return None

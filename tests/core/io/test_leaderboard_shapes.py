@@ -12,10 +12,12 @@ with ``groups`` but no ``group_subtasks``.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
 import leaderboard_shapes as shapes
+import pandas as pd
 import pytest
 
 from subsetsel_core.errors import InputError
@@ -88,6 +90,26 @@ def test_aggregate_columns_are_direction_evidence_and_set_aside() -> None:
     vtab = read("vtab", shapes.vtab_with_group_means())
     why = {s.column: s.reason for s in vtab.set_aside}
     assert set(shapes.VTAB_GROUPS) <= set(why) and "group of tasks" in why["Natural"]
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("seed", [7, 8, 9])
+def test_category_means_spread_over_the_table_are_set_aside(weighted: bool, seed: int) -> None:
+    mmlu = read("mmlu.csv", shapes.mmlu_with_categories(weighted=weighted, seed=seed))
+    why = {s.column: s.reason for s in mmlu.set_aside}
+    for group, members in shapes.MMLU_CATEGORIES.items():
+        assert f"of the {len(members)} columns '{sorted(members)[0]}'" in why[group], why
+        assert ("a weighted mean" in why[group]) == weighted and "group of tasks" in why[group]
+    assert mmlu.n_datasets == sum(map(len, shapes.MMLU_CATEGORIES.values())) and mmlu.direction == "higher"
+
+
+@pytest.mark.parametrize("n_models", [6, 12, 40])
+def test_no_task_column_is_taken_for_a_mean_of_others(n_models: int) -> None:
+    # the subjects alone: a subject may lie among the others, by chance with few rows
+    text = shapes.mmlu_with_categories(n_models=n_models, weighted=True)
+    df = pd.read_csv(io.StringIO(text)).drop(columns=[*shapes.MMLU_CATEGORIES, "Average"])
+    g = read("subjects.csv", df.to_csv(index=False))
+    assert g.n_datasets == 24 and not [s for s in g.set_aside if "group of tasks" in s.reason]
 
 
 def test_rank_and_average_both_count_and_a_conflict_is_unsure() -> None:
