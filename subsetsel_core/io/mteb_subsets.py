@@ -165,14 +165,15 @@ def records_of(kept: Sequence[TaskFile], label: str, warnings: list[str], aside:
 
 
 def _out_of_range(records: list[Record]) -> list[Record]:
-    """``records`` of one task, a main score outside :data:`MAIN_RANGE` marked bad when at least
-    two other models' main scores lie in it."""
+    """``records`` of one task, a main score outside :data:`MAIN_RANGE` marked bad when another
+    model's main score lies in it (one is enough: two models on two scales cannot both be read
+    right, and MTEB writes fractions and correlations)."""
     lo, hi = MAIN_RANGE
     main = [r for r in records if r.metric == MAIN and not r.bad]
     inside = sum(lo <= r.value <= hi for r in main)
-    if inside < 2 or inside == len(main):
+    if inside < 1 or inside == len(main):
         return records
-    why = (f"outside {lo:g} to {hi:g}, where the task's other {inside} models' main scores lie (MTEB's main "
-           "scores are fractions or correlations)")
+    others = "the task's other model's main score lies" if inside == 1 else f"the task's other {inside} models' main scores lie"
+    why = f"outside {lo:g} to {hi:g}, where {others} (MTEB's main scores are fractions or correlations)"
     return [r._replace(value=float("nan"), bad=f"{r.value:g}, {why}")
             if r.metric == MAIN and not r.bad and not lo <= r.value <= hi else r for r in records]

@@ -113,6 +113,10 @@ CASES: list[tuple[str, Callable[[Path], None], str]] = [
      r"org__c/results.json: a task in 'results' is named by an empty string \(\" \"\)"),
     ("an MTEB main score of -5 among scores from 0 to 1", lambda r: _mteb_folder(r, _mteb("T", {"test": [_sub(-5)]})),
      r"org__c/rev/T.json: 'scores.test\[0\].main_score' is -5, outside -1 to 1, where the task's other 2 models"),
+    ("an MTEB task of two models, one main score in percent", lambda r: (
+        _put(r / "org__a" / "rev" / "T.json", json.dumps(_mteb("T", {"test": [_sub(0.5)]}))),
+        _put(r / "org__c" / "rev" / "T.json", json.dumps(_mteb("T", {"test": [_sub(61.5)]})))),
+     r"org__c/rev/T.json: 'scores.test\[0\].main_score' is 61.5, outside -1 to 1, where the task's other model's"),
 ]
 
 
