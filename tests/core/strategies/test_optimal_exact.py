@@ -26,6 +26,8 @@ from subsetsel_core.representations.descriptors import build_representation
 from subsetsel_core.strategies import optimal_kernels as kernels
 from subsetsel_core.strategies import standardize
 from subsetsel_core.strategies.optimal import (
+    _inv_info,
+    _objective,
     best_swaps_numpy,
     optimal_design_many,
     optimal_design_pools,
@@ -195,8 +197,12 @@ def test_stored_selections_of_the_samples() -> None:
         stored = json.load(fh)
     names, pools = zip(*sample_pools(), strict=True)
     for criterion in "ad":
-        for name, sets in zip(names, optimal_design_pools(pools, list(KS), criterion=criterion), strict=True):
-            assert [s.tolist() for s in sets] == stored[f"{name}/{criterion}"], (name, criterion)
+        for name, X, sets in zip(names, pools, optimal_design_pools(pools, list(KS), criterion=criterion),
+                                 strict=True):
+            for got, want in zip([s.tolist() for s in sets], stored[f"{name}/{criterion}"], strict=True):
+                if got != want:  # another machine's arithmetic may break an exact tie the other way: a tie only
+                    values = [_objective(_inv_info(X, S, LAMBDA), criterion) for S in (got, want)]
+                    assert values[0] == pytest.approx(values[1], rel=1e-9, abs=1e-12), (name, criterion, got, want)
 
 
 def _scan_inputs(seed: int, a: int = 7, n: int = 13, k: int = 6) -> dict[str, np.ndarray]:
@@ -266,4 +272,4 @@ def test_stored_kmeans_selections_of_the_samples() -> None:
             ks = [k for k in KS if k <= X.shape[0]]
             assert [s.tolist() for s in kmeans_many(X, ks, [kmeans_rng(i)] * len(ks))] == stored[name], name
             checked += 1
-    assert checked == len(stored)
+    assert checked == len([n for n in stored if kmeans_stored(n)]) > 0
