@@ -9,6 +9,9 @@ On a pool ``X`` (n, p), standardised by the caller, and a subset size k:
    remaining centroid, in seeding order, takes the nearest dataset not yet taken (ties to
    the lower index): k distinct rows. With p = 0 (one point): include, then rows in order.
 
+With more columns than rows (a text embedding of a small pool), the pool is first written in
+coordinates of the space it spans (:func:`in_span`): the same distances, fewer numbers.
+
 The same generator state, machine and library versions give the same selection. Seeding and
 Lloyd's iterations run compiled, run by run (:mod:`~subsetsel_core.strategies.kmeans_kernels`),
 so a run's arithmetic depends on its own data only and :func:`kmeans_many` equals
@@ -64,6 +67,25 @@ def _pick(d: np.ndarray, include: Sequence[int]) -> np.ndarray:
     return np.asarray(chosen, dtype=np.int64)
 
 
+def in_span(X: np.ndarray) -> np.ndarray:
+    """X's rows in coordinates of the space they span, when it has fewer dimensions than X has
+    columns (n points span at most n − 1 after centring): every distance between points, and
+    between points and means of points (k-means' centres), is the same, so k-means there is
+    k-means on X, with p reduced to the rank (an embedding of 384 numbers per dataset, on a pool
+    of 90 datasets: 4× less arithmetic per distance). Otherwise X itself.
+
+    The coordinates are the left singular vectors scaled by the singular values of X less its
+    column means (a rotation and a translation); directions of no spread (singular value below
+    1e-12 of the largest) carry nothing and are left out.
+    """
+    n, p = X.shape
+    if p <= n:
+        return X
+    u, sv, _ = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)
+    r = int(np.count_nonzero(sv > 1e-12 * sv[0])) if sv.size and sv[0] > 0 else 0
+    return np.ascontiguousarray(u[:, :max(r, 1)] * sv[:max(r, 1)])
+
+
 def kmeans_centres(X: np.ndarray, k: int, *, rng: np.random.Generator, n_init: int = N_INIT) -> np.ndarray:
     """Steps 1–2 of the module docstring: the best-inertia centres, in seeding order.
 
@@ -98,6 +120,7 @@ def kmeans_many(X: np.ndarray, ks: Sequence[int], rngs: Sequence[np.random.Gener
         raise ValueError(f"every k must lie in {max(1, len(inc))}…{n}, got {ks}")
     if p == 0 or not ks:  # no geometry: every point is the same
         return [np.asarray((inc + [i for i in range(n) if i not in inc])[:k], dtype=np.int64) for k in ks]
+    X = in_span(X)
     XT, CT = X.T.copy(), np.concatenate(_best_centres(X, ks, rngs, n_init)).T.copy()
     if not inc:  # compiled, with the distances and choices of the numpy lines below
         from subsetsel_core.strategies.kmeans_kernels import picks

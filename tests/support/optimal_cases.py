@@ -3,7 +3,9 @@
 ``tests/fixtures/selections/optimal.json.gz`` holds, for every pool below, the A- and
 D-optimal subsets (k = 2…20) that the search chose when the file was written;
 ``kmeans.json.gz`` the k-means subsets (:func:`kmeans_rng`), for every pool but the wide
-text embeddings' trials after the second. The tests rebuild the same inputs here.
+text embeddings' trials after the second and the ``description`` representations
+(:func:`kmeans_stored`); the embeddings' subsets as k-means picks them in the space the pool
+spans (:func:`~subsetsel_core.strategies.kmeans.in_span`). The tests rebuild the same inputs here.
 """
 
 from __future__ import annotations
