@@ -1,11 +1,10 @@
 """Session-state keys of the dashboard: one table, :data:`KEYS`.
 
-Each key has a default, and says whether it resets when another benchmark becomes active
-and whether a workspace file saves it. :class:`K` names the keys for code
-(``st.session_state[K.SEED]``, ``key=K.SEED``); it is checked against :data:`KEYS` at import.
-Widgets are created with ``key=K.…``, ``persist_state=PERSIST`` and without a
-``value=``/``index=`` argument: the default comes from :data:`KEYS` via :func:`init`, and a
-value chosen on one page survives a visit to another page.
+Each key has a default, and says whether it resets when another benchmark becomes active and
+whether a workspace file saves it. :class:`K` names the keys for code (``st.session_state[K.SEED]``,
+``key=K.SEED``); it is checked against :data:`KEYS` at import. Widgets are created with ``key=K.…``,
+``persist_state=PERSIST`` and without a ``value=``/``index=`` argument: the default comes from
+:data:`KEYS` via :func:`init`, and a value chosen on one page survives a visit to another page.
 """
 
 from __future__ import annotations
@@ -78,6 +77,7 @@ class K:
     UP_SCORE = "up_score_col"
     UP_FOLD = "up_fold_col"
     UP_DROP = "up_drop_cols"
+    UP_DROP_ROWS = "up_drop_rows"
     UP_RELEASE = "up_release_col"
     UP_HIGHER = "up_higher"
     UP_MISSING = "up_missing"
@@ -176,6 +176,7 @@ KEYS: dict[str, Key] = {
     K.UP_SCORE: Key(None),
     K.UP_FOLD: Key(NONE),
     K.UP_DROP: Key([]),  # columns set aside (not scores) in the wide layouts
+    K.UP_DROP_ROWS: Key([]),  # rows set aside (summary rows) in the wide layouts, by name
     K.UP_RELEASE: Key(NONE),  # column of model release dates
     K.UP_HIGHER: Key("higher is better"),
     K.UP_MISSING: Key("error", **_B, label="missing scores"),
@@ -381,8 +382,7 @@ def ensure_subset(key: str, options: Sequence[Any], fallback: Sequence[Any] | No
     if cur is None:
         st.session_state[key] = [o for o in (fallback or []) if o in options]
         return
-    kept = [v for v in cur if v in options]
-    if kept != list(cur):
+    if (kept := [v for v in cur if v in options]) != list(cur):
         st.session_state[key] = kept
 
 

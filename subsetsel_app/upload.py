@@ -135,9 +135,11 @@ def guess(head: pd.DataFrame, label: str, options: Sequence[tuple[str, Any]] = (
 
 
 def reading_options(layout: str, dataset: str | None, model: str | None, score: str | None, fold: str | None,
-                    set_aside: Sequence[str], release: str | None, higher: bool | None) -> tuple[tuple[str, object], ...]:
+                    set_aside: Sequence[str], release: str | None, higher: bool | None,
+                    drop_rows: Sequence[str] = ()) -> tuple[tuple[str, object], ...]:
     """The page's choices as :func:`guess` options: only the columns the layout reads (no
-    ``fold``: the table has no fold column)."""
+    ``fold``: the table has no fold column); ``drop_rows``, the rows set aside by name (the
+    command line's ``--drop-rows``), only in the wide layouts, whose rows are names."""
     opts: dict[str, object] = {"layout": layout, "fold_column": fold or "", "higher_is_better": higher}
     if layout == "long":
         opts.update(dataset_column=dataset, model_column=model, score_column=score, release_column=release)
@@ -145,6 +147,8 @@ def reading_options(layout: str, dataset: str | None, model: str | None, score: 
         opts.update(dataset_column=dataset, set_aside=tuple(set_aside))
     else:
         opts.update(model_column=model, set_aside=tuple(set_aside), release_column=release)
+    if layout != "long" and drop_rows:
+        opts["drop_rows"] = tuple(drop_rows)
     return tuple(opts.items())
 
 

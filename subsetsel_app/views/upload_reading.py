@@ -227,6 +227,13 @@ def _mapping(head: pd.DataFrame, scores: upload.UploadedTable, cols: list[str]) 
         c[1].selectbox("Release dates", [NONE, *cols], key=K.UP_RELEASE, persist_state=state.PERSIST,
                        help="Model release dates: the generalisation check on the Evaluate page holds out the "
                             "newest models.")
+    if layout != "long":
+        rows = list(dict.fromkeys(str(r).strip() for r in head[name].dropna())) if name in head.columns else []
+        state.ensure_subset(K.UP_DROP_ROWS, rows)
+        what = "models" if layout == "models-as-rows" else "datasets"
+        c[0].multiselect(f"Rows set aside (not {what})", rows, key=K.UP_DROP_ROWS, persist_state=state.PERSIST,
+                         help=f"Rows that are not {what}: a summary row (Average, Total), a baseline you do not "
+                              "want ranked. The command line's --drop-rows NAME does the same.")
 
 
 def _options() -> tuple[tuple[str, object], ...]:
@@ -236,7 +243,8 @@ def _options() -> tuple[tuple[str, object], ...]:
     fold, release = ss[K.UP_FOLD], ss[K.UP_RELEASE]
     return upload.reading_options(
         ss[K.UP_LAYOUT], ss[K.UP_DATASET], ss[K.UP_MODEL], ss[K.UP_SCORE], None if fold == NONE else fold,
-        [c for c in ss[K.UP_DROP] if c != release], None if release == NONE else release, None)
+        [c for c in ss[K.UP_DROP] if c != release], None if release == NONE else release, None,
+        ss[K.UP_DROP_ROWS])
 
 
 def _flip(reading: TableGuess, head: pd.DataFrame, scores: upload.UploadedTable) -> None:
