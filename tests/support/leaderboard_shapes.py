@@ -15,6 +15,7 @@ as a user's file would be read, and ``benchmarks/bench_wide_tables.py`` times th
 * :func:`with_code_column` — models as rows with a numeric code column next to the tasks.
 * :func:`wide_square` — datasets as rows, models as columns (accuracies), any size.
 * :func:`vtab_with_group_means` — VTAB-1k style: 19 tasks, each group's mean and their ``Mean``.
+* :func:`with_average_row` — six models and five tasks with an ``Average`` row under the models.
 * :func:`mmlu_with_categories` — MMLU style: ``Model, Average, STEM, Humanities, Social
   Sciences, Other``, then the subjects in alphabetical order (each category's subjects spread
   over the table); the categories equal-weighted or weighted by each subject's questions.
@@ -173,3 +174,12 @@ def mmlu_with_categories(n_models: int = 40, weighted: bool = False, seed: int =
     cols.update(cats)
     cols.update({x: acc[:, j] for j, x in enumerate(subjects)})
     return _csv(pd.DataFrame(cols))
+
+
+def with_average_row() -> str:
+    """A leaderboard of six models (``m0`` … ``m5``), five ``<task> - acc`` columns, and an
+    ``Average`` row under the models."""
+    rows = "".join(f"m{i},{0.3 + 0.1 * i:.2f},{0.35 + 0.09 * i:.2f},{0.2 + 0.11 * i:.2f},{0.4 + 0.08 * i:.2f},"
+                   f"{0.25 + 0.1 * i:.2f}\n" for i in range(6))
+    return ("Model,MMLU - acc,ARC - acc,GSM8K - acc,HellaSwag - acc,TruthfulQA - acc\n" + rows
+            + "Average,0.55,0.58,0.48,0.60,0.50\n")

@@ -24,7 +24,7 @@ def names_of(cells: pd.Series) -> pd.Series:
 
 
 #: Why a row of a wide table is set aside: the user named it.
-DROPPED_ROW = "given with --drop-rows"
+DROPPED_ROW = "named by the user: --drop-rows, or Rows set aside on the Benchmark page"
 
 
 @dataclass(frozen=True)

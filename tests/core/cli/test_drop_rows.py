@@ -15,6 +15,7 @@ import pytest
 from subsetsel_core.benchmark import load_scores
 from subsetsel_core.cli.main import main
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.guess.result import DROPPED_ROW
 from subsetsel_core.io.score_format import ScoreFormat
 from subsetsel_core.outputs.run_config import RunConfig, config_toml, read_run_config
 
@@ -46,7 +47,7 @@ def test_evaluate_on_a_summary_row(tmp_path: Path, capsys: pytest.CaptureFixture
         assert err.count("\n") == 1 and not out.exists()
 
 
-@pytest.mark.parametrize(("fmt", "needle"), [("json", None), ("text", "  Avg: row given with --drop-rows\n")])
+@pytest.mark.parametrize(("fmt", "needle"), [("json", None), ("text", "  Avg: row named by the user: --drop-rows, or Rows set aside on the Benchmark page\n")])
 def test_inspect_lists_the_row_as_set_aside(capsys: pytest.CaptureFixture[str], fmt: str, needle: str | None) -> None:
     assert main(["inspect", BEIR, "--drop-rows", "Avg", "--format", fmt]) == 0
     out = capsys.readouterr().out
@@ -54,7 +55,7 @@ def test_inspect_lists_the_row_as_set_aside(capsys: pytest.CaptureFixture[str], 
         assert needle in out and "unsure" not in out
         return
     d = json.loads(out)
-    assert d["set_aside_rows"] == [{"row": "Avg", "reason": "given with --drop-rows"}]
+    assert d["set_aside_rows"] == [{"row": "Avg", "reason": DROPPED_ROW}]
     assert d["n_datasets"] == 8 and d["unsure"] == [] and "rows set aside: Avg" in d["sentence"]
     assert "Avg" not in {t["dataset"] for t in d["tasks"]}
 
