@@ -30,6 +30,7 @@ from subsetsel_app.active_data import NONE
 from subsetsel_app.state import K
 from subsetsel_app.views import upload_questions
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.guess.result import names_of
 from subsetsel_core.io.guess.table import TableGuess, release_dates
 from subsetsel_core.io.score_format import (
     LAYOUT_TITLES,
@@ -228,7 +229,7 @@ def _mapping(head: pd.DataFrame, scores: upload.UploadedTable, cols: list[str]) 
                        help="Model release dates: the generalisation check on the Evaluate page holds out the "
                             "newest models.")
     if layout != "long":
-        rows = list(dict.fromkeys(str(r).strip() for r in head[name].dropna())) if name in head.columns else []
+        rows = [r for r in dict.fromkeys(names_of(head[name])) if r] if name in head.columns else []
         state.ensure_subset(K.UP_DROP_ROWS, rows)
         what = "models" if layout == "models-as-rows" else "datasets"
         c[0].multiselect(f"Rows set aside (not {what})", rows, key=K.UP_DROP_ROWS, persist_state=state.PERSIST,

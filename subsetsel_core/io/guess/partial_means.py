@@ -6,8 +6,7 @@ questions)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -134,7 +133,7 @@ def _spread_mean(m: np.ndarray, j: int, others: Sequence[int], order: Sequence[s
             continue
         kept = [u for u, x in zip(used, w, strict=True) if x >= MIN_SHARE / len(used)]
         for cols in (kept, used) if 2 <= len(kept) < len(used) else (used,):
-            kind = _mean_kind(a[:, cols], v, tol, scale, nnls)
+            kind = _mean_kind(a[:, cols], v, tol, scale)
             if kind:
                 names = sorted((order[others[i]] for i in cols), key=order.index)
                 shown = ", ".join(f"'{x}'" for x in names[:4]) + (" …" if len(names) > 4 else "")
@@ -142,10 +141,12 @@ def _spread_mean(m: np.ndarray, j: int, others: Sequence[int], order: Sequence[s
     return None
 
 
-def _mean_kind(a: np.ndarray, v: np.ndarray, tol: float, scale: float, nnls: Callable[..., Any]) -> str | None:
+def _mean_kind(a: np.ndarray, v: np.ndarray, tol: float, scale: float) -> str | None:
     """"the row mean of" when v is the plain mean of a's columns within ``tol`` on every row,
     "a weighted mean of" when non-negative weights summing to one, none below
     :data:`MIN_SHARE` of an equal share, make it so; else None."""
+    from scipy.optimize import nnls
+
     if float(np.max(np.abs(a.mean(axis=1) - v))) <= tol:
         return "the row mean of"
     w, _ = nnls(np.vstack([a, np.full(a.shape[1], scale)]), np.append(v, scale))
