@@ -2,7 +2,8 @@
 
 Loads the protocol and calls every compiled kernel once on a tiny input: numba's first call
 in a process costs about a second (loading the compiled code), and a worker started from a
-warm forkserver inherits the loaded code, so the first shuffle of every worker starts at once.
+warm forkserver inherits the loaded code, so the first shuffle of every worker starts at once
+(and every call of a worker runs compiled: :mod:`~subsetsel_core.strategies.kernel_choice`).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 import subsetsel_core.evaluation.protocol  # noqa: F401 - loaded for the workers
-from subsetsel_core.strategies import kmeans_kernels, optimal_kernels
+from subsetsel_core.strategies import kernel_choice, kmeans_kernels, optimal_kernels
 
 
 def warm() -> None:
@@ -24,6 +25,7 @@ def warm() -> None:
     den, ok, chosen = np.ones((1, 2)), np.ones((1, 2), dtype=bool), np.zeros((1, 4), dtype=bool)
     optimal_kernels.a_best(G, G, q, q, den, den, ok, chosen)
     optimal_kernels.d_best(G, q, den, den, ok, chosen)
+    kernel_choice.prefer_compiled()  # loaded: the workers' calls all run compiled
 
 
 warm()

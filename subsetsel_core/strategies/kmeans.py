@@ -13,9 +13,10 @@ With more columns than rows (a text embedding of a small pool), the pool is firs
 coordinates of the space it spans (:func:`in_span`): the same distances, fewer numbers.
 
 The same generator state, machine and library versions give the same selection. Seeding and
-Lloyd's iterations run compiled, run by run (:mod:`~subsetsel_core.strategies.kmeans_kernels`),
-so a run's arithmetic depends on its own data only and :func:`kmeans_many` equals
-:func:`kmeans_select` for each k.
+Lloyd's iterations run run by run, compiled (:mod:`~subsetsel_core.strategies.kmeans_kernels`)
+or, for small inputs, in numpy (:mod:`~subsetsel_core.strategies.kmeans_numpy`) with the same
+numbers (:mod:`~subsetsel_core.strategies.kernel_choice`), so a run's arithmetic depends on its
+own data only and :func:`kmeans_many` equals :func:`kmeans_select` for each k.
 """
 
 from __future__ import annotations
@@ -24,11 +25,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from subsetsel_core.strategies import kernel_choice
 from subsetsel_core.strategies.base import StrategyInfo
 
 N_INIT = 10
 MAX_ITER = 100
 _BLOCK = 2**22  # elements of the largest temporary array of the final picks
+#: Elementary operations of seeding and Lloyd's iterations per (centre, element of X): the seeding's
+#: three per distance and about ten iterations of four (kernel_choice's estimate of a call's size)
+_SEED_AND_LLOYD = 43.0
 
 
 def _best_centres(X: np.ndarray, ks: Sequence[int], rngs: Sequence[np.random.Generator],
@@ -43,9 +48,11 @@ def _best_centres(X: np.ndarray, ks: Sequence[int], rngs: Sequence[np.random.Gen
     for i, (k, g) in enumerate(zip(ks, rngs, strict=True)):
         first[i * n_init:(i + 1) * n_init] = g.integers(0, n, size=n_init)
         u[i * n_init:(i + 1) * n_init, 1:k] = g.random((n_init, k - 1))
-    # the compiled kernels (numba) are imported on first use: commands that never run k-means never load numba
-    from subsetsel_core.strategies.kmeans_kernels import lloyd_runs, seed_runs
-
+    # compiled (numba, imported on first use) or numpy: the same numbers; numpy while loading numba costs more
+    if kernel_choice.use_compiled(_SEED_AND_LLOYD * float(ka.sum()) * X.size):
+        from subsetsel_core.strategies.kmeans_kernels import lloyd_runs, seed_runs
+    else:
+        from subsetsel_core.strategies.kmeans_numpy import lloyd_runs, seed_runs
     centres, inertia = lloyd_runs(X, X[seed_runs(X, first, u, ka)], ka, MAX_ITER)
     start = np.cumsum(ka) - ka
     best = [i * n_init + int(np.argmin(inertia[i * n_init:(i + 1) * n_init])) for i in range(len(ks))]
@@ -122,7 +129,7 @@ def kmeans_many(X: np.ndarray, ks: Sequence[int], rngs: Sequence[np.random.Gener
         return [np.asarray((inc + [i for i in range(n) if i not in inc])[:k], dtype=np.int64) for k in ks]
     X = in_span(X)
     XT, CT = X.T.copy(), np.concatenate(_best_centres(X, ks, rngs, n_init)).T.copy()
-    if not inc:  # compiled, with the distances and choices of the numpy lines below
+    if not inc and kernel_choice.use_compiled(3.0 * CT.shape[1] * X.size):  # compiled: the numbers of the lines below
         from subsetsel_core.strategies.kmeans_kernels import picks
 
         chosen = picks(XT, CT, np.asarray(ks, dtype=np.int64))

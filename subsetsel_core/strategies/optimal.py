@@ -5,8 +5,9 @@ so :func:`optimal_design_many` runs it once up to the largest k and then runs th
 exchange search for every k from its prefix. One exchange pass scores every
 (chosen, unchosen) swap at once from two matrix products (Sherman–Morrison down- and
 up-dates), with no loop over positions; the scores' elementwise part and the choice of the
-best swap run compiled (:mod:`.optimal_kernels`), with the same values as the numpy
-expressions of :func:`best_swaps_numpy`.
+best swap run compiled (:mod:`.optimal_kernels`) or, for small inputs, as the numpy
+expressions of :func:`best_swaps_numpy`, which give the same values
+(:mod:`.kernel_choice`).
 
 :func:`optimal_design_pools` runs the same search on many pools at once (the trials of a
 protocol batch): pools of one shape are stacked, so one greedy step and one exchange pass
@@ -18,14 +19,24 @@ itself), so the subsets are those of :func:`optimal_design_many` on each pool.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import ModuleType
 
 import numpy as np
 
+from subsetsel_core.strategies import kernel_choice
 from subsetsel_core.strategies.base import StrategyInfo, argmax_first
 
 LAMBDA = 1e-3
 _REL_TOL = 1e-10
 _BLOCK = 2**20  # elements of the largest array of one stacked exchange call
+_SCORE_OPS = 14.0  # elementary operations per swap score (kernel_choice's estimate of a pass's size)
+
+
+def _kernels() -> ModuleType:
+    """The compiled best-swap kernels; numba loads on the first call only."""
+    from subsetsel_core.strategies import optimal_kernels
+
+    return optimal_kernels
 
 
 def _inv_info(X: np.ndarray, S: Sequence[int], lam: float) -> np.ndarray:
@@ -141,10 +152,6 @@ def exchange_many(
     the lower row. A set stops when no swap improves (or after ``max_swaps``, default
     50·k). The sets are padded to the largest size and masked.
     """
-    from subsetsel_core.strategies import (
-        optimal_kernels as kernels,  # numba loads on first use only
-    )
-
     Xs = X[None] if X.ndim == 2 else X
     _, n, p = Xs.shape
     K = len(starts)
@@ -182,16 +189,24 @@ def exchange_many(
         den = np.where(ok, 1.0 - qa, 1.0)
         # the best swap of every set: the first largest score in position-major order, −∞ where j is
         # chosen or position s may not move (compiled, with the values of best_swaps_numpy)
+        compiled = kernel_choice.use_compiled(_SCORE_OPS * G.size)  # or numpy: the same scores
         if criterion == "d":
             L2 = np.log1p(-np.where(ok, qa, 0.0))
-            best, gain, full = kernels.d_best(G, q, den, L2, ok, chosen)
-            if full.size:
-                best[full], gain[full] = best_swaps_numpy("d", G[full], q[full], den[full], ok[full], chosen[full],
-                                                     L2=L2[full])
+            if compiled:
+                best, gain, full = _kernels().d_best(G, q, den, L2, ok, chosen)
+                if full.size:  # sets the kernel cannot rank
+                    best[full], gain[full] = best_swaps_numpy("d", G[full], q[full], den[full], ok[full],
+                                                         chosen[full], L2=L2[full])
+            else:
+                best, gain = best_swaps_numpy("d", G, q, den, ok, chosen, L2=L2)
         else:
             BS = B[np.arange(a)[:, None], Sa]  # (a, kmax, p)
             H = B @ np.swapaxes(BS, 1, 2)  # (a, n, kmax): x_jᵀ M⁻² x_s
-            best, gain = kernels.a_best(G, H, q, (B * B).sum(axis=2), den, (BS * BS).sum(axis=2), ok, chosen)
+            bb, ba2 = (B * B).sum(axis=2), (BS * BS).sum(axis=2)
+            if compiled:
+                best, gain = _kernels().a_best(G, H, q, bb, den, ba2, ok, chosen)
+            else:
+                best, gain = best_swaps_numpy("a", G, q, den, ok, chosen, H=H, bb=bb, ba2=ba2)
         tol = _REL_TOL * np.maximum(1.0, np.abs(f))
         pos, j = np.divmod(best, n)
         cand = np.flatnonzero(gain > tol)
