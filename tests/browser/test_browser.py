@@ -24,11 +24,11 @@ SELECT_DRAWN = ("(k) => document.querySelectorAll('.ss-map .ss-sel').length === 
                 " && document.querySelectorAll('.js-plotly-plot').length >= 1")
 
 
-@pytest.fixture(scope="module")
-def browser_page(tmp_path_factory):
+@pytest.fixture
+def browser_page(shared_server, fresh_page):
+    """The process's shared server and a page of a fresh browser context (a fresh session)."""
     SHOTS.mkdir(exist_ok=True)
-    with H.browser_session(log=tmp_path_factory.mktemp("server") / "streamlit.log") as (server, page):
-        yield server, page
+    return shared_server, fresh_page
 
 
 def _shot(page, name: str) -> None:
@@ -187,11 +187,10 @@ def test_screenshots_exist():
     assert io.BytesIO((SHOTS / "01-start.png").read_bytes()).read(8) == b"\x89PNG\r\n\x1a\n"
 
 
-def test_a_page_opened_by_its_address_on_a_new_server(browser_page):
+def test_a_page_opened_by_its_address_on_a_new_server(browser):
     """A bookmark of a page (or a tab reconnecting after a restart) as the first visit of a
     new server: the page comes up under app.py's navigation, with no error."""
-    browser = browser_page[1].context.browser  # the module's chromium; a server of its own
-    with H.Server() as server:
+    with H.Server() as server:  # the module's chromium; a server of its own (its first visit)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(server.url + "/select", timeout=60000)
         H.wait_idle(page, 90)

@@ -32,14 +32,14 @@ def live_cells(text: str) -> list[str]:
     return [c for c in H.cells_by_any_reader(text) if H.live_formula(c)]
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    with H.browser_session(log=tmp_path_factory.mktemp("server") / "streamlit.log") as (server, page):
-        yield server, page
+@pytest.fixture
+def served(shared_server: H.Server, fresh_page: Any) -> tuple[H.Server, Any]:
+    """The process's shared server and a page of a fresh browser context (a fresh session)."""
+    return shared_server, fresh_page
 
 
-def test_downloads_are_safe_and_read_back(browser: Any, tmp_path: Path) -> None:
-    server, page = browser
+def test_downloads_are_safe_and_read_back(served: Any, tmp_path: Path) -> None:
+    server, page = served
     rng = np.random.default_rng(5)
     rows = [(d, m, round(0.6 + 0.05 * j + rng.uniform(0, 0.03), 4)) for d in NAMES for j, m in enumerate("ABCDE")]
     (tmp_path / "exports.csv").write_text(pd.DataFrame(rows, columns=["dataset", "model", "score"]).to_csv(index=False))

@@ -59,18 +59,18 @@ def hostile_frames() -> tuple[pd.DataFrame, pd.DataFrame]:
     return scores, feats
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Any:
+@pytest.fixture
+def served(shared_server: H.Server, fresh_page: Any) -> tuple[H.Server, Any, list[str]]:
+    """The process's shared server, a page of a fresh browser context and the dialogs it opens."""
     SHOTS.mkdir(exist_ok=True)
-    with H.browser_session(log=tmp_path_factory.mktemp("server") / "streamlit.log") as (server, page):
-        dialogs: list[str] = []
+    dialogs: list[str] = []
 
-        def on_dialog(d: Any) -> None:
-            dialogs.append(f"{d.type}: {d.message}")
-            d.dismiss()
+    def on_dialog(d: Any) -> None:
+        dialogs.append(f"{d.type}: {d.message}")
+        d.dismiss()
 
-        page.on("dialog", on_dialog)
-        yield server, page, dialogs
+    fresh_page.on("dialog", on_dialog)
+    return shared_server, fresh_page, dialogs
 
 
 def _shot(page: Any, name: str) -> None:
@@ -144,8 +144,8 @@ def _map_custom(page: Any) -> list[str]:
         }""")
 
 
-def test_hostile_names_in_a_real_browser(browser: Any, tmp_path: Path) -> None:
-    server, page, dialogs = browser
+def test_hostile_names_in_a_real_browser(served: Any, tmp_path: Path) -> None:
+    server, page, dialogs = served
     scores, feats = hostile_frames()
     (tmp_path / f"{BENCH_NAME}.csv").write_text(scores.to_csv(index=False), encoding="utf-8")
     (tmp_path / "features_hostile.csv").write_text(feats.to_csv(index=False), encoding="utf-8")

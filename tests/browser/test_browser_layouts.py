@@ -37,11 +37,11 @@ SHAPES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def browser_page(tmp_path_factory: pytest.TempPathFactory) -> Any:
+@pytest.fixture
+def browser_page(shared_server: H.Server, fresh_page: Any) -> tuple[H.Server, Any]:
+    """The process's shared server and a page of a fresh browser context (a fresh session)."""
     SHOTS.mkdir(exist_ok=True)
-    with H.browser_session(log=tmp_path_factory.mktemp("server") / "streamlit.log") as (server, page):
-        yield server, page
+    return shared_server, fresh_page
 
 
 def _main_text(page: Any) -> str:

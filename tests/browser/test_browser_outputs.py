@@ -25,14 +25,14 @@ SHOTS = H.ROOT / "screenshots"
 LOCAL = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
 
-@pytest.fixture(scope="module")
-def session(tmp_path_factory):  # type: ignore[no-untyped-def]
+@pytest.fixture
+def session(shared_server, fresh_page):  # type: ignore[no-untyped-def]
+    """The process's shared server, a page of a fresh browser context and its requests to other hosts."""
     SHOTS.mkdir(exist_ok=True)
-    with H.browser_session(log=tmp_path_factory.mktemp("server") / "streamlit.log") as (server, page):
-        outside: list[str] = []
-        page.on("request", lambda r: outside.append(r.url)
-                if not r.url.startswith(("data:", "blob:")) and urlparse(r.url).hostname not in LOCAL else None)
-        yield server, page, outside
+    outside: list[str] = []
+    fresh_page.on("request", lambda r: outside.append(r.url)
+                  if not r.url.startswith(("data:", "blob:")) and urlparse(r.url).hostname not in LOCAL else None)
+    return shared_server, fresh_page, outside
 
 
 def _idle(page, seconds: float = 240) -> None:  # type: ignore[no-untyped-def]

@@ -19,7 +19,6 @@ Skips cleanly without ``/usr/bin/chromium`` or Playwright.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
@@ -67,10 +66,7 @@ def _open(ctx: Any, url: str) -> Any:
     return page
 
 
-def test_two_visitors_of_a_shared_server(tmp_path: Path) -> None:
-    if not os.path.exists(H.CHROMIUM):
-        pytest.skip(f"{H.CHROMIUM} is missing (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
+def test_two_visitors_of_a_shared_server(browser, tmp_path: Path) -> None:
     root = tmp_path / "benchmarks"
     _bench(root, "lab_bench", LAB)
     (root / "linked").symlink_to(_bench(tmp_path / "elsewhere", "secret_bench", SECRET))
@@ -84,70 +80,66 @@ def test_two_visitors_of_a_shared_server(tmp_path: Path) -> None:
     assert big.stat().st_size > 0.05 * 2**20
     env = {"SUBSETSEL_SETTINGS": str(settings), "SUBSETSEL_NO_STATE": "0", "SUBSETSEL_PROJECTION": "off",
            "SUBSETSEL_STATE_DIR": str(tmp_path / "sessions")}
-    with H.Server(log=tmp_path / "streamlit.log", env=env) as server, sync_api.sync_playwright() as p:
-        browser = H.launch_chromium(p)
-        try:
-            a = _open(browser.new_context(viewport={"width": 1400, "height": 1000}), server.url)
-            b = _open(browser.new_context(viewport={"width": 1400, "height": 1000}), server.url)
-            for page in (a, b):
-                assert LAB in _text(page, "stSidebar")
-                _goto(page, "benchmark")
-                assert page.get_by_role("textbox", name="Benchmark directory").count() == 0
-                main = _text(page, "stMain")
-                assert "linked" in main and "outside the benchmark directory" in main and SECRET not in main
-                page.get_by_role("combobox", name="Benchmark").click()
-                options = page.get_by_role("option").all_inner_texts()
-                assert [" ".join(o.split()) for o in options] == [f"{LAB} (lab_bench)"], options
-                page.keyboard.press("Escape")
+    with H.Server(log=tmp_path / "streamlit.log", env=env) as server:
+        a = _open(browser.new_context(viewport={"width": 1400, "height": 1000}), server.url)
+        b = _open(browser.new_context(viewport={"width": 1400, "height": 1000}), server.url)
+        for page in (a, b):
+            assert LAB in _text(page, "stSidebar")
+            _goto(page, "benchmark")
+            assert page.get_by_role("textbox", name="Benchmark directory").count() == 0
+            main = _text(page, "stMain")
+            assert "linked" in main and "outside the benchmark directory" in main and SECRET not in main
+            page.get_by_role("combobox", name="Benchmark").click()
+            options = page.get_by_role("option").all_inner_texts()
+            assert [" ".join(o.split()) for o in options] == [f"{LAB} (lab_bench)"], options
+            page.keyboard.press("Escape")
 
-            # A uploads a benchmark and uses it; a file over the limit is named and not read
-            a.get_by_role("tab", name="Upload your files").click()
-            uploaders = a.locator("[data-testid=stMain] [data-testid=stFileUploader] input[type=file]")
-            uploaders.nth(0).set_input_files(str(small))
-            H.wait_idle(a)
-            use = H.use_button(a, "Use this benchmark (10 datasets × 5 models × 2 folds)")
-            use.wait_for(timeout=90000)
-            use.click()
-            H.wait_idle(a)
-            a.wait_for_selector("text=Using the uploaded benchmark", timeout=90000)
-            a.wait_for_function("() => new URLSearchParams(location.search).get('s')", timeout=30000)
-            sid_a = _sid(a.url)
-            assert sid_a and "a_scores" in _text(a, "stSidebar")
-            uploaders.nth(1).set_input_files(str(big))
-            H.wait_idle(a)
-            a.get_by_role("tab", name="Upload your files").click()  # a rerun shows the first tab again
-            H.wait_idle(a)
-            a.wait_for_selector("text=over this server's upload limit of 0.05 MB", timeout=60000)
-            assert "big_features.csv" in _text(a, "stMain")
+        # A uploads a benchmark and uses it; a file over the limit is named and not read
+        a.get_by_role("tab", name="Upload your files").click()
+        uploaders = a.locator("[data-testid=stMain] [data-testid=stFileUploader] input[type=file]")
+        uploaders.nth(0).set_input_files(str(small))
+        H.wait_idle(a)
+        use = H.use_button(a, "Use this benchmark (10 datasets × 5 models × 2 folds)")
+        use.wait_for(timeout=90000)
+        use.click()
+        H.wait_idle(a)
+        a.wait_for_selector("text=Using the uploaded benchmark", timeout=90000)
+        a.wait_for_function("() => new URLSearchParams(location.search).get('s')", timeout=30000)
+        sid_a = _sid(a.url)
+        assert sid_a and "a_scores" in _text(a, "stSidebar")
+        uploaders.nth(1).set_input_files(str(big))
+        H.wait_idle(a)
+        a.get_by_role("tab", name="Upload your files").click()  # a rerun shows the first tab again
+        H.wait_idle(a)
+        a.wait_for_selector("text=over this server's upload limit of 0.05 MB", timeout=60000)
+        assert "big_features.csv" in _text(a, "stMain")
 
-            # B: the lab benchmark, not A's upload; no file of A's; no way into A's session without its id
-            b.get_by_role("tab", name="Upload your files").click()
-            H.wait_idle(b)
-            assert "a_scores" not in _text(b, "stMain") and "a_scores" not in _text(b, "stSidebar")
-            assert LAB in _text(b, "stSidebar") and _sid(b.url) != sid_a
-            b.goto(server.url + "/?s=" + "B" * 22, timeout=60000)
-            H.wait_idle(b, 90)
-            b.wait_for_selector("text=unknown or has expired", timeout=60000)
-            assert "a_scores" not in _text(b, "stSidebar")
+        # B: the lab benchmark, not A's upload; no file of A's; no way into A's session without its id
+        b.get_by_role("tab", name="Upload your files").click()
+        H.wait_idle(b)
+        assert "a_scores" not in _text(b, "stMain") and "a_scores" not in _text(b, "stSidebar")
+        assert LAB in _text(b, "stSidebar") and _sid(b.url) != sid_a
+        b.goto(server.url + "/?s=" + "B" * 22, timeout=60000)
+        H.wait_idle(b, 90)
+        b.wait_for_selector("text=unknown or has expired", timeout=60000)
+        assert "a_scores" not in _text(b, "stSidebar")
 
-            # B asks for too many trials: a message, no run; A's run is not affected
-            _goto(b, "evaluate")
-            b.get_by_label("Trials T", exact=True).and_(b.locator("input")).fill("50")
-            b.get_by_role("button", name="Run evaluation").click()
-            H.wait_idle(b)
-            b.wait_for_selector("text=at most 30 trials per run", timeout=60000)
-            assert "Finished:" not in _text(b, "stMain")
+        # B asks for too many trials: a message, no run; A's run is not affected
+        _goto(b, "evaluate")
+        b.get_by_label("Trials T", exact=True).and_(b.locator("input")).fill("50")
+        b.get_by_role("button", name="Run evaluation").click()
+        H.wait_idle(b)
+        b.wait_for_selector("text=at most 30 trials per run", timeout=60000)
+        assert "Finished:" not in _text(b, "stMain")
 
-            _goto(a, "evaluate")
-            a.get_by_label("Trials T", exact=True).and_(a.locator("input")).fill("20")
-            toggle = a.locator("[data-testid=stCheckbox]").filter(has_text="Test against shuffled descriptors")
-            if toggle.count() and toggle.locator("input").is_checked():
-                toggle.locator("label").click()
-            a.get_by_role("button", name="Run evaluation").click()
-            a.wait_for_selector("text=Finished: 20 trials", timeout=300000)
-            H.wait_idle(a, 120)
-            assert "a_scores" in _text(a, "stSidebar")
-            for page in (a, b):
-                assert page.locator("[data-testid=stException]").count() == 0
-        finally:
-            browser.close()
+        _goto(a, "evaluate")
+        a.get_by_label("Trials T", exact=True).and_(a.locator("input")).fill("20")
+        toggle = a.locator("[data-testid=stCheckbox]").filter(has_text="Test against shuffled descriptors")
+        if toggle.count() and toggle.locator("input").is_checked():
+            toggle.locator("label").click()
+        a.get_by_role("button", name="Run evaluation").click()
+        a.wait_for_selector("text=Finished: 20 trials", timeout=300000)
+        H.wait_idle(a, 120)
+        assert "a_scores" in _text(a, "stSidebar")
+        for page in (a, b):
+            assert page.locator("[data-testid=stException]").count() == 0

@@ -62,45 +62,46 @@ def _shot(page: Any, name: str) -> None:
     page.set_viewport_size({"width": 1400, "height": 1000})
 
 
-def test_the_page_follows_a_direction_unticked_and_asks_an_unsure_layout(tmp_path: Path) -> None:
+def test_the_page_follows_a_direction_unticked_and_asks_an_unsure_layout(shared_server: H.Server, fresh_page: Any,
+                                                                         tmp_path: Path) -> None:
     SHOTS.mkdir(exist_ok=True)
     mixed, plain = tmp_path / "mixed.csv", tmp_path / "plain.csv"
     mixed.write_bytes(MIXED)
     plain.write_bytes(PLAIN)
-    with H.browser_session(log=tmp_path / "streamlit.log") as (server, page):
-        page.goto(server.url + "/", timeout=60000)
-        H.wait_idle(page, 90)
-        _upload(page, server, mixed)
-        text = _main(page)
-        assert "except on 1 dataset(s): Calibration - ECE" in text
-        assert "Direction per dataset (4 datasets; 1 lower-is-better)" in text
-        assert "lower is better on 1 dataset(s) (Calibration - ECE); their scores are negated" in text
-        table = page.locator("[data-testid=stExpander]", has_text="Direction per dataset").locator(
-            "[data-testid=stDataFrame]").first
-        _toggle(page, table, 2)  # the rows are sorted: ARC - EM, Calibration - ECE, …
-        page.wait_for_selector("text=Direction per dataset (4 datasets)", timeout=60000)
-        text = _main(page)
-        assert "except on" not in text and "negated" not in text, text[:3000]  # every text follows the untick
-        assert "the datasets' own directions as ticked" in text
-        assert table.is_visible()  # the table stays open under the user's hand (its title changed)
-        _shot(page, "direction-unticked")
-        use = H.use_button(page, "Use this benchmark (4 datasets × 4 models × 1 folds)")
-        assert use.is_enabled()
-        use.click()
-        H.wait_idle(page)
-        page.wait_for_selector("text=Using the uploaded benchmark", timeout=60000)
-        side = str(page.locator("[data-testid=stSidebar]").inner_text())
-        assert "mixed" in side and "higher is better" in side and "change(s) against its files" not in side
-        assert "negated" not in _main(page)  # the benchmark in use was read with the untick
+    server, page = shared_server, fresh_page
+    page.goto(server.url + "/", timeout=60000)
+    H.wait_idle(page, 90)
+    _upload(page, server, mixed)
+    text = _main(page)
+    assert "except on 1 dataset(s): Calibration - ECE" in text
+    assert "Direction per dataset (4 datasets; 1 lower-is-better)" in text
+    assert "lower is better on 1 dataset(s) (Calibration - ECE); their scores are negated" in text
+    table = page.locator("[data-testid=stExpander]", has_text="Direction per dataset").locator(
+        "[data-testid=stDataFrame]").first
+    _toggle(page, table, 2)  # the rows are sorted: ARC - EM, Calibration - ECE, …
+    page.wait_for_selector("text=Direction per dataset (4 datasets)", timeout=60000)
+    text = _main(page)
+    assert "except on" not in text and "negated" not in text, text[:3000]  # every text follows the untick
+    assert "the datasets' own directions as ticked" in text
+    assert table.is_visible()  # the table stays open under the user's hand (its title changed)
+    _shot(page, "direction-unticked")
+    use = H.use_button(page, "Use this benchmark (4 datasets × 4 models × 1 folds)")
+    assert use.is_enabled()
+    use.click()
+    H.wait_idle(page)
+    page.wait_for_selector("text=Using the uploaded benchmark", timeout=60000)
+    side = str(page.locator("[data-testid=stSidebar]").inner_text())
+    assert "mixed" in side and "higher is better" in side and "change(s) against its files" not in side
+    assert "negated" not in _main(page)  # the benchmark in use was read with the untick
 
-        _upload(page, server, plain)
-        assert "I am not sure about this reading" in _main(page)
-        use = H.use_button(page, "Use this benchmark (4 datasets × 3 models × 1 folds; higher is better, assumed)")
-        assert use.is_disabled()
-        assert "Not usable yet: not sure about the layout (said above)" in _main(page)
-        _shot(page, "layout-unsure")
-        page.get_by_text("Read it as shown", exact=True).click()
-        H.wait_idle(page)
-        page.wait_for_function("() => !document.body.innerText.includes('Not usable yet')", timeout=60000)
-        assert use.is_enabled()
-        assert page.locator("[data-testid=stException]").count() == 0 and "Traceback" not in page.inner_text("body")
+    _upload(page, server, plain)
+    assert "I am not sure about this reading" in _main(page)
+    use = H.use_button(page, "Use this benchmark (4 datasets × 3 models × 1 folds; higher is better, assumed)")
+    assert use.is_disabled()
+    assert "Not usable yet: not sure about the layout (said above)" in _main(page)
+    _shot(page, "layout-unsure")
+    page.get_by_text("Read it as shown", exact=True).click()
+    H.wait_idle(page)
+    page.wait_for_function("() => !document.body.innerText.includes('Not usable yet')", timeout=60000)
+    assert use.is_enabled()
+    assert page.locator("[data-testid=stException]").count() == 0 and "Traceback" not in page.inner_text("body")
