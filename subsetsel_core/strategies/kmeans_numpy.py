@@ -40,7 +40,7 @@ def seed_runs(X: np.ndarray, first: np.ndarray, u: np.ndarray, ka: np.ndarray) -
                 hit = cum > (u[runs, step] * tot)[:, None]
                 c = np.where(tot > 0.0, np.where(hit.any(axis=1), hit.argmax(axis=1), n - 1), 0)
             out[start[runs] + step] = c
-            s = _in_order(((XT[None, :, :] - XT[:, c].T[:, :, None]) ** 2))  # (run, n): over the features in order
+            s = _in_order((XT[None, :, :] - XT[:, c].T[:, :, None]) ** 2)  # (run, n): over the features in order
             d2 = s if step == 0 else np.minimum(d2, s)
     return out
 
