@@ -19,6 +19,13 @@ import pandas as pd
 from subsetsel_core.io.numeric_cells import MISSING_TOKENS, REWRITES, parse_numbers
 from subsetsel_core.text.rounding import text
 
+SPARE_ROWS = 3
+"""A weighted mean of s columns is looked for only on at least SPARE_ROWS · s rows: with fewer,
+weights fit to any column (and a task column can lie among the others by chance)."""
+MIN_SHARE = 0.25
+"""The smallest weight, as a share of an equal weight, a weighted mean's column may have (a
+mean weighted by the tasks' sizes gives every task its part; a fit to noise gives some almost none)."""
+
 Kind = Literal["number", "text", "date", "size", "empty"]
 
 DATASET_WORDS = ("dataset", "datasets", "data", "task", "tasks", "problem", "problems", "benchmark",
@@ -251,6 +258,21 @@ def named_derived(name: str) -> bool:
         or (bool(words) and words[-1] == "score" and set(words[:-1]) <= OVERALL_SCORE)
 
 
+def mean_kind(a: np.ndarray, v: np.ndarray, tol: float, scale: float) -> str | None:
+    """"the row mean of" when v is the plain mean of a's columns within ``tol`` on every row,
+    "a weighted mean of" when non-negative weights summing to one, none below
+    :data:`MIN_SHARE` of an equal share, make it so; else None."""
+    from scipy.optimize import nnls
+
+    if float(np.max(np.abs(a.mean(axis=1) - v))) <= tol:
+        return "the row mean of"
+    w, _ = nnls(np.vstack([a, np.full(a.shape[1], scale)]), np.append(v, scale))
+    if abs(float(w.sum()) - 1) <= 1e-3 and float(w.min()) >= MIN_SHARE / a.shape[1] \
+            and float(np.max(np.abs(a @ w - v))) <= tol:
+        return "a weighted mean of"
+    return None
+
+
 def derived(col: Column, scores: np.ndarray, decimals: int) -> Derived | None:
     """What a column derived from the rows' scores is, or None when it is not one.
 
@@ -290,11 +312,20 @@ def derived(col: Column, scores: np.ndarray, decimals: int) -> Derived | None:
     ok = np.isfinite(v) & np.isfinite(mean)
     tol = 0.51 * (10.0 ** -col.decimals + 10.0 ** -decimals) + 1e-9
     if named and ok.sum() >= 3:
-        for scale, how in ((1.0, ""), (100.0, ", in percent"), (0.01, ", as a fraction")):
+        scales = ((1.0, ""), (100.0, ", in percent"), (0.01, ", as a fraction"))
+        for scale, how in scales:
             if float(np.max(np.abs(v[ok] - scale * mean[ok]))) <= tol * max(scale, 1.0):
                 return Derived(f"the row mean{how}")
+        full = np.isfinite(v) & np.isfinite(scores).all(axis=1)  # a weighted mean: on the complete rows, enough of them
+        if full.sum() >= SPARE_ROWS * scores.shape[1]:
+            for scale, how in scales:
+                kind = mean_kind(scale * scores[full], v[full], tol * max(scale, 1.0),
+                                 100.0 * max(float(np.abs(v[full]).max()), 1.0))
+                if kind == "a weighted mean of":
+                    return Derived(f"a weighted mean of the score columns{how} (weights summing to one)")
         return Derived(f"named an average; not the row mean of the score columns, off by up to "
-                       f"{text(float(np.max(np.abs(v[ok] - mean[ok]))), 'score')}")
+                       f"{text(float(np.max(np.abs(v[ok] - mean[ok]))), 'score')}"
+                       + (", nor a weighted mean of them" if full.sum() >= SPARE_ROWS * scores.shape[1] else ""))
     if named:
         return Derived("named an average")
     # an unnamed column is the row mean only when the rows' scores differ (else every column is)

@@ -10,14 +10,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from subsetsel_core.io.guess.column_kinds import Column, tokens
+from subsetsel_core.io.guess.column_kinds import MIN_SHARE, SPARE_ROWS, Column, mean_kind, tokens
 
-SPARE_ROWS = 3
-"""A mean of s columns spread over the table is looked for only on at least SPARE_ROWS · s rows:
-with fewer, a task column can lie among the others by chance."""
-MIN_SHARE = 0.25
-"""The smallest weight, as a share of an equal weight, a weighted mean's column may have (a
-mean weighted by the tasks' sizes gives every task its part; a fit to noise gives some almost none)."""
 SMOOTHER = 0.6
 """A mean of s columns of independent parts has about 1/s of their spread: a column is tried
 only when its part's variance is at most SMOOTHER times the median of the others' (a task
@@ -100,7 +94,7 @@ def _spread_mean(m: np.ndarray, j: int, others: Sequence[int], order: Sequence[s
     whose part follows most closely what is left to explain (orthogonal matching pursuit, the
     weights refitted non-negative with their sum held at one). After each step the columns
     used (and those left when the ones of almost no weight are dropped) are checked
-    (:func:`_mean_kind`). At most one column per :data:`SPARE_ROWS` rows is used, so the
+    (:func:`~subsetsel_core.io.guess.column_kinds.mean_kind`). At most one column per :data:`SPARE_ROWS` rows is used, so the
     sparsest explanation, on rows enough to tell, is the one claimed; only a column smoother
     than the others is tried (:data:`SMOOTHER`).
     """
@@ -133,24 +127,9 @@ def _spread_mean(m: np.ndarray, j: int, others: Sequence[int], order: Sequence[s
             continue
         kept = [u for u, x in zip(used, w, strict=True) if x >= MIN_SHARE / len(used)]
         for cols in (kept, used) if 2 <= len(kept) < len(used) else (used,):
-            kind = _mean_kind(a[:, cols], v, tol, scale)
+            kind = mean_kind(a[:, cols], v, tol, scale)
             if kind:
                 names = sorted((order[others[i]] for i in cols), key=order.index)
                 shown = ", ".join(f"'{x}'" for x in names[:4]) + (" …" if len(names) > 4 else "")
                 return f"{kind} the {len(cols)} columns {shown} (a mean of a group of tasks)"
-    return None
-
-
-def _mean_kind(a: np.ndarray, v: np.ndarray, tol: float, scale: float) -> str | None:
-    """"the row mean of" when v is the plain mean of a's columns within ``tol`` on every row,
-    "a weighted mean of" when non-negative weights summing to one, none below
-    :data:`MIN_SHARE` of an equal share, make it so; else None."""
-    from scipy.optimize import nnls
-
-    if float(np.max(np.abs(a.mean(axis=1) - v))) <= tol:
-        return "the row mean of"
-    w, _ = nnls(np.vstack([a, np.full(a.shape[1], scale)]), np.append(v, scale))
-    if abs(float(w.sum()) - 1) <= 1e-3 and float(w.min()) >= MIN_SHARE / a.shape[1] \
-            and float(np.max(np.abs(a @ w - v))) <= tol:
-        return "a weighted mean of"
     return None

@@ -182,6 +182,35 @@ FOLDS = (b"Model,seed,A - acc,B - acc,C - acc\nm1,0,0.1,0.2,0.3\nm1,1,0.1,0.2,0.
          b"m2,1,0.2,0.3,0.3\nm3,0,0.5,0.5,0.5\nm3,1,0.5,0.4,0.5\n")
 
 
+def _weighted_board(weights: np.ndarray, rows: int, percent: bool = False) -> str:
+    """A leaderboard whose Average is the mean of its tasks weighted by ``weights`` (rounded to 2 decimals)."""
+    rng = np.random.default_rng(len(weights) * rows)
+    tasks = np.round(rng.uniform(0.2, 0.9, size=(rows, len(weights))), 2)
+    avg = tasks @ (weights / weights.sum()) * (100.0 if percent else 1.0)
+    names = [f"task{i}" for i in range(len(weights))]
+    lines = ["Model,Average," + ",".join(names)]
+    lines += [f"m{r},{avg[r]:.2f}," + ",".join(f"{x:.2f}" for x in tasks[r]) for r in range(rows)]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_weighted_average_is_named_so() -> None:
+    """An Average weighted by the tasks' sizes (as MMLU's by questions) is set aside as a weighted mean;
+    with too few rows to tell, the reading does not claim one."""
+    sizes = np.array([100.0, 250.0, 120.0, 300.0, 80.0])
+    g = text_guess(_weighted_board(sizes, rows=30))
+    assert aside(g)["Average"] == "a weighted mean of the score columns (weights summing to one)"
+    assert g.n_datasets == 5
+    pct = text_guess(_weighted_board(sizes, rows=30, percent=True))
+    assert aside(pct)["Average"] == "a weighted mean of the score columns, in percent (weights summing to one)"
+    few = text_guess(_weighted_board(sizes, rows=8))  # fewer rows than 3 per task: weights fit anything
+    assert aside(few)["Average"].startswith("named an average; not the row mean")
+    assert "weighted" not in aside(few)["Average"]
+    noise = _weighted_board(sizes, rows=30).splitlines()
+    noise[1:] = [",".join([r.split(",")[0], "0.55"] + r.split(",")[2:]) for r in noise[1:]]  # no mean at all
+    other = aside(text_guess("\n".join(noise) + "\n"))["Average"]
+    assert other.startswith("named an average; not the row mean") and other.endswith("nor a weighted mean of them")
+
+
 def test_folds_in_a_leaderboard() -> None:
     g = text_guess(FOLDS.decode())
     assert (g.layout, g.fold_column, g.n_models, g.n_folds, g.n_datasets) == ("models-as-rows", "seed", 3, 2, 3)
