@@ -12,6 +12,9 @@ from subsetsel_core.errors import InputError
 from subsetsel_core.io.tables import text_codes
 
 MIXED_PERCENT = "some cells have a percent sign and some do not"
+PERCENT_READ = "percent signs removed (85% read as 0.85)"
+"""The note of a column whose every number carried a percent sign: its values are fractions, two
+decimals finer than the cells show."""
 AMBIGUOUS_COMMA = "numbers like '1,250' could mean 1250 (thousands separator) or 1.25 (decimal comma)"
 MIXED_UNITS = "cells carry different units, or some a unit and some none"
 REFUSALS = (MIXED_PERCENT, AMBIGUOUS_COMMA, MIXED_UNITS)
@@ -117,7 +120,7 @@ def _parse_text(values: pd.Series) -> tuple[pd.Series, pd.Series, list[str]]:
     if pct.any():
         if (pct | ~present).all():
             t = t.str[:-1].str.strip()
-            notes.append("percent signs removed (85% read as 0.85)")
+            notes.append(PERCENT_READ)
         else:
             notes.append(MIXED_PERCENT)
             t = t.str.rstrip("%").str.strip()

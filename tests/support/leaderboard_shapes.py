@@ -19,6 +19,10 @@ as a user's file would be read, and ``benchmarks/bench_wide_tables.py`` times th
 * :func:`mmlu_with_categories` — MMLU style: ``Model, Average, STEM, Humanities, Social
   Sciences, Other``, then the subjects in alphabetical order (each category's subjects spread
   over the table); the categories equal-weighted or weighted by each subject's questions.
+* :func:`mteb_leaderboard` — the MTEB leaderboard's export: ``Rank (Borda)``, ``Model``, a
+  ``Zero-shot`` percent column with ``NA`` and ``⚠️`` cells, memory, parameters (``7B``),
+  dimensions, ``Max Tokens`` (``Infinite``), ``Mean (Task)`` (the task types weighted by their
+  tasks: 3 to 43 of 132), ``Mean (TaskType)`` (their plain mean), then the nine task types.
 """
 
 from __future__ import annotations
@@ -183,3 +187,26 @@ def with_average_row() -> str:
                    f"{0.25 + 0.1 * i:.2f}\n" for i in range(6))
     return ("Model,MMLU - acc,ARC - acc,GSM8K - acc,HellaSwag - acc,TruthfulQA - acc\n" + rows
             + "Average,0.55,0.58,0.48,0.60,0.50\n")
+
+
+MTEB_TYPES = {"Bitext Mining": 13, "Classification": 43, "Clustering": 17, "Instruction Retrieval": 3,
+              "Multilabel Classification": 5, "Pair Classification": 11, "Reranking": 6, "Retrieval": 18, "STS": 16}
+
+
+def mteb_leaderboard(n_models: int = 30, seed: int = 11) -> str:
+    """The MTEB leaderboard's export (see the module docstring), sorted by ``Mean (Task)``, two decimals."""
+    rng = np.random.default_rng(seed)
+    tasks = np.array(list(MTEB_TYPES.values()), dtype=float)
+    types = np.clip(55 + rng.normal(0, 5, n_models)[:, None] + rng.normal(0, 6, (n_models, len(tasks))), 5, 95)
+    by_task, by_type = types @ tasks / tasks.sum(), types.mean(axis=1)
+    order = np.argsort(-by_task, kind="stable")
+    cols: dict[str, object] = {
+        "Rank (Borda)": np.arange(1, n_models + 1), "Model": [f"org{i}/embed-{i}" for i in order],
+        "Zero-shot": rng.choice(["100%", "95%", "NA", "⚠️ 72%"], n_models),
+        "Memory Usage (MB)": rng.integers(200, 30000, n_models),
+        "Number of Parameters": rng.choice(["7B", "335M", "1B", "568M", "Unknown", "110M"], n_models),
+        "Embedding Dimensions": rng.choice([384, 768, 1024, 4096], n_models),
+        "Max Tokens": rng.choice(["512", "8192", "32768", "Infinite"], n_models),
+        "Mean (Task)": by_task[order].round(2), "Mean (TaskType)": by_type[order].round(2)}
+    cols.update({name: types[order, j].round(2) for j, name in enumerate(MTEB_TYPES)})
+    return _csv(pd.DataFrame(cols))

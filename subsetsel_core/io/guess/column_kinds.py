@@ -16,7 +16,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from subsetsel_core.io.numeric_cells import MISSING_TOKENS, REWRITES, parse_numbers
+from subsetsel_core.io.numeric_cells import MISSING_TOKENS, PERCENT_READ, REWRITES, parse_numbers
 from subsetsel_core.text.rounding import text
 
 SPARE_ROWS = 3
@@ -131,7 +131,8 @@ class Column:
     distinct : int
         Distinct non-missing cells (stripped).
     decimals : int
-        Most digits after the decimal point among the first cells (rounding of the values).
+        Most digits after the decimal point among the first cells (rounding of the values; two
+        more when percent signs were read: ``85%`` is 0.85).
     rewrites : tuple of str
         What the cells held besides numbers and was removed or combined
         (:data:`~subsetsel_core.io.numeric_cells.REWRITES`: footnote marks, spreads, pairs).
@@ -166,7 +167,7 @@ def read_column(name: str, cells: pd.Series) -> Column:
     rewrites = tuple(n for n in notes if n in REWRITES)
     numbers = num.to_numpy(dtype=float, na_value=np.nan)
     digits = vals.head(_DECIMALS_FROM).astype(str).str.extract(r"\.(\d+)")[0].str.len()
-    decimals = int(digits.max()) if digits.notna().any() else 0
+    decimals = (int(digits.max()) if digits.notna().any() else 0) + (2 if PERCENT_READ in notes else 0)  # 85% → 0.85
     distinct = int(vals.nunique())
     if present == 0:
         return Column(name, "empty", numbers, 0, 0, 0)
@@ -258,16 +259,19 @@ def named_derived(name: str) -> bool:
         or (bool(words) and words[-1] == "score" and set(words[:-1]) <= OVERALL_SCORE)
 
 
-def mean_kind(a: np.ndarray, v: np.ndarray, tol: float, scale: float) -> str | None:
+def mean_kind(a: np.ndarray, v: np.ndarray, tol: float, scale: float, min_share: float = MIN_SHARE) -> str | None:
     """"the row mean of" when v is the plain mean of a's columns within ``tol`` on every row,
-    "a weighted mean of" when non-negative weights summing to one, none below
-    :data:`MIN_SHARE` of an equal share, make it so; else None."""
+    "a weighted mean of" when non-negative weights summing to one, none below ``min_share`` of
+    an equal share, make it so; else None. (A mean looked for among some columns of the table
+    needs :data:`MIN_SHARE`: a fit to noise gives some columns almost nothing. A mean of all of
+    them, on three rows or more per column, is told by the fit alone: weights as small as MTEB's
+    3 tasks of 132 for one task type are real.)"""
     from scipy.optimize import nnls
 
     if float(np.max(np.abs(a.mean(axis=1) - v))) <= tol:
         return "the row mean of"
     w, _ = nnls(np.vstack([a, np.full(a.shape[1], scale)]), np.append(v, scale))
-    if abs(float(w.sum()) - 1) <= 1e-3 and float(w.min()) >= MIN_SHARE / a.shape[1] \
+    if abs(float(w.sum()) - 1) <= 1e-3 and float(w.min()) >= min_share / a.shape[1] \
             and float(np.max(np.abs(a @ w - v))) <= tol:
         return "a weighted mean of"
     return None
@@ -320,7 +324,7 @@ def derived(col: Column, scores: np.ndarray, decimals: int) -> Derived | None:
         if full.sum() >= SPARE_ROWS * scores.shape[1]:
             for scale, how in scales:
                 kind = mean_kind(scale * scores[full], v[full], tol * max(scale, 1.0),
-                                 100.0 * max(float(np.abs(v[full]).max()), 1.0))
+                                 100.0 * max(float(np.abs(v[full]).max()), 1.0), min_share=0.0)
                 if kind == "a weighted mean of":
                     return Derived(f"a weighted mean of the score columns{how} (weights summing to one)")
         return Derived(f"named an average; not the row mean of the score columns, off by up to "

@@ -112,6 +112,19 @@ def test_no_task_column_is_taken_for_a_mean_of_others(n_models: int) -> None:
     assert g.n_datasets == 24 and not [s for s in g.set_aside if "group of tasks" in s.reason]
 
 
+def test_the_mteb_leaderboard_export_sets_aside_both_means() -> None:
+    """Mean (Task) weights a task type by its tasks (Instruction Retrieval: 3 of 132, a quarter of an
+    equal share): a weighted mean of the columns, set aside as one; Mean (TaskType) is their plain mean."""
+    g = read("mteb.csv", shapes.mteb_leaderboard())
+    why = {s.column: s.reason for s in g.set_aside}
+    assert why["Mean (Task)"] == "a weighted mean of the score columns (weights summing to one)"
+    assert why["Mean (TaskType)"] == "the row mean"
+    assert why["Rank (Borda)"] == "a rank of the rows" and why["Number of Parameters"] == "sizes"
+    assert {"Memory Usage (MB)", "Embedding Dimensions", "Max Tokens"} <= set(why)
+    assert set(shapes.MTEB_TYPES) <= set(g.datasets) and g.direction == "higher" and g.direction_from == "evidence"
+    assert any(u.startswith("set_aside: 'Zero-shot'") for u in g.unsure)  # a percent column among the tasks
+
+
 def test_rank_and_average_both_count_and_a_conflict_is_unsure() -> None:
     bbh = read("bbh.csv", shapes.bbh_with_error_detection())
     assert bbh.direction_from == "evidence"
