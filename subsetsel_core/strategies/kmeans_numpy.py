@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+_BLOCK = 2**21  # elements of the largest temporary array of the distances
+
 
 def seed_runs(X: np.ndarray, first: np.ndarray, u: np.ndarray, ka: np.ndarray) -> np.ndarray:
     """k-means++ seeding of every run; the seeded rows, run after run.
@@ -58,6 +60,9 @@ def _distances(XT: np.ndarray, CT: np.ndarray) -> np.ndarray:
     row += ((q₀ + q₁) + (q₂ + q₃)) for each block of four features, then the remaining features one by one."""
     p, n = XT.shape
     runs, _, k = CT.shape
+    step = max(1, _BLOCK // max(1, p * k * n))
+    if runs > step:  # a few runs at a time: the temporary arrays stay small
+        return np.concatenate([_distances(XT, CT[lo:lo + step]) for lo in range(0, runs, step)])
     sq = (XT[None, :, None, :] - CT[:, :, :, None]) ** 2  # (run, p, k, n)
     blocks = p // 4
     four = sq[:, :4 * blocks].reshape(runs, blocks, 4, k, n)

@@ -77,6 +77,19 @@ def test_few_iterations_stop_where_the_compiled_ones_stop() -> None:
         np.testing.assert_array_equal(got[1], want[1])
 
 
+def test_large_groups_of_runs_are_split_with_the_same_numbers() -> None:
+    """Ten runs of k = 20 on 300 × 40 points: the distances are computed a few runs at a time."""
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(300, 40))
+    ka = np.full(10, 20, dtype=np.int64)
+    assert ka.size * 40 * 20 * 300 > kmeans_numpy._BLOCK  # more than one block
+    C = X[rng.integers(0, 300, size=int(ka.sum()))]
+    want = kmeans_kernels.lloyd_runs(X, C, ka, 30)
+    got = kmeans_numpy.lloyd_runs(X, C, ka, 30)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+
+
 def _on(path: kernel_choice.Path, run: Callable[[], T]) -> T:
     with kernel_choice.forced(path):
         return run()
