@@ -75,6 +75,10 @@ def test_evaluate_outputs_and_the_meeting_view(session, tmp_path) -> None:  # ty
     _idle(page)
     _nav(page, server, "Evaluate", "evaluate")
     page.get_by_label("Trials T", exact=True).and_(page.locator("input")).fill("12")
+    shuffles = page.get_by_label("Shuffles B", exact=True).and_(page.locator("input"))
+    shuffles.fill("19")  # a short permutation test: the test's pages are not drawn beside 199 shuffles
+    shuffles.press("Tab")
+    H.wait_idle(page)
     page.get_by_role("button", name="Run evaluation").click()
     page.wait_for_selector("text=Finished: 12 trials", timeout=180000)
     page.wait_for_selector("text=critical-difference diagram", timeout=240000)
