@@ -37,11 +37,7 @@ def test_a_reload_keeps_the_uploaded_benchmark(browser, tmp_path):
         page.locator("[data-testid=stMain] [data-testid=stFileUploader] input[type=file]").nth(0) \
             .set_input_files(str(scores))
         H.wait_idle(page)
-        use = H.use_button(page, "Use this benchmark (10 datasets × 5 models × 2 folds)")
-        use.wait_for(timeout=90000)
-        use.click()
-        H.wait_idle(page)
-        page.wait_for_selector("text=Using the uploaded benchmark", timeout=90000)
+        H.use_upload(page, "Use this benchmark (10 datasets × 5 models × 2 folds)")
         assert "tiny_scores" in _sidebar(page)
         page.wait_for_function("() => new URLSearchParams(location.search).get('s')", timeout=30000)
         sid = _sid(page.url)
@@ -80,11 +76,7 @@ def _upload_and_use(page, server, path, button: str) -> None:
     page.locator("[data-testid=stMain] [data-testid=stFileUploader] input[type=file]").nth(0) \
         .set_input_files(str(path))
     H.wait_idle(page)
-    use = H.use_button(page, button)
-    use.wait_for(timeout=90000)
-    use.click()
-    H.wait_idle(page)
-    page.wait_for_selector("text=Using the uploaded benchmark", timeout=90000)
+    H.use_upload(page, button)
 
 
 def test_an_evaluation_then_a_switch_then_a_reload_restores_the_new_benchmark(browser, tmp_path):

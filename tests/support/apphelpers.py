@@ -317,6 +317,16 @@ def use_button(page: Any, label: str) -> Any:
     return page.get_by_role("button", name=re.compile("^" + re.escape(prefix) + r"(\)|; )"))
 
 
+def use_upload(page: Any, label: str) -> None:
+    """Press the upload's *Use this benchmark (…)* button (:func:`use_button`) once it is there, and
+    wait until the page says the uploaded benchmark is in use."""
+    use = use_button(page, label)
+    use.wait_for(timeout=90000)
+    use.click()
+    wait_idle(page)
+    page.wait_for_selector("text=Using the uploaded benchmark", timeout=90000)
+
+
 def page_address(server_url: str, path: str) -> re.Pattern[str]:
     """A page's address, with or without the session's ``?s=…`` id (:mod:`subsetsel_app.persist`)."""
     return re.compile(re.escape(f"{server_url}/{path}") + r"(\?.*)?$")

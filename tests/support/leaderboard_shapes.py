@@ -23,6 +23,8 @@ as a user's file would be read, and ``benchmarks/bench_wide_tables.py`` times th
   ``Zero-shot`` percent column with ``NA`` and ``⚠️`` cells, memory, parameters (``7B``),
   dimensions, ``Max Tokens`` (``Infinite``), ``Mean (Task)`` (the task types weighted by their
   tasks: 3 to 43 of 132), ``Mean (TaskType)`` (their plain mean), then the nine task types.
+* :func:`livebench` — LiveBench style: ``Model, Organization, Global Average``, a named
+  ``<category> Average`` per category (the mean of its tasks), then the 17 tasks by category.
 """
 
 from __future__ import annotations
@@ -209,4 +211,27 @@ def mteb_leaderboard(n_models: int = 30, seed: int = 11) -> str:
         "Max Tokens": rng.choice(["512", "8192", "32768", "Infinite"], n_models),
         "Mean (Task)": by_task[order].round(2), "Mean (TaskType)": by_type[order].round(2)}
     cols.update({name: types[order, j].round(2) for j, name in enumerate(MTEB_TYPES)})
+    return _csv(pd.DataFrame(cols))
+
+
+LIVEBENCH = {"Reasoning": ("web_of_lies_v2", "zebra_puzzle", "spatial"), "Coding": ("LCB_generation", "coding_completion"),
+             "Mathematics": ("AMPS_Hard", "math_comp", "olympiad"), "Data Analysis": ("tablejoin", "tablereformat"),
+             "Language": ("connections", "plot_unscrambling", "typos"),
+             "IF": ("paraphrase", "simplify", "story_generation", "summarize")}
+
+
+def livebench(n_models: int = 40, seed: int = 8) -> str:
+    """LiveBench style (see the module docstring), one decimal, sorted by the global average."""
+    rng = np.random.default_rng(seed)
+    tasks = [t for group in LIVEBENCH.values() for t in group]
+    acc = np.clip(rng.uniform(30, 70, len(tasks))[None, :] + rng.uniform(-25, 25, n_models)[:, None]
+                  + rng.normal(0, 6, (n_models, len(tasks))), 0, 100).round(1)
+    cats = {f"{c} Average": acc[:, [tasks.index(t) for t in group]].mean(axis=1) for c, group in LIVEBENCH.items()}
+    overall = np.mean(list(cats.values()), axis=0)
+    order = np.argsort(-overall, kind="stable")
+    cols: dict[str, object] = {"Model": [f"model-{i}" for i in order],
+                               "Organization": rng.choice(["OpenAI", "Google", "Meta", "Alibaba"], n_models),
+                               "Global Average": overall[order].round(1)}
+    cols.update({name: v[order].round(1) for name, v in cats.items()})
+    cols.update({t: acc[order, j] for j, t in enumerate(tasks)})
     return _csv(pd.DataFrame(cols))

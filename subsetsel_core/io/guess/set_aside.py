@@ -207,6 +207,10 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
             reasons[c] = found.reason
             if found.higher_is_better is not None:
                 hints.append((f"the '{c}' column: {found.because}", found.higher_is_better))
+            elif found.reason.startswith("named an average; not the row mean") and len(numbers) <= MAX_COLUMNS:
+                # perhaps the mean of a group of the tasks (LiveBench's "Reasoning Average"): say which
+                group = partial_means(kinds, [x for x in numbers if x in set(order) or x == c], [c])
+                reasons[c] = group.get(c, reasons[c])
         if (up := arrow_of(c)) is not None:
             hints.append((f"the arrow in the '{c}' header says {'higher' if up else 'lower'} is better", up))
     hints += aggregate_hints(kinds, candidates, reasons, ref_m)

@@ -125,6 +125,16 @@ def test_the_mteb_leaderboard_export_sets_aside_both_means() -> None:
     assert any(u.startswith("set_aside: 'Zero-shot'") for u in g.unsure)  # a percent column among the tasks
 
 
+def test_named_category_averages_say_which_tasks_they_average() -> None:
+    g = read("livebench.csv", shapes.livebench())
+    why = {s.column: s.reason for s in g.set_aside}
+    for cat, tasks in shapes.LIVEBENCH.items():
+        assert why[f"{cat} Average"] == (f"the row mean of the {len(tasks)} columns '{tasks[0]}' … '{tasks[-1]}' "
+                                         "(a mean of a group of tasks)")
+    assert why["Global Average"].startswith("named an average") and why["Organization"] == "text"
+    assert g.n_datasets == 17 and g.direction == "higher" and not g.unsure
+
+
 def test_rank_and_average_both_count_and_a_conflict_is_unsure() -> None:
     bbh = read("bbh.csv", shapes.bbh_with_error_detection())
     assert bbh.direction_from == "evidence"
