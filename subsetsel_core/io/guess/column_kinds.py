@@ -39,7 +39,8 @@ SCORE_WORDS = ("score", "accuracy", "acc", "value", "metric", "result", "error",
 #: Metric words that mean lower scores are better, and those that mean higher ones are.
 LOWER_WORDS = frozenset({"rmse", "mae", "mse", "mape", "smape", "rmsle", "error", "errors", "err", "loss",
                          "logloss", "nll", "time", "runtime", "seconds", "latency", "perplexity", "ppl",
-                         "wer", "cer", "ece", "brier", "mase", "crps", "wql", "msis", "nrmse", "wape", "rmsse"})
+                         "wer", "cer", "ece", "brier", "mase", "crps", "wql", "msis", "nrmse", "wape", "rmsse",
+                         "nd", "owa"})  # GluonTS's normalised deviation; M4's overall weighted average
 HIGHER_WORDS = frozenset({"accuracy", "acc", "f1", "auc", "auroc", "roc", "em", "bleu", "rouge", "rougel",
                           "ndcg", "map", "mrr", "precision", "recall", "r2", "kappa", "mcc", "spearman",
                           "pearson", "correlation", "chrf", "meteor", "bertscore", "rr", "hit", "pass"})

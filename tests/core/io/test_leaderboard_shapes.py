@@ -179,6 +179,17 @@ def test_negated_metrics_and_the_metric_column_of_a_long_table() -> None:
     assert g.lower_is_better_datasets == () and g.higher_is_better_datasets == ()
 
 
+def test_a_long_table_of_many_error_metrics_asks_which_and_reads_each_lower() -> None:
+    """GIFT-Eval: eleven metric columns, every one lower-is-better; the one taken is said to be a choice."""
+    g = read("gift.csv", shapes.gift_eval())
+    assert (g.layout, g.dataset_column, g.model_column, g.n_datasets) == ("long", "dataset", "model", 12)
+    assert "score_column" in topics(g) and g.direction == "lower"
+    for metric in shapes.GIFT_METRICS:
+        one = read("gift.csv", shapes.gift_eval(), score_column=f"eval_metrics/{metric}")
+        assert (one.direction, one.direction_from) == ("lower", "evidence"), metric
+        assert "score_column" not in topics(one)
+
+
 def test_helm_groups_counts_are_set_aside_and_a_constant_task_is_in_doubt() -> None:
     """HELM's full group table: ``<scenario> - # eval``, ``# train``, ``truncated``, ``# trials``,
     ``# prompt tokens`` (counts: model attributes), ECE lower-is-better per scenario."""
