@@ -43,7 +43,7 @@ LOWER_WORDS = frozenset({"rmse", "mae", "mse", "mape", "smape", "rmsle", "error"
                          "nd", "owa"})  # GluonTS's normalised deviation; M4's overall weighted average
 HIGHER_WORDS = frozenset({"accuracy", "acc", "f1", "auc", "auroc", "roc", "em", "bleu", "rouge", "rougel",
                           "ndcg", "map", "mrr", "precision", "recall", "r2", "kappa", "mcc", "spearman",
-                          "pearson", "correlation", "chrf", "meteor", "bertscore", "rr", "hit", "pass"})
+                          "pearson", "correlation", "chrf", "meteor", "bertscore", "rr", "hit", "pass", "elo"})
 DATE_WORDS = frozenset({"date", "release", "released", "published", "launch", "year", "created"})
 #: Words that, before ``score``, name a leaderboard's overall score (``Score``, ``GLUE Score``).
 OVERALL_SCORE = frozenset({"overall", "total", "final", "aggregate", "combined", "glue", "superglue", "benchmark",

@@ -194,6 +194,7 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
     named_attr = [c for c in ref if metric[c] is None and has_word(c, ATTRIBUTE_WORDS)]
     if len(ref) - len(named_attr) >= 2:  # a column named as a model attribute is no reference for the tasks
         ref = [c for c in ref if c not in set(named_attr)]
+    ref = [c for c in ref if c not in set(drop)]  # nor is a column the user set aside
     hints: list[tuple[str, bool]] = []
     flagged: list[tuple[str, str]] = []
     ref_m = np.column_stack([kinds[c].numbers for c in ref]) if ref else np.empty((len(df), 0))

@@ -190,6 +190,25 @@ def test_a_long_table_of_many_error_metrics_asks_which_and_reads_each_lower() ->
         assert "score_column" not in topics(one)
 
 
+ARENA = ("Rank* (UB),Model,Arena Elo,95% CI,Votes,Organization,License,Knowledge Cutoff\n"
+         "1,GPT-4o-2024-05-13,1287,+3/-3,90695,OpenAI,Proprietary,2023/10\n"
+         "1,Claude 3.5 Sonnet,1272,+3/-4,58820,Anthropic,Proprietary,2024/4\n"
+         "3,Gemini-1.5-Pro,1268,+4/-4,48990,Google,Proprietary,2023/11\n"
+         "4,Llama-3-70b-Instruct,1208,+2/-2,163629,Meta,Llama 3 Community,2023/12\n"
+         "5,Mixtral-8x7b-Instruct,1114,+2/-3,76126,Mistral,Apache 2.0,2023/12\n")
+
+
+def test_a_column_the_user_sets_aside_is_no_evidence() -> None:
+    """Chatbot Arena's export: Votes is in doubt (a model attribute by its name); set aside by the user,
+    it no longer enters the row means the Rank column is checked against."""
+    g = read("arena.csv", ARENA)
+    assert any(u.startswith("set_aside: 'Votes'") for u in g.unsure) and g.direction_from != "evidence"
+    dropped = read("arena.csv", ARENA, drop_columns=["Votes"])
+    why = {s.column: s.reason for s in dropped.set_aside}
+    assert why["Rank* (UB)"] == "a rank of the rows" and why["Votes"] == "set aside as asked"
+    assert (dropped.direction, dropped.direction_from) == ("higher", "evidence") and not dropped.unsure
+
+
 def test_helm_groups_counts_are_set_aside_and_a_constant_task_is_in_doubt() -> None:
     """HELM's full group table: ``<scenario> - # eval``, ``# train``, ``truncated``, ``# trials``,
     ``# prompt tokens`` (counts: model attributes), ECE lower-is-better per scenario."""
