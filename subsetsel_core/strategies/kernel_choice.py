@@ -28,7 +28,7 @@ from typing import Literal
 #: than twice what the better path alone would have cost (``benchmarks/bench_kernel_paths.py``).
 NUMPY_BUDGET = 8.0e8
 
-Path = Literal["auto", "compiled", "numpy"]
+KernelPath = Literal["auto", "compiled", "numpy"]
 
 _state: dict[str, float | str] = {"spent": 0.0, "path": "auto"}
 
@@ -50,7 +50,7 @@ def use_compiled(work: float) -> bool:
     path = _state["path"]
     spent = float(_state["spent"]) + float(work)
     if path == "compiled" or (path == "auto" and spent > NUMPY_BUDGET):
-        _state["path"] = path if path == "compiled" else "compiled"  # from now on: numba's start is paid
+        _state["path"] = "compiled"  # from now on: numba's start is paid
         return True
     _state["spent"] = spent
     return False
@@ -67,7 +67,7 @@ def prefer_compiled() -> None:
 
 
 @contextmanager
-def forced(path: Path) -> Iterator[None]:
+def forced(path: KernelPath) -> Iterator[None]:
     """Run the enclosed code on one path (``"numpy"``, ``"compiled"``, or ``"auto"``), for tests
     and benchmarks; the tally and the path in force before are restored afterwards."""
     saved = dict(_state)

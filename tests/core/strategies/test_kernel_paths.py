@@ -90,7 +90,7 @@ def test_large_groups_of_runs_are_split_with_the_same_numbers() -> None:
     np.testing.assert_array_equal(got[1], want[1])
 
 
-def _on(path: kernel_choice.Path, run: Callable[[], T]) -> T:
+def _on(path: kernel_choice.KernelPath, run: Callable[[], T]) -> T:
     with kernel_choice.forced(path):
         return run()
 
