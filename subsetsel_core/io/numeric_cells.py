@@ -10,6 +10,7 @@ import pandas as pd
 
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.tables import text_codes
+from subsetsel_core.text.safe_text import shorten
 
 MIXED_PERCENT = "some cells have a percent sign and some do not"
 PERCENT_READ = "percent signs removed (85% read as 0.85)"
@@ -258,3 +259,23 @@ def finite(values: pd.Series) -> np.ndarray:
     """Boolean mask of finite (not infinite) entries; NaN counts as finite here."""
     a = values.to_numpy(dtype=float, na_value=np.nan)
     return ~np.isinf(a)
+
+
+def percent_columns(cells: pd.Series, origin: pd.Series) -> str | None:
+    """When each score column of a wide table holds percent signs in all its numbers or in none:
+    which columns do and which do not, and the fix (a column of another kind set aside); else None."""
+    text = cells.astype(str).str.strip()
+    present = (cells.notna() & (text != "") & ~text.str.lower().isin(MISSING_TOKENS)).to_numpy()
+    pct = pd.Series(text.str.endswith("%").to_numpy()[present]).groupby(origin.astype(str).to_numpy()[present])
+    share = pct.mean()
+    if not ((share == 0) | (share == 1)).all():
+        return None
+    with_pct, without = [str(c) for c in share.index[share == 1]], [str(c) for c in share.index[share == 0]]
+
+    def named(cols: list[str]) -> str:
+        return ", ".join(f"'{shorten(c)}'" for c in cols[:4]) + (f" and {len(cols) - 4} more" if len(cols) > 4 else "")
+
+    return (f"the score columns mix numbers with and without a percent sign: {named(with_pct)} "
+            f"{'has' if len(with_pct) == 1 else 'have'} percent signs and {named(without)} "
+            f"{'has' if len(without) == 1 else 'have'} none. Set aside the column(s) that hold no scores of the "
+            f"tasks, or use one convention for every score.")

@@ -29,6 +29,7 @@ from subsetsel_core.io.numeric_cells import (
     finite,
     pair_means,
     parse_numbers,
+    percent_columns,
     refusal,
 )
 from subsetsel_core.io.score_format import ScoreFormat
@@ -315,6 +316,8 @@ def _parse_scores(
 
     if MIXED_PERCENT in notes:
         rows = series.index[bad]
+        if origin is not None and (split := percent_columns(paired, origin)):
+            raise InputError(f"{label}: {split}", field=field)
         raise InputError(
             f"{label}: {where} mix{'es' if origin is None else ''} numbers with and "
             f"without a percent sign (e.g. rows {row_numbers(rows)}). Use one convention for every score.",

@@ -135,6 +135,20 @@ def test_named_category_averages_say_which_tasks_they_average() -> None:
     assert g.n_datasets == 17 and g.direction == "higher" and not g.unsure
 
 
+def test_a_percent_column_among_the_tasks_is_named_when_kept() -> None:
+    """Zero-shot kept as a task: the load names it as the one column with percent signs, and the fix."""
+    from subsetsel_core.benchmark import load_scores
+
+    text = shapes.mteb_leaderboard()
+    g = read("mteb.csv", text, keep_columns=["Zero-shot"])
+    with pytest.raises(InputError, match=r"'Zero-shot' has percent signs and 'Bitext Mining', .* have none\. "
+                                         r"Set aside the column\(s\) that hold no scores") as err:
+        load_scores(text.encode(), g.to_format(), label="mteb.csv")
+    assert err.value.field == "drop_columns"
+    aside = read("mteb.csv", text, drop_columns=["Zero-shot"])
+    assert load_scores(text.encode(), aside.to_format(), label="mteb.csv").n_datasets == 9
+
+
 def test_rank_and_average_both_count_and_a_conflict_is_unsure() -> None:
     bbh = read("bbh.csv", shapes.bbh_with_error_detection())
     assert bbh.direction_from == "evidence"
