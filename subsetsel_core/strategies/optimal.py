@@ -188,8 +188,8 @@ def exchange_many(
         np.put_along_axis(chosen, np.where(va, Sa, Sa[:, :1]), True, axis=1)
         den = np.where(ok, 1.0 - qa, 1.0)
         # the best swap of every set: the first largest score in position-major order, −∞ where j is
-        # chosen or position s may not move (compiled, with the values of best_swaps_numpy)
-        compiled = kernel_choice.use_compiled(_SCORE_OPS * G.size)  # or numpy: the same scores
+        # chosen or position s may not move (compiled, or best_swaps_numpy: the same scores)
+        compiled = kernel_choice.use_compiled(_SCORE_OPS * G.size)
         if criterion == "d":
             L2 = np.log1p(-np.where(ok, qa, 0.0))
             if compiled:

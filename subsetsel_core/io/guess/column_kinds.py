@@ -322,7 +322,8 @@ def derived(col: Column, scores: np.ndarray, decimals: int) -> Derived | None:
             if float(np.max(np.abs(v[ok] - scale * mean[ok]))) <= tol * max(scale, 1.0):
                 return Derived(f"the row mean{how}")
         full = np.isfinite(v) & np.isfinite(scores).all(axis=1)  # a weighted mean: on the complete rows, enough of them
-        if full.sum() >= SPARE_ROWS * scores.shape[1]:
+        enough = bool(full.sum() >= SPARE_ROWS * scores.shape[1])
+        if enough:
             for scale, how in scales:
                 kind = mean_kind(scale * scores[full], v[full], tol * max(scale, 1.0),
                                  100.0 * max(float(np.abs(v[full]).max()), 1.0), min_share=0.0)
@@ -330,7 +331,7 @@ def derived(col: Column, scores: np.ndarray, decimals: int) -> Derived | None:
                     return Derived(f"a weighted mean of the score columns{how} (weights summing to one)")
         return Derived(f"named an average; not the row mean of the score columns, off by up to "
                        f"{text(float(np.max(np.abs(v[ok] - mean[ok]))), 'score')}"
-                       + (", nor a weighted mean of them" if full.sum() >= SPARE_ROWS * scores.shape[1] else ""))
+                       + (", nor a weighted mean of them" if enough else ""))
     if named:
         return Derived("named an average")
     # an unnamed column is the row mean only when the rows' scores differ (else every column is)

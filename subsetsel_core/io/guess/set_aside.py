@@ -176,8 +176,9 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
     constant = [c for c in numbers if _constant(kinds[c])]  # no mean of the rows; a task that ranks nothing
     reasons.update(raw_twins([c for c in numbers if c not in keep]))
     numbers = [c for c in numbers if c not in reasons]
-    if len(numbers) <= MAX_COLUMNS:
-        order = [c for c in numbers if not named_derived(c)]
+    searched = len(numbers) <= MAX_COLUMNS  # partial means are looked for (pairs of column runs: not on wide tables)
+    order = [c for c in numbers if not named_derived(c)] if searched else []
+    if searched:
         reasons.update(partial_means(kinds, order, [c for c in order if c not in keep and metric_of(c) is None]))
     numbers = [c for c in numbers if c not in reasons]
     candidates = [c for c in numbers if named_derived(c)]
@@ -193,13 +194,15 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
         ref = series
     named_attr = [c for c in ref if metric[c] is None and has_word(c, ATTRIBUTE_WORDS)]
     if len(ref) - len(named_attr) >= 2:  # a column named as a model attribute is no reference for the tasks
-        ref = [c for c in ref if c not in set(named_attr)]
-    ref = [c for c in ref if c not in set(drop)]  # nor is a column the user set aside
+        ref = [c for c in ref if c not in named_attr]
+    dropped = set(drop)
+    ref = [c for c in ref if c not in dropped]  # nor is a column the user set aside
     hints: list[tuple[str, bool]] = []
     flagged: list[tuple[str, str]] = []
     ref_m = np.column_stack([kinds[c].numbers for c in ref]) if ref else np.empty((len(df), 0))
     decimals = int(np.median([kinds[c].decimals for c in ref])) if ref else 0
     # named averages, ranks, win rates: checked against the task columns
+    unnamed = set(order)
     for c in candidates:
         found = derived(kinds[c], ref_m, decimals)
         if found is None:  # nothing to check it against: its name says what it is
@@ -208,9 +211,9 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
             reasons[c] = found.reason
             if found.higher_is_better is not None:
                 hints.append((f"the '{c}' column: {found.because}", found.higher_is_better))
-            elif found.reason.startswith("named an average; not the row mean") and len(numbers) <= MAX_COLUMNS:
+            elif found.reason.startswith("named an average; not the row mean") and searched:
                 # perhaps the mean of a group of the tasks (LiveBench's "Reasoning Average"): say which
-                group = partial_means(kinds, [x for x in numbers if x in set(order) or x == c], [c])
+                group = partial_means(kinds, [x for x in numbers if x in unnamed or x == c], [c])
                 reasons[c] = group.get(c, reasons[c])
         if (up := arrow_of(c)) is not None:
             hints.append((f"the arrow in the '{c}' header says {'higher' if up else 'lower'} is better", up))
