@@ -1,5 +1,5 @@
 """``python -m subsetsel_core``."""
 
-from subsetsel_core.cli.main import main
+from subsetsel_core.cli.entry import run
 
-raise SystemExit(main())
+raise SystemExit(run())

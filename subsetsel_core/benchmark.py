@@ -22,7 +22,6 @@ import pandas as pd
 from subsetsel_core.errors import InputError
 from subsetsel_core.io import score_cache
 from subsetsel_core.io.guess.directions import orient
-from subsetsel_core.io.result_files import is_result_source
 from subsetsel_core.io.score_format import ScoreFormat
 from subsetsel_core.io.score_table import score_cube
 from subsetsel_core.io.tables import TableSource, encoding_note, max_bytes, read_table, source_label
@@ -349,7 +348,11 @@ def _result_scores(
     label: str,
 ) -> tuple[TableSource, ScoreFormat, ValidationReport]:
     """A results folder as its long table, format and report; any other source unchanged."""
-    if result_format in (None, "table") or (result_format == "auto" and not is_result_source(source)):
+    if result_format in (None, "table"):
+        return source, fmt, ValidationReport()
+    from subsetsel_core.io.result_files import is_result_source  # result folders only
+
+    if result_format == "auto" and not is_result_source(source):
         return source, fmt, ValidationReport()
     from subsetsel_core.io.result_folders import read_results
 

@@ -12,8 +12,7 @@ import streamlit as st
 from subsetsel_app import cache, state, upload, widgets
 from subsetsel_app.state import K
 from subsetsel_app.views.benchmark import use_upload
-from subsetsel_core.io.result_records import RESULT_FORMATS
-from subsetsel_core.io.score_format import MISSING_POLICIES, MISSING_TITLES
+from subsetsel_core.io.score_format import MISSING_POLICIES, MISSING_TITLES, RESULT_FORMATS
 
 FORMAT_TITLES = {"auto": "auto (from the files)", "lm-eval": "lm-evaluation-harness", "mteb": "MTEB",
                  "eee": "Every Eval Ever"}

@@ -19,8 +19,12 @@ from typing import TYPE_CHECKING, Any, cast
 from subsetsel_core.cli.args import option, readable
 from subsetsel_core.cli.scores import add_score_args, is_table, read_scores
 from subsetsel_core.errors import InputError
-from subsetsel_core.io.result_records import RESULT_FORMATS
-from subsetsel_core.io.score_format import MISSING_POLICIES, MissingPolicy, ScoreFormat
+from subsetsel_core.io.score_format import (
+    MISSING_POLICIES,
+    RESULT_FORMATS,
+    MissingPolicy,
+    ScoreFormat,
+)
 from subsetsel_core.io.validation import changes
 from subsetsel_core.settings.table import RECIPE, Setting
 from subsetsel_core.text.safe_text import printable, safe_message

@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, MutableMapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
-
-from threadpoolctl import ThreadpoolController
 
 from subsetsel_core.errors import InputError
 
 if TYPE_CHECKING:
     import multiprocessing as mp
+
+    from threadpoolctl import ThreadpoolController
 
 Mapper = Callable[[Callable[..., Any], Any, list[list[int]]], Iterator[Any]]
 
@@ -138,6 +138,11 @@ def dask_mapper(scheduler: Any, *, timeout: float = 20.0) -> Mapper:
     return run
 
 
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
+"""The variables through which each BLAS takes its number of threads when it loads."""
+ONE_BLAS_THREAD_FROM_START = "SUBSETSEL_ONE_BLAS_THREAD"
+"""Set to ``1`` by :func:`one_thread_from_start` when it set every BLAS variable to 1."""
+
 _BLAS_LOCK = threading.Lock()
 _BLAS_USERS: list[Any] = []  # the active limit while any thread is inside one_blas_thread
 _BLAS_CONTROLLER: list[ThreadpoolController] = []  # found once per process (a scan of the loaded libraries)
@@ -149,11 +154,18 @@ def one_blas_thread() -> Iterator[None]:
 
     The protocol's matrices are small: threaded BLAS only contends (and batches run in
     parallel anyway). The limit is process-wide, so threads share it: the first one in
-    sets it, the last one out restores the previous setting.
+    sets it, the last one out restores the previous setting. A process whose BLAS was asked
+    for one thread before it loaded (the command line, :mod:`subsetsel_core.cli.entry`) has
+    nothing to limit.
     """
+    if _one_thread_from_start():
+        yield
+        return
     with _BLAS_LOCK:
         if not _BLAS_USERS:
             if not _BLAS_CONTROLLER:
+                from threadpoolctl import ThreadpoolController
+
                 _BLAS_CONTROLLER.append(ThreadpoolController())
             _BLAS_USERS.append(_BLAS_CONTROLLER[0].limit(limits=1, user_api="blas"))
         _BLAS_USERS.append(None)
@@ -164,3 +176,20 @@ def one_blas_thread() -> Iterator[None]:
             _BLAS_USERS.pop()
             if len(_BLAS_USERS) == 1:
                 _BLAS_USERS.pop().restore_original_limits()
+
+
+def _one_thread_from_start() -> bool:
+    """Whether this process's BLAS was asked for one thread before NumPy loaded it
+    (:func:`one_thread_from_start`): the mark and every BLAS variable at 1."""
+    return (os.environ.get(ONE_BLAS_THREAD_FROM_START) == "1"
+            and all(os.environ.get(v) == "1" for v in BLAS_THREAD_VARIABLES))
+
+
+def one_thread_from_start(environ: MutableMapping[str, str]) -> None:
+    """Ask every BLAS for one thread through ``environ`` (before NumPy loads), unless the user set
+    any of :data:`BLAS_THREAD_VARIABLES`; then :func:`one_blas_thread` has nothing to change and
+    skips its scan of the loaded libraries (about 10 ms). The command line does this first
+    (:mod:`subsetsel_core.cli.entry`); child processes inherit it."""
+    if not any(v in environ for v in BLAS_THREAD_VARIABLES):
+        environ.update(dict.fromkeys(BLAS_THREAD_VARIABLES, "1"))
+        environ[ONE_BLAS_THREAD_FROM_START] = "1"

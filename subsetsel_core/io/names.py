@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -98,6 +97,8 @@ def suggest(name: str, candidates: Sequence[str], n: int = 3) -> list[str]:
     first; then matches by edit similarity (``difflib``) on the loose forms, then on
     prefixes (``MixedShapes`` → ``MixedShapesRegularTrain``).
     """
+    import difflib  # only when a name is not found
+
     loose = normalise_name(name)
     by_loose: dict[str, list[str]] = {}
     for c in candidates:

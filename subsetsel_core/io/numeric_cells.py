@@ -102,6 +102,9 @@ def parse_numbers(values: pd.Series) -> tuple[pd.Series, pd.Series, list[str]]:
 
 def _parse_text(values: pd.Series) -> tuple[pd.Series, pd.Series, list[str]]:
     """:func:`parse_numbers` of a column that is neither boolean nor numeric."""
+    quick = _parse_short(values) if len(values) < DISTINCT_MIN_ROWS else None
+    if quick is not None:
+        return quick
     text = values.astype(object).where(values.notna(), "").astype(str).str.strip()
     missing = text.str.lower().isin(MISSING_TOKENS)
     if not missing.any():
@@ -152,6 +155,50 @@ def _parse_text(values: pd.Series) -> tuple[pd.Series, pd.Series, list[str]]:
     if MIXED_PERCENT in notes:
         bad = bad | (present & ~pct)  # the cells without a percent sign are the odd ones
     return num, bad, notes
+
+
+_NO_NUMBER_HINTS = re.compile(r"[0-9%<]|inf|nan")
+"""In a lowercased cell: what could make a cell without digits read as a number or add a note
+(``inf``, ``nan``, a percent sign, an HTML tag)."""
+
+
+def _parse_short(values: pd.Series) -> tuple[pd.Series, pd.Series, list[str]] | None:
+    """:func:`_parse_text` of a short column of plain ASCII text, decided cell by cell in Python
+    (each pandas string operation costs more than the whole column here), or None to take the
+    general path. The two cases it decides are those of most descriptor columns, with the general
+    path's results exactly:
+
+    - no cell is missing and every cell reads as a number (the general path's fast path, with
+      the same parser, :func:`pandas.to_numeric`, on the same stripped cells);
+    - no cell holds a digit, ``inf``, ``nan``, a percent sign or ``<``: text, no number, no note
+      (every rule of the general path needs a digit, except those four).
+
+    Cells are stripped as pandas strips them (``str.strip`` of an ASCII cell), lowercased for
+    the missing-value tokens.
+    """
+    cells = values.tolist()
+    stripped: list[str] = []
+    for c in cells:
+        if c is None or (type(c) is float and c != c):
+            stripped.append("")
+        elif type(c) is str and c.isascii():
+            stripped.append(c.strip())
+        else:
+            return None
+    lower = [c.lower() for c in stripped]
+    missing = [c in MISSING_TOKENS for c in lower]
+    name = values.name
+    if not any(missing):
+        try:
+            plain = pd.to_numeric(np.asarray(stripped, dtype=object), errors="raise").astype(float)
+        except (ValueError, TypeError):
+            plain = None
+        if plain is not None and not np.isnan(plain).any():
+            return pd.Series(plain, index=values.index, name=name), pd.Series(False, index=values.index), []
+    if any(_NO_NUMBER_HINTS.search(c) for c in lower):
+        return None
+    return (pd.Series(np.nan, index=values.index, name=name, dtype=float),
+            pd.Series([not m for m in missing], index=values.index, dtype=bool), [])
 
 
 def _unmarked(t: pd.Series, notes: list[str]) -> pd.Series:

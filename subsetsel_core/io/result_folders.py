@@ -26,9 +26,9 @@ import pandas as pd
 from subsetsel_core.errors import InputError
 from subsetsel_core.io import eee_results, lm_eval_results, mteb_results, result_cache
 from subsetsel_core.io.result_files import JsonFile, ResultSource, collect_raw, parse_files
-from subsetsel_core.io.result_records import RESULT_FORMATS, Parsed, names
+from subsetsel_core.io.result_records import Parsed, names
 from subsetsel_core.io.result_table import ALL_TASKS, build
-from subsetsel_core.io.score_format import ScoreFormat
+from subsetsel_core.io.score_format import RESULT_FORMATS, ScoreFormat
 from subsetsel_core.io.validation import ReportBuilder, ValidationReport
 
 
@@ -46,7 +46,7 @@ FORMATS: dict[str, ResultFormat] = {
     "eee": ResultFormat(eee_results.TITLE, eee_results.looks_like, eee_results.read),
 }
 """The results formats, by the name the CLI and the dashboard use."""
-assert RESULT_FORMATS == ("auto", *FORMATS), "result_records.RESULT_FORMATS lists the formats of FORMATS"
+assert RESULT_FORMATS == ("auto", *FORMATS), "score_format.RESULT_FORMATS lists the formats of FORMATS"
 DIRECTION_WORDS = {"file": "declared by the files", "format": "defined by the format (MTEB main scores)",
                    "metric name": "from the metric name", "chosen bias metric": "a bias metric chosen: as the "
                    "harness declares it (lower is better)", "assumed": "assumed (the metric name does not say)"}

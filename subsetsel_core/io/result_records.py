@@ -23,9 +23,6 @@ from typing import Any, Literal, NamedTuple
 from subsetsel_core.errors import InputError
 from subsetsel_core.text import rounding
 
-RESULT_FORMATS: tuple[str, ...] = ("auto", "lm-eval", "mteb", "eee")
-"""The results formats by the names the CLI and the dashboard use (``"auto"``: recognised
-from the files); :data:`subsetsel_core.io.result_folders.FORMATS` reads them."""
 MAX_ABS_SCORE = 1e12
 """Largest magnitude of a score; beyond it a value is a damaged file, not a score."""
 LOWER_IS_BETTER_WORDS = frozenset(

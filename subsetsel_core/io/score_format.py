@@ -25,6 +25,9 @@ MISSING_TITLES: dict[str, str] = {
     "complete-block": "drop the model or dataset with the most gaps, repeatedly, until complete",
     "partial": "keep everything: rank the models each dataset has (partial)",
 }
+RESULT_FORMATS: tuple[str, ...] = ("auto", "lm-eval", "mteb", "eee")
+"""The results formats by the names the CLI and the dashboard use (``"auto"``: recognised
+from the files); :data:`subsetsel_core.io.result_folders.FORMATS` reads them."""
 Layout = Literal["long", "wide", "models-as-rows"]
 LAYOUTS: tuple[str, ...] = ("long", "wide", "models-as-rows")
 #: How each layout is described to a user.

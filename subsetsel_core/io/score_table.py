@@ -14,8 +14,6 @@ import numpy as np
 import pandas as pd
 
 from subsetsel_core.errors import InputError
-from subsetsel_core.io.guess.column_scan import plain_numbers
-from subsetsel_core.io.guess.summary_rows import remove_rows
 from subsetsel_core.io.missing_scores import handle_missing
 from subsetsel_core.io.names import (
     did_you_mean,
@@ -157,6 +155,8 @@ def _wide_cube(df: pd.DataFrame, fmt: ScoreFormat, label: str,
     if any(c not in columns for c in fmt.drop_columns):
         return None
     aside = set(fmt.drop_columns)
+    from subsetsel_core.io.guess.column_scan import plain_numbers  # wide tables only
+
     value_cols = [c for c in columns if c not in (name, fold) and c not in aside]
     matrix = plain_numbers(df, value_cols) if value_cols else None
     if matrix is None:
@@ -188,6 +188,8 @@ def _without_rows(df: pd.DataFrame, fmt: ScoreFormat, label: str) -> pd.DataFram
     of the rows kept is their position in ``df``, so that messages name their lines in the file."""
     if not fmt.drop_rows:
         return df
+    from subsetsel_core.io.guess.summary_rows import remove_rows
+
     return remove_rows(df.set_axis(pd.RangeIndex(len(df))), _name_column(list(df.columns), fmt, label),
                        fmt.drop_rows, label)
 

@@ -32,7 +32,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from subsetsel_core.text.safe_csv import json_line
 from subsetsel_core.version import VERSION
 
 __all__ = ["PNG_KEY", "PROVENANCE_KEYS", "benchmark_inputs", "command_text", "file_sha256", "input_hashes",
@@ -173,6 +172,8 @@ def argument_settings(namespace: Any) -> dict[str, Any]:
 
 def latex_comments(record: Mapping[str, Any]) -> str:
     """``% key: value`` lines (values as one-line JSON) for the top of a LaTeX file."""
+    from subsetsel_core.text.safe_csv import json_line
+
     return "".join(f"% {' '.join(str(k).split())}: {json_line(v)}\n" for k, v in record.items())  # no line break
 
 

@@ -31,19 +31,20 @@ def seed_runs(X: np.ndarray, first: np.ndarray, u: np.ndarray, ka: np.ndarray) -
     XT = np.ascontiguousarray(X.T)
     out = np.empty(int(ka.sum()), dtype=np.int64)
     start = np.cumsum(ka) - ka
-    for k in np.unique(ka).tolist():
-        runs = np.flatnonzero(ka == k)
-        c = np.asarray(first[runs], dtype=np.int64)
-        d2 = np.zeros((runs.size, n))
-        for step in range(k):
-            if step > 0:
-                cum = np.cumsum(d2, axis=1)  # in order, as the kernel's running sums
-                tot = cum[:, -1]
-                hit = cum > (u[runs, step] * tot)[:, None]
-                c = np.where(tot > 0.0, np.where(hit.any(axis=1), hit.argmax(axis=1), n - 1), 0)
-            out[start[runs] + step] = c
-            s = _in_order((XT[None, :, :] - XT[:, c].T[:, :, None]) ** 2)  # (run, n): over the features in order
-            d2 = s if step == 0 else np.minimum(d2, s)
+    d2 = np.zeros((ka.size, n))
+    live = np.arange(ka.size)
+    for step in range(int(ka.max()) if ka.size else 0):  # every run side by side; a run stops at its k
+        live = live[ka[live] > step]
+        if step == 0:
+            c = np.asarray(first[live], dtype=np.int64)
+        else:
+            cum = np.cumsum(d2[live], axis=1)  # in order, as the kernel's running sums
+            tot = cum[:, -1]
+            hit = cum > (u[live, step] * tot)[:, None]
+            c = np.where(tot > 0.0, np.where(hit.any(axis=1), hit.argmax(axis=1), n - 1), 0)
+        out[start[live] + step] = c
+        s = _in_order((XT[None, :, :] - XT[:, c].T[:, :, None]) ** 2)  # (run, n): over the features in order
+        d2[live] = s if step == 0 else np.minimum(d2[live], s)
     return out
 
 
@@ -63,12 +64,16 @@ def _distances(XT: np.ndarray, CT: np.ndarray) -> np.ndarray:
     step = max(1, _BLOCK // max(1, p * k * n))
     if runs > step:  # a few runs at a time: the temporary arrays stay small
         return np.concatenate([_distances(XT, CT[lo:lo + step]) for lo in range(0, runs, step)])
-    sq = (XT[None, :, None, :] - CT[:, :, :, None]) ** 2  # (run, p, k, n)
+    sq = XT[None, :, None, :] - CT[:, :, :, None]  # (run, p, k, n)
+    np.square(sq, out=sq)
     blocks = p // 4
     four = sq[:, :4 * blocks].reshape(runs, blocks, 4, k, n)
-    terms = np.concatenate([(four[:, :, 0] + four[:, :, 1]) + (four[:, :, 2] + four[:, :, 3]), sq[:, 4 * blocks:]],
-                           axis=1)  # (run, blocks + p % 4, k, n)
-    return _in_order(terms.reshape(runs, terms.shape[1], k * n)).reshape(runs, k, n)
+    pairs = four[:, :, 0] + four[:, :, 1]
+    pairs += four[:, :, 2] + four[:, :, 3]  # (run, blocks, k, n): ((q₀ + q₁) + (q₂ + q₃))
+    row = _in_order(pairs.reshape(runs, blocks, k * n)).reshape(runs, k, n)
+    for f in range(4 * blocks, p):  # then the remaining features, one by one
+        row += sq[:, f]
+    return row
 
 
 def _means(X: np.ndarray, labels: np.ndarray, CT: np.ndarray) -> np.ndarray:
