@@ -1,7 +1,7 @@
 """Rows of a wide table that are not datasets or models: summary rows, and the rows set aside.
 
 :func:`aggregate_rows` finds the rows named as an aggregate (``Avg``, ``Average (13
-datasets)``), which the guess reports as ``unsure`` (topic ``rows``) rather than decide;
+datasets)``, ``Avg. w/o CQA``, ``Avg. Rank``), which the guess reports as ``unsure`` (topic ``rows``) rather than decide;
 :func:`summary_row` reads the row's name back from such an entry (the option that decides
 it names the row); :func:`without_rows` removes the rows the user sets aside
 (``drop_rows``) once the guess has found the column of row names, and :func:`remove_rows`
@@ -24,7 +24,9 @@ from subsetsel_core.io.names import did_you_mean
 __all__ = ["aggregate_rows", "remove_rows", "summary_row", "without_rows"]
 
 _AGGREGATE_ROW = frozenset({"avg", "average", "mean", "overall", "total", "aggregate"})
-_AGGREGATE_TAIL = frozenset({"datasets", "tasks", "all", "of", "over", "score", "scores", "models"})
+_AGGREGATE_TAIL = frozenset({"datasets", "tasks", "all", "of", "over", "score", "scores", "models", "rank", "ranks"})
+_EXCEPT = frozenset({"without", "wo", "excl", "excluding", "except", "minus"})
+"""Words after which an aggregate row names what it leaves out (``Avg. w/o CQA``, ``Average (excl. MS MARCO)``)."""
 _SUMMARY = re.compile(r"rows: the row '(.*)' is a summary row, ", re.DOTALL)
 
 
@@ -35,7 +37,7 @@ def aggregate_rows(rows: pd.Series, matrix: np.ndarray, what: str) -> list[str]:
     for i, row in enumerate(rows):
         words = tokens(row)
         if not words or words[0] not in _AGGREGATE_ROW or not all(w.isdigit() or w in _AGGREGATE_TAIL
-                                                                   for w in words[1:]):
+                                                                   for w in _before_exception(words[1:])):
             continue
         others = np.delete(matrix, i, axis=0)
         fin = np.isfinite(others)
@@ -47,6 +49,14 @@ def aggregate_rows(rows: pd.Series, matrix: np.ndarray, what: str) -> list[str]:
         out.append(f"rows: the row '{row}' is a summary row, not one of the {what} ({how}); set the row aside "
                    "to read the table")
     return out
+
+
+def _before_exception(words: list[str]) -> list[str]:
+    """The words before the first that says what an aggregate leaves out (``w/o`` is ``w``, ``o``)."""
+    for j, w in enumerate(words):
+        if w in _EXCEPT or (w == "w" and words[j + 1:j + 2] == ["o"]):
+            return words[:j]
+    return words
 
 
 def summary_row(unsure: str) -> str | None:

@@ -274,3 +274,21 @@ def test_open_llm_details_set_aside_the_all_task() -> None:
     assert "all" not in t.metrics and any(a == "all" for a, _ in t.set_aside)
     assert t.task_higher("harness|truthfulqa:mc|0") and t.direction_from["harness|truthfulqa:mc|0"] == "metric name"
     assert len(t.metrics) == 5
+
+
+@pytest.mark.parametrize("row", ["Avg. w/o CQA", "Average (excl. MS MARCO)", "Mean without CQADupStack", "Avg. Rank"])
+def test_an_aggregate_row_that_names_what_it_leaves_out_is_unsure(row: str) -> None:
+    text = (SHAPES / "beir.csv").read_text(encoding="utf-8").splitlines()
+    body = [line for line in text[1:] if not line.lower().startswith("avg")]
+    cells = ",".join(["0.4"] * (text[0].count(",")))
+    g = read("beir.csv", "\n".join([text[0], *body, f'"{row}",{cells}']) + "\n")
+    assert f"rows: the row '{row}' is a summary row" in " ".join(g.unsure)
+
+
+@pytest.mark.parametrize("row", ["Total Recall", "Mean Shift 2", "Average Joe"])
+def test_a_dataset_whose_name_starts_with_an_aggregate_word_stays_a_dataset(row: str) -> None:
+    text = (SHAPES / "beir.csv").read_text(encoding="utf-8").splitlines()
+    body = [line for line in text[1:] if not line.lower().startswith("avg")]
+    cells = ",".join(["0.4"] * (text[0].count(",")))
+    g = read("beir.csv", "\n".join([text[0], *body, f'"{row}",{cells}']) + "\n")
+    assert "rows" not in topics(g)
