@@ -318,6 +318,36 @@ def _loo_means(ref_m: np.ndarray, in_ref: list[bool], cols: np.ndarray) -> np.nd
         return np.where(rest_n > 0, (total[:, None] - own) / rest_n, np.nan)
 
 
+FEW_TASKS = 20
+"""Below this many task columns, an unnamed column on another scale may be a task scored on its own
+scale (OCRBench's 0–1000 and MME's 0–2800 next to 0–100 benchmarks): in doubt, not set aside, unless
+it holds percentages next to tasks scored 0–1. Among more task columns, one column on another scale
+is not one of them (Acc@5 next to 1,000 per-class accuracies)."""
+FOLLOWS = 0.7
+"""The rank correlation with the rows' mean scores from which a column is said to follow them."""
+
+
+def _row_mean(columns: Sequence[np.ndarray]) -> np.ndarray:
+    """The mean of each row over the finite values of ``columns`` (NaN for a row with none)."""
+    m = np.column_stack(columns)
+    fin = np.isfinite(m)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(fin, m, 0.0).sum(axis=1) / fin.sum(axis=1)
+
+
+def _follows_the_rows(values: np.ndarray, mean: np.ndarray | None) -> float | None:
+    """The rank correlation of ``values`` with the rows' mean scores over the rows where both are
+    known (at least five), when it is at least :data:`FOLLOWS`; else None."""
+    if mean is None:
+        return None
+    ok = np.isfinite(values) & np.isfinite(mean)
+    if ok.sum() < 5:
+        return None
+    a, b = pd.Series(values[ok]).rank().to_numpy(), pd.Series(mean[ok]).rank().to_numpy()
+    r = float(_correlations(a[:, None], b[:, None], np.ones((len(a), 1), dtype=bool))[0])
+    return r if r >= FOLLOWS else None
+
+
 def _scale_and_type(kinds: Mapping[str, Column], plain: Sequence[str], ref: Sequence[str],
                     metric: Mapping[str, MetricName | None], reasons: dict[str, str], flagged: list[tuple[str, str]]) -> None:
     """Columns on another scale or of another type than the task columns ``ref`` (set aside when
@@ -333,6 +363,7 @@ def _scale_and_type(kinds: Mapping[str, Column], plain: Sequence[str], ref: Sequ
     ref_whole = all(bool(np.all(v[np.isfinite(v)] % 1 == 0)) for v in (kinds[c].numbers for c in ref))
     strong = len(ref) >= 3 and len(ref) * 4 >= 3 * len(plain)
     in_ref = set(ref)
+    mean = _row_mean([kinds[c].numbers for c in ref])
     for c in plain:
         m = metric[c]
         if c in reasons or (m is not None and not m.whole):
@@ -358,10 +389,15 @@ def _scale_and_type(kinds: Mapping[str, Column], plain: Sequence[str], ref: Sequ
         if c not in in_ref and inside < 0.5:
             why = (f"{what} {_fmt(float(v.min()))}–{_fmt(float(v.max()))}, on another scale than the {len(ref)} task "
                    f"columns ({_fmt(lo)}–{_fmt(hi)})")
-            if strong:
+            percent = 0.0 <= lo and hi <= 1.0 and float(v.min()) >= 0.0 and float(v.max()) <= 100.0  # of 0–1 tasks
+            if strong and (len(ref) >= FEW_TASKS or percent):
                 reasons[c] = why
-            else:
-                flagged.append((c, f"set_aside: '{c}' holds {why}; read as a task"))
+                continue
+            follows = _follows_the_rows(kinds[c].numbers, mean)
+            also = ("" if follows is None else f", and it follows the rows' mean scores (rank correlation "
+                    f"{text(follows, 'correlation')})")
+            flagged.append((c, f"set_aside: '{c}' holds {why}{also}: a task scored on its own scale, or not a task; "
+                               "read as a task"))
         elif whole and kinds[c].present >= 5:
             flagged.append((c, f"set_aside: '{c}' holds {what} among task columns that are not whole numbers; read "
                                "as a task"))

@@ -55,7 +55,8 @@ def test_inspect_text_shows_set_aside_assumptions_and_undecided(tmp_path: Path,
     code = write(tmp_path, "codes.csv", shapes.with_code_column())
     assert main(["inspect", code, "--format", "text"]) == 0
     text = capsys.readouterr().out
-    assert "set aside (1):\n  code: whole numbers, one per row (codes or ids)" in text
+    assert "unsure (set_aside): 'code' holds whole numbers, one per row (codes or ids)" in text
+    assert "a task scored on its own scale, or not a task; read as a task [decide with --drop-columns COL" in text
     assert "assumed (direction): assumed higher is better" in text
     d = inspect_json(capsys, code)
     assert d["direction_from"] == "assumed" and d["tasks"][0]["direction_from"] == "assumed"
@@ -98,9 +99,10 @@ def test_repeated_model_names_name_the_unique_column(tmp_path: Path, capsys: pyt
 
 
 def test_keep_columns_reads_a_set_aside_column_as_scores(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = write(tmp_path, "codes.csv", shapes.with_code_column())
-    assert inspect_json(capsys, code)["n_datasets"] == 6
-    assert inspect_json(capsys, code, "--keep-columns", "code")["n_datasets"] == 7
+    table = write(tmp_path, "classes.csv", shapes.per_class_imagenet(n_weights=30, n_classes=25, n_archs=10))
+    d = inspect_json(capsys, table)
+    assert d["n_datasets"] == 25 and "Acc@5" not in [t["dataset"] for t in d["tasks"]]
+    assert inspect_json(capsys, table, "--keep-columns", "Acc@5")["n_datasets"] == 26
 
 
 def test_table_writes_the_scores_as_read_with_provenance(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -121,7 +123,8 @@ def test_table_writes_the_scores_as_read_with_provenance(tmp_path: Path, capsys:
 
 
 def test_describe_reading_rows_are_general() -> None:
-    g = guess_table(read_table(shapes.with_code_column().encode(), label="c.csv", object_text=True), label="c.csv")
+    g = guess_table(read_table(shapes.with_code_column().encode(), label="c.csv", object_text=True), label="c.csv",
+                    drop_columns=["code"])
     rows = describe_reading(g)
     assert [r.part for r in rows][:2] == ["reading", "assumption"]
     assert sum(r.part == "task" for r in rows) == 6 and rows[-1].part == "set aside" and rows[-1].name == "code"

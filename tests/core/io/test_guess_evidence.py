@@ -70,7 +70,7 @@ CASES = [
     ("helm", shapes.helm_with_time(), {"layout": "models-as-rows", "model": "Model", "datasets": 7,
                                       "direction": "higher"}),
     ("bare score", shapes.bare_score(), {"layout": "long", "model": "model", "datasets": 6, "direction": "higher"}),
-    ("code column", shapes.with_code_column(), {"layout": "models-as-rows", "model": "model", "datasets": 6,
+    ("code column", shapes.with_code_column(), {"layout": "models-as-rows", "model": "model", "datasets": 7,
                                                "direction": "higher"}),
     ("conflict", CONFLICT, {"layout": "models-as-rows", "model": "Model", "datasets": 4, "direction": "unsure"}),
     ("one name", MINORITY, {"layout": "models-as-rows", "model": "model", "datasets": 6, "direction": "unsure"}),
@@ -145,10 +145,14 @@ def test_the_model_column_must_be_unique_and_the_error_names_the_unique_one() ->
 
 
 def test_numeric_codes_and_other_scales() -> None:
-    g = read(shapes.with_code_column())
-    assert "codes or ids" in aside(g)["code"]
+    g = read(shapes.with_code_column())  # six tasks: a column on another scale may be a task on its own scale
+    doubt = next(u for u in g.unsure if u.startswith("set_aside: 'code'"))
+    assert "codes or ids" in doubt and "a task scored on its own scale, or not a task" in doubt
+    assert "follows the rows' mean scores" not in doubt  # random codes follow nothing
     kept = read(shapes.with_code_column(), keep_columns=["code"])
-    assert kept.n_datasets == 7 and "code" not in aside(kept)
+    assert kept.n_datasets == 7 and "code" not in aside(kept) and not kept.unsure
+    dropped = read(shapes.with_code_column(), drop_columns=["code"])
+    assert dropped.n_datasets == 6 and not dropped.unsure
     few = read("model,a,b,code\nm1,0.1,0.2,1001\nm2,0.3,0.4,1002\nm3,0.5,0.6,1003\nm4,0.2,0.9,1004\n"
                "m5,0.7,0.1,1005\n")
     assert "code" in aside(few) or "set_aside" in topics(few)  # set aside, or said to be in doubt
@@ -229,3 +233,18 @@ def test_a_long_tables_metric_column_gives_each_dataset_its_direction() -> None:
     assert aside(g) == {"metric": "each dataset's metric, which decides its direction"}
     b = load_scores(read_table(t.encode(), object_text=True), g.to_format(), label="t.csv")
     assert b.flipped == ("lambada",) and b.leaderboard()["model"].iloc[0] == "m2"
+
+
+def test_a_task_on_its_own_scale_among_few_is_in_doubt_and_among_many_set_aside() -> None:
+    rng = np.random.default_rng(3)
+    skill = rng.uniform(0, 1, 14)
+    tasks = {f"bench{j}": (40 + 40 * skill + rng.normal(0, 4, 14)).round(1) for j in range(6)}
+    ocr = (300 + 600 * skill + rng.normal(0, 30, 14)).round()  # OCRBench's 0–1000 next to 0–100 benchmarks
+    few = pd.DataFrame({"Method": [f"vlm{i}" for i in range(14)], **tasks, "OCRBench": ocr})
+    g = read(few.to_csv(index=False))
+    doubt = next(u for u in g.unsure if u.startswith("set_aside: 'OCRBench'"))
+    assert "follows the rows' mean scores" in doubt and "OCRBench" not in aside(g)
+    many = pd.DataFrame({"Method": [f"vlm{i}" for i in range(14)],
+                         **{f"bench{j}": (40 + 40 * skill + rng.normal(0, 4, 14)).round(1) for j in range(25)},
+                         "OCRBench": ocr})
+    assert "another scale" in aside(read(many.to_csv(index=False)))["OCRBench"]
