@@ -1,5 +1,6 @@
 """Columns that are another form of task columns: :func:`raw_twins` (``IFEval Raw`` next to
-``IFEval``) and :func:`partial_means` (``Natural`` = the mean of the seven columns before it,
+``IFEval``), :func:`spreads` (``acc_stderr``, ``standard_error``, ``MMLU (SE)`` next to ``MMLU``)
+and :func:`partial_means` (``Natural`` = the mean of the seven columns before it,
 as VTAB tables give a mean per group of tasks; ``STEM`` = the mean of subjects spread over the
 table, as MMLU tables give a mean per category, equal-weighted or weighted by each subject's
 questions)."""
@@ -7,6 +8,7 @@ questions)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import pairwise
 
 import numpy as np
 
@@ -39,6 +41,30 @@ def raw_twins(columns: Sequence[str]) -> dict[str, str]:
         twin = by_words.get(rest)
         if twin is not None and twin != c:
             out[c] = f"the raw form of '{twin}' (the same task before the leaderboard's normalisation)"
+    return out
+
+
+_SPREAD_WORDS = frozenset({"stderr", "std", "stdev", "stddev", "sem", "variance", "ci95"})
+_SPREAD_PAIRS = frozenset({("standard", "error"), ("standard", "deviation"), ("std", "dev"), ("std", "err"),
+                           ("confidence", "interval")})
+_SPREAD_TAILS = frozenset({"se", "sd", "err", "ci", "var"})
+"""Short spread words, read as one only after the name of another column (``MMLU SE`` next to ``MMLU``)."""
+
+
+def spreads(columns: Sequence[str]) -> dict[str, str]:
+    """Column → why it is set aside, for a column named as the spread of a score (a standard error,
+    deviation or confidence interval: ``acc_stderr``, ``lc_standard_error``, ``MMLU ± std``,
+    ``95% CI``, ``MMLU (SE)`` when ``MMLU`` is a column): the uncertainty of a score, not a score."""
+    by_words = {" ".join(tokens(c)): c for c in columns}
+    out = {}
+    for c in columns:
+        words = tokens(c)
+        named = (bool(_SPREAD_WORDS & set(words)) or any(p in _SPREAD_PAIRS for p in pairwise(words))
+                 or "±" in c or "+/-" in c or (words[-2:-1] == ["95"] and words[-1:] == ["ci"]))
+        twin = by_words.get(" ".join(words[:-1])) if len(words) > 1 and words[-1] in _SPREAD_TAILS else None
+        if named or (twin is not None and twin != c):
+            out[c] = "the spread of a score (a standard error, deviation or interval), not a score" + (
+                f": of '{twin}'" if twin is not None and twin != c else "")
     return out
 
 

@@ -1,7 +1,7 @@
 """Which columns of a wide table are not tasks, by evidence: :func:`set_aside_columns`.
 
 A column is set aside, with its reason, when it is empty, text, dates or sizes; when it is
-named as an average, a rank or a win rate; when it equals the row mean of the task columns
+named as an average, a rank, a win rate or the spread of a score (``acc_stderr``); when it equals the row mean of the task columns
 (or that mean in percent); when it ranks the rows; when it is on another scale or of another
 type than the task columns (percent next to 0–1 scores, counts such as GFLOPS or parameter
 sizes, whole-number codes). A column whose evidence is weak is read as a task and listed in
@@ -28,24 +28,16 @@ from subsetsel_core.io.guess.column_kinds import (
     parse_dates,
 )
 from subsetsel_core.io.guess.metric_names import MetricName, arrow_of, metric_of
-from subsetsel_core.io.guess.partial_means import MAX_COLUMNS, partial_means, raw_twins
+from subsetsel_core.io.guess.partial_means import MAX_COLUMNS, partial_means, raw_twins, spreads
 from subsetsel_core.io.guess.result import SetAside
+from subsetsel_core.io.guess.scales import ATTRIBUTE_WORDS, correlations, other_scales
 from subsetsel_core.io.score_format import check_roles
 from subsetsel_core.text.rounding import text
 
 _RELEASE = ("release", "released", "date", "published")
 _SCALES = ((0.0, 1.0, "0–1"), (0.0, 100.0, "0–100"))
 _ARROWS = re.compile("[↑⬆▲↓⬇▼\ufe0f]")
-_COUNT_PART = re.compile(r"(?:^|\s[-–—|:/]\s*)#\s*\w")  # "MMLU - # eval", "# prompt tokens": counts
-_ATTRIBUTE_MARKS = ("❤", "♥", "⭐", "👍", "★")  # likes and stars
 _BLOCK = 256  # columns checked against the row mean at a time
-#: Words that name a model's attribute, not a task (``Memory Usage (GB, fp32)``, ``Embedding Dimensions``).
-ATTRIBUTE_WORDS = frozenset({"memory", "dimension", "dimensions", "dim", "dims", "tokens", "gflops", "flops", "macs",
-                             "throughput", "likes", "downloads", "hearts", "votes", "gb", "mb", "cutoff", "vocab",
-                             "seqlen", "cost", "price", "co2", "emissions", "rtf", "rtfx", "speed", "speedup",
-                             "fps", "qps", "truncated"})
-
-
 @dataclass(frozen=True)
 class Aside:
     """What :func:`set_aside_columns` found.
@@ -175,6 +167,7 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
     numbers = [c for c in rest if c not in reasons]
     constant = [c for c in numbers if _constant(kinds[c])]  # no mean of the rows; a task that ranks nothing
     reasons.update(raw_twins([c for c in numbers if c not in keep]))
+    reasons.update(spreads([c for c in numbers if c not in keep and c not in reasons]))
     numbers = [c for c in numbers if c not in reasons]
     searched = len(numbers) <= MAX_COLUMNS  # partial means are looked for (pairs of column runs: not on wide tables)
     order = [c for c in numbers if not named_derived(c)] if searched else []
@@ -229,8 +222,8 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
         for start in range(0, len(testable), _BLOCK):  # blocks of columns: memory stays small on wide tables
             block = testable[start:start + _BLOCK]
             _row_means_found(block, kinds, ref_m, [c in in_ref for c in block], decimals, spread, metric, reasons,
-                             flagged)
-    _scale_and_type(kinds, plain, ref, metric, reasons, flagged)
+                             flagged, by_model)
+    other_scales(kinds, plain, ref, metric, reasons, flagged)
     _outside_series(plain, series, reasons, flagged)
     flagged += [(c, f"set_aside: '{c}' holds the same number "
                     f"({_fmt(float(kinds[c].numbers[np.isfinite(kinds[c].numbers)][0]))}) in every row: it ranks no "
@@ -246,9 +239,11 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
 
 def _row_means_found(block: Sequence[str], kinds: Mapping[str, Column], ref_m: np.ndarray, in_ref: list[bool],
                      decimals: int, spread: float, metric: Mapping[str, MetricName | None], reasons: dict[str, str],
-                     flagged: list[tuple[str, str]]) -> None:
+                     flagged: list[tuple[str, str]], by_model: bool) -> None:
     """The columns of ``block`` equal to the row mean of the task columns (leave-one-out; also in
-    percent or as a fraction), and those that follow it closely (in doubt)."""
+    percent or as a fraction), and those that follow it closely (in doubt; with datasets as rows,
+    each row's values are first placed between the row's lowest and highest, so that rows on scales
+    of their own — an RMSE of 22 next to AUCs — do not make every column follow the mean)."""
     values = np.column_stack([kinds[c].numbers for c in block])
     means = _loo_means(ref_m, in_ref, values)
     tol = 0.51 * (10.0 ** -np.array([kinds[c].decimals for c in block], dtype=float) + 10.0 ** -decimals) + 1e-9
@@ -259,7 +254,12 @@ def _row_means_found(block: Sequence[str], kinds: Mapping[str, Column], ref_m: n
         for j in np.flatnonzero(enough & (spread > 4 * tol) & (off <= tol * max(factor, 1.0))).tolist():
             c = block[j]
             reasons.setdefault(c, f"the row mean of the {ref_m.shape[1] - int(in_ref[j])} task columns{how}")
-    corr = _correlations(values, means, ok)
+    if not by_model:  # rows of datasets on scales of their own: each row's place between its lowest and highest
+        lo, hi = np.nanmin(np.where(np.isfinite(ref_m), ref_m, np.nan), axis=1), np.nanmax(ref_m, axis=1)
+        span = np.where(hi > lo, hi - lo, np.nan)[:, None]
+        values, means = (values - lo[:, None]) / span, (means - lo[:, None]) / span
+        ok = ok & np.isfinite(span)
+    corr = correlations(values, means, ok)
     for j in np.flatnonzero((corr >= 0.998) & (ok.sum(axis=0) >= 8)).tolist():
         c = block[j]
         if c not in reasons and metric[c] is None:  # a named metric is not an average unless it equals one
@@ -294,18 +294,6 @@ def _outside_series(plain: Sequence[str], series: Sequence[str], reasons: Mappin
                                f"columns ({series[0]} …); read as a task"))
 
 
-def _correlations(a: np.ndarray, b: np.ndarray, ok: np.ndarray) -> np.ndarray:
-    """Pearson correlation of each column of ``a`` with the same column of ``b`` over the rows ``ok``."""
-    w = ok.astype(float)
-    n = np.maximum(w.sum(axis=0), 1.0)
-    a0, b0 = np.where(ok, a, 0.0), np.where(ok, b, 0.0)
-    ma, mb = a0.sum(axis=0) / n, b0.sum(axis=0) / n
-    da, db = (a0 - ma) * w, (b0 - mb) * w
-    den = np.sqrt((da**2).sum(axis=0) * (db**2).sum(axis=0))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, (da * db).sum(axis=0) / np.where(den > 0, den, 1.0), 0.0)
-
-
 def _loo_means(ref_m: np.ndarray, in_ref: list[bool], cols: np.ndarray) -> np.ndarray:
     """Per column of ``cols``, the row mean of the reference columns without that column."""
     fin = np.isfinite(ref_m)
@@ -316,88 +304,3 @@ def _loo_means(ref_m: np.ndarray, in_ref: list[bool], cols: np.ndarray) -> np.nd
     rest_n = n[:, None] - own_n
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(rest_n > 0, (total[:, None] - own) / rest_n, np.nan)
-
-
-FEW_TASKS = 20
-"""Below this many task columns, an unnamed column on another scale may be a task scored on its own
-scale (OCRBench's 0–1000 and MME's 0–2800 next to 0–100 benchmarks): in doubt, not set aside, unless
-it holds percentages next to tasks scored 0–1. Among more task columns, one column on another scale
-is not one of them (Acc@5 next to 1,000 per-class accuracies)."""
-FOLLOWS = 0.7
-"""The rank correlation with the rows' mean scores from which a column is said to follow them."""
-
-
-def _row_mean(columns: Sequence[np.ndarray]) -> np.ndarray:
-    """The mean of each row over the finite values of ``columns`` (NaN for a row with none)."""
-    m = np.column_stack(columns)
-    fin = np.isfinite(m)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(fin, m, 0.0).sum(axis=1) / fin.sum(axis=1)
-
-
-def _follows_the_rows(values: np.ndarray, mean: np.ndarray | None) -> float | None:
-    """The rank correlation of ``values`` with the rows' mean scores over the rows where both are
-    known (at least five), when it is at least :data:`FOLLOWS`; else None."""
-    if mean is None:
-        return None
-    ok = np.isfinite(values) & np.isfinite(mean)
-    if ok.sum() < 5:
-        return None
-    a, b = pd.Series(values[ok]).rank().to_numpy(), pd.Series(mean[ok]).rank().to_numpy()
-    r = float(_correlations(a[:, None], b[:, None], np.ones((len(a), 1), dtype=bool))[0])
-    return r if r >= FOLLOWS else None
-
-
-def _scale_and_type(kinds: Mapping[str, Column], plain: Sequence[str], ref: Sequence[str],
-                    metric: Mapping[str, MetricName | None], reasons: dict[str, str], flagged: list[tuple[str, str]]) -> None:
-    """Columns on another scale or of another type than the task columns ``ref`` (set aside when
-    the task columns are three or more and most of the columns; in doubt otherwise)."""
-    if len(ref) < 2:
-        return
-    step = max(1, len(ref) // 200)  # the task columns' range, from up to 200 of them
-    ref_vals = np.concatenate([kinds[c].numbers for c in ref[::step]])
-    ref_vals = ref_vals[np.isfinite(ref_vals)]
-    if ref_vals.size == 0:
-        return
-    lo, hi = float(np.quantile(ref_vals, 0.01)), float(np.quantile(ref_vals, 0.99))
-    ref_whole = all(bool(np.all(v[np.isfinite(v)] % 1 == 0)) for v in (kinds[c].numbers for c in ref))
-    strong = len(ref) >= 3 and len(ref) * 4 >= 3 * len(plain)
-    in_ref = set(ref)
-    mean = _row_mean([kinds[c].numbers for c in ref])
-    for c in plain:
-        m = metric[c]
-        if c in reasons or (m is not None and not m.whole):
-            continue  # "<task> - <metric>": a task's own metric, whatever its scale
-        v = kinds[c].numbers[np.isfinite(kinds[c].numbers)]
-        if v.size == 0:
-            continue
-        whole = bool(np.all(v % 1 == 0)) and not ref_whole
-        codes = whole and kinds[c].distinct >= max(5, 0.9 * kinds[c].present)
-        what = ("whole numbers, one per row (codes or ids)" if codes else "whole numbers (counts)" if whole
-                else "numbers")
-        inside = float(np.mean((v >= lo) & (v <= hi)))
-        attribute = m is None and (has_word(c, ATTRIBUTE_WORDS) or any(e in c for e in _ATTRIBUTE_MARKS)
-                                   or _COUNT_PART.search(c) is not None)
-        if attribute and (inside < 0.5 or whole):
-            reasons[c] = (f"a model attribute by its name; {what} {_fmt(float(v.min()))}–{_fmt(float(v.max()))} "
-                          f"(the {len(ref)} task columns: {_fmt(lo)}–{_fmt(hi)})")
-            continue
-        if attribute:
-            flagged.append((c, f"set_aside: '{c}' is named as a model attribute, not a task, but holds numbers on the "
-                               "task columns' scale; read as a task"))
-            continue
-        if c not in in_ref and inside < 0.5:
-            why = (f"{what} {_fmt(float(v.min()))}–{_fmt(float(v.max()))}, on another scale than the {len(ref)} task "
-                   f"columns ({_fmt(lo)}–{_fmt(hi)})")
-            percent = 0.0 <= lo and hi <= 1.0 and float(v.min()) >= 0.0 and float(v.max()) <= 100.0  # of 0–1 tasks
-            if strong and (len(ref) >= FEW_TASKS or percent):
-                reasons[c] = why
-                continue
-            follows = _follows_the_rows(kinds[c].numbers, mean)
-            also = ("" if follows is None else f", and it follows the rows' mean scores (rank correlation "
-                    f"{text(follows, 'correlation')})")
-            flagged.append((c, f"set_aside: '{c}' holds {why}{also}: a task scored on its own scale, or not a task; "
-                               "read as a task"))
-        elif whole and kinds[c].present >= 5:
-            flagged.append((c, f"set_aside: '{c}' holds {what} among task columns that are not whole numbers; read "
-                               "as a task"))

@@ -163,17 +163,15 @@ def guess_table(
             for role in ("dataset", "model"):
                 _require(cols, named[role], role, label)  # the long layout reads them: a name not there is a slip
             guess = _long_guess(df, roles, label, release_column)
-            cells = _metric_cells(df, roles)
-            if cells is not None:
-                guess = replace(guess, set_aside=tuple(
-                    SetAside(a.column, "each dataset's metric, which decides its direction") if a.column == cells[0] else a
-                    for a in guess.set_aside))
-            return _directions(guess, label, higher_is_better, lower_is_better_datasets,
+            cells = _metric_cells(df, guess, [c for c in df.columns if c not in (roles.model, roles.fold)], roles.score)
+            return _directions(_metric_set_aside(guess, cells), label, higher_is_better, lower_is_better_datasets,
                                higher_is_better_datasets, (), cells[1] if cells else None)
     kinds = quick if quick is not None and len(sample) == len(df) else read_columns(df)
     wide = _wide_guess(df, kinds, layout, given, named, label, drop_columns, set_aside, keep_columns, release_column)
-    return _directions(wide.guess, label, higher_is_better, lower_is_better_datasets, higher_is_better_datasets,
-                       wide.hints)
+    cells = _metric_cells(df, wide.guess, [a.column for a in wide.guess.set_aside]) \
+        if wide.guess.layout == "wide" else None  # datasets as rows: a column may name each one's metric
+    return _directions(_metric_set_aside(wide.guess, cells), label, higher_is_better, lower_is_better_datasets,
+                       higher_is_better_datasets, wide.hints, cells[1] if cells else None)
 
 
 def _require(cols: Sequence[str], column: str | None, role: str, label: str) -> None:
@@ -296,7 +294,8 @@ def _wide_guess(df: pd.DataFrame, kinds: dict[str, Column], layout: str, given: 
                 said = "; ".join(lean.because_models + lean.because_datasets) or "no sign either way"
                 unsure.append(f"layout: not sure whether the rows are datasets or models ({said}); read the rows "
                               "as datasets — flip the orientation if they are models")
-            if found.release is not None:  # read without release dates: the rows are datasets
+            if found.release is not None or found.unsure:
+                # again with the rows as datasets: no release dates, and the doubts of rows of datasets
                 found = set_aside_columns(df, kinds, name, fold, drop, exact, keep, None, False, False, label)
     elif layout == "wide" and not given["dataset"] and lean.lean >= 3:
         raise InputError(f"{label}: read with datasets as rows, but it looks like one row per model "
@@ -355,17 +354,35 @@ def _unique(df: pd.DataFrame, column: str, fold: str | None) -> bool:
     return bool(names_of(df[column]).ne("").all() and not keys.duplicated().any())
 
 
-def _metric_cells(df: pd.DataFrame, roles: LongRoles) -> tuple[str, dict[str, str]] | None:
-    """A long table's metric column and, per dataset, the metric it names (None: no such column, or
-    a dataset with more than one metric)."""
-    col = next((c for c in df.columns if c not in (roles.dataset, roles.model, roles.score, roles.fold)
-                and tokens(c) and tokens(c)[-1] in METRIC_COLUMN), None)
-    if col is None or score_metric(roles.score) is not None:
-        return None  # none, or the score column names its own metric (TabRepo's metric_error: lower for every one)
-    pairs = pd.DataFrame({"d": names_of(df[roles.dataset]), "m": names_of(df[col])}).drop_duplicates()
-    if pairs["d"].duplicated().any() or pairs["m"].eq("").any():
-        return None
-    return str(col), dict(zip(pairs["d"], pairs["m"], strict=True))
+def _metric_cells(df: pd.DataFrame, guess: TableGuess, columns: Sequence[str],
+                  score: str | None = None) -> tuple[str, dict[str, str]] | None:
+    """A column of ``columns`` that names each dataset's metric and, per dataset, the metric it names
+    (None: no such column, or a dataset with more than one metric). The column is named so (``metric``,
+    ``measure``) or, in a table with datasets as rows (no ``score`` column), holds a metric name in
+    every cell (``auc``, ``logloss``, ``rmse``)."""
+    if score is not None and score_metric(score) is not None:
+        return None  # the score column names its own metric (TabRepo's metric_error: lower for every one)
+    dataset, keep = str(guess.dataset_column), set(guess.datasets)
+    for col in columns:
+        cells = names_of(df[col])
+        if col == dataset or not ((t := tokens(col)) and t[-1] in METRIC_COLUMN or score is None and cells.ne("").all()
+                                  and all(score_metric(x) is not None for x in set(cells))):
+            continue
+        pairs = pd.DataFrame({"d": names_of(df[dataset]), "m": cells}).drop_duplicates()
+        pairs = pairs[pairs["d"].isin(keep)]
+        if pairs["d"].duplicated().any() or pairs["m"].eq("").any():
+            return None
+        return str(col), dict(zip(pairs["d"], pairs["m"], strict=True))
+    return None
+
+
+def _metric_set_aside(guess: TableGuess, cells: tuple[str, dict[str, str]] | None) -> TableGuess:
+    """The guess with the metric column (if any) set aside as what decides each dataset's direction."""
+    if cells is None:
+        return guess
+    why = "each dataset's metric, which decides its direction"
+    return replace(guess, set_aside=tuple(SetAside(a.column, why) if a.column == cells[0] else a
+                                          for a in guess.set_aside))
 
 
 def _directions(guess: TableGuess, label: str, higher: bool | None, lower_ds: Sequence[str],

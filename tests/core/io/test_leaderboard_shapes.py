@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import leaderboard_shapes as shapes
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -56,6 +57,8 @@ CASES: dict[str, tuple[str, str | None, int, str, set[str]]] = {
     "monash_mase.csv": ("wide", None, 7, "lower", set()),
     "chronos_long.csv": ("long", "model", 3, "lower", {"score_column"}),
     "amlb.csv": ("long", "framework", 3, "higher", set()),
+    "amlb_wide.csv": ("wide", None, 10, "lower", set()),
+    "generative_arrows.csv": ("models-as-rows", "Method", 6, "lower", set()),
     "vtab": ("models-as-rows", "Method", 19, "higher", set()),
     "mteb_v2_summary.csv": ("models-as-rows", "Model", 10, "higher", {"set_aside"}),
     "helm_groups_full.csv": ("models-as-rows", "Model/adapter", 12, "higher", set()),
@@ -292,3 +295,46 @@ def test_a_dataset_whose_name_starts_with_an_aggregate_word_stays_a_dataset(row:
     cells = ",".join(["0.4"] * (text[0].count(",")))
     g = read("beir.csv", "\n".join([text[0], *body, f'"{row}",{cells}']) + "\n")
     assert "rows" not in topics(g)
+
+
+def _with_spreads(names: dict[str, str], n: int = 12, seed: int = 0) -> str:
+    """Models as rows: each task's score and, under the name ``names[task]``, its spread."""
+    rng = np.random.default_rng(seed)
+    skill = rng.uniform(0, 1, n)
+    cols: dict[str, Any] = {"model": [f"m{i}" for i in range(n)]}
+    for task, spread in names.items():
+        cols[task] = (0.4 + 0.4 * skill + rng.normal(0, 0.03, n)).round(4)
+        cols[spread] = rng.uniform(0.004, 0.015, n).round(4)
+    return pd.DataFrame(cols).to_csv(index=False)
+
+
+@pytest.mark.parametrize("spread", ["{t}_stderr", "{t} ± std", "{t} (SE)", "{t} standard error", "{t} 95% CI",
+                                    "{t}_sd", "StdDev {t}"])
+def test_the_spread_of_each_score_is_set_aside(spread: str) -> None:
+    tasks = ["arc_easy acc", "hellaswag acc", "piqa acc", "winogrande acc", "boolq acc"]
+    g = read("spreads.csv", _with_spreads({t: spread.format(t=t) for t in tasks}))
+    assert sorted(g.datasets) == sorted(tasks) and g.direction == "higher"
+    assert all(why.startswith("the spread of a score") for why in
+               (a.reason for a in g.set_aside if a.column not in tasks))
+
+
+def test_a_short_spread_word_alone_is_not_a_spread() -> None:
+    text = _with_spreads({"MMLU": "SE", "ARC": "Var", "GSM8K": "CI"}, seed=1)  # no task of that name before it
+    assert {"SE", "Var", "CI"} & set(read("short.csv", text).datasets) == {"SE", "Var", "CI"}
+
+
+def test_a_metric_column_of_a_table_with_datasets_as_rows_gives_each_its_direction() -> None:
+    g = read("amlb_wide.csv")  # AUC, log loss and RMSE rows side by side, an RMSE of 22 among them
+    assert sorted(g.higher_is_better_datasets) == ["blood-transfusion", "credit-g", "kc1", "phoneme"]
+    assert not g.higher_is_better and g.direction_from == "evidence"
+    assert {a.column: a.reason for a in g.set_aside} == {"metric": "each dataset's metric, which decides its direction"}
+    assert g.unsure == ()  # no model column is taken for an average because the rows' scales differ
+    lines = (SHAPES / "amlb_wide.csv").read_text(encoding="utf-8").splitlines()
+    words = "\n".join([lines[0].replace("metric", "kind"), *lines[1:]]) + "\n"  # unnamed, but every cell a metric
+    assert sorted(read("amlb_wide.csv", words).higher_is_better_datasets) == sorted(g.higher_is_better_datasets)
+
+
+def test_a_column_with_an_arrow_is_a_score_whatever_its_scale() -> None:
+    g = read("generative_arrows.csv")  # FID↓ in 2–12 next to IS↑ near 9 and Recall↑ in 0–1
+    assert g.n_datasets == 6 and g.unsure == () and g.set_aside == ()
+    assert sorted(g.higher_is_better_datasets) == ["CIFAR-10 IS↑", "ImageNet-64 Recall↑"] and not g.higher_is_better
