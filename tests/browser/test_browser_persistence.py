@@ -52,8 +52,9 @@ def test_a_reload_keeps_the_uploaded_benchmark(browser, tmp_path):
         page.wait_for_function("() => document.querySelectorAll('.ss-map .ss-sel').length === 4", timeout=60000)
 
         page.reload()
+        # the note of the session's first run, watched for as the page draws (as the unknown-id note below)
+        page.wait_for_selector("text=Restored your session from", timeout=90000)
         H.wait_idle(page, 90)
-        page.wait_for_selector("text=Restored your session from", timeout=60000)
         assert "tiny_scores" in _sidebar(page) and "10 datasets" in _sidebar(page)
         page.wait_for_function("() => document.querySelectorAll('.ss-map .ss-sel').length === 4", timeout=60000)
         assert page.locator("[data-testid=stException]").count() == 0
@@ -110,8 +111,9 @@ def test_an_evaluation_then_a_switch_then_a_reload_restores_the_new_benchmark(br
         page.wait_for_function("() => new URLSearchParams(location.search).get('s')", timeout=30000)
         page.wait_for_timeout(1500)  # the kept session is written in a background thread
         page.reload()
+        # the note of the session's first run, watched for as the page draws (as the unknown-id note below)
+        page.wait_for_selector("text=Restored your session from", timeout=90000)
         H.wait_idle(page, 90)
-        page.wait_for_selector("text=Restored your session from", timeout=60000)
         body = page.locator("[data-testid=stMain]").inner_text()
         assert "could not be restored" not in body and "damaged" not in body, body[:500]
         assert "small_scores" in _sidebar(page) and "8 datasets" in _sidebar(page)

@@ -1,5 +1,6 @@
 """Columns that are another form of task columns: :func:`raw_twins` (``IFEval Raw`` next to
-``IFEval``), :func:`spreads` (``acc_stderr``, ``standard_error``, ``MMLU (SE)`` next to ``MMLU``)
+``IFEval``), :func:`spreads` (``acc_stderr``, ``standard_error``, ``MMLU (SE)`` next to ``MMLU``),
+:func:`metric_twins` (one task scored with two metrics: in doubt)
 and :func:`partial_means` (``Natural`` = the mean of the seven columns before it,
 as VTAB tables give a mean per group of tasks; ``STEM`` = the mean of subjects spread over the
 table, as MMLU tables give a mean per category, equal-weighted or weighted by each subject's
@@ -12,7 +13,15 @@ from itertools import pairwise
 
 import numpy as np
 
-from subsetsel_core.io.guess.column_kinds import MIN_SHARE, SPARE_ROWS, Column, mean_kind, tokens
+from subsetsel_core.io.guess.column_kinds import (
+    MIN_SHARE,
+    SPARE_ROWS,
+    Column,
+    direction_of,
+    mean_kind,
+    tokens,
+)
+from subsetsel_core.io.guess.metric_names import STRONG, metric_of
 
 SMOOTHER = 0.6
 """A mean of s columns of independent parts has about 1/s of their spread: a column is tried
@@ -66,6 +75,54 @@ def spreads(columns: Sequence[str]) -> dict[str, str]:
             out[c] = "the spread of a score (a standard error, deviation or interval), not a score" + (
                 f": of '{twin}'" if twin is not None and twin != c else "")
     return out
+
+
+def _task_and_metric(header: str) -> tuple[str, str, bool | None] | None:
+    """The task, the metric and its direction of ``<task> - <metric>``, ``<task>_<metric>`` or
+    ``<task> <metric>`` (a metric word that names one on its own: ``acc``, ``acc_norm``, ``f1``), or
+    None. A qualifier in brackets is not part of the metric (``EM (Robustness)`` is EM)."""
+    m, head = metric_of(header), header.rstrip()
+    if m is not None and not m.whole and head.endswith(m.metric):
+        task = " ".join(tokens(head[: -len(m.metric)]))
+        return (task, " ".join(tokens(m.metric.split("(")[0])), m.higher_is_better) if task else None
+    words = tokens(header)
+    for n in (2, 1):
+        if len(words) > n and "_".join(words[-n:]) in STRONG:
+            return " ".join(words[:-n]), "_".join(words[-n:]), direction_of("_".join(words[-n:]))
+    return None
+
+
+TWIN_CORRELATION = 0.9
+"""Two metrics of one task that follow each other this closely over the rows measure the same thing."""
+
+
+def metric_twins(kinds: Mapping[str, Column], columns: Sequence[str]) -> list[tuple[str, str]]:
+    """(column, ``unsure`` entry) for a column that scores the task of an earlier column with another
+    metric of the same direction that it follows closely (``arc_challenge acc`` and ``arc_challenge
+    acc_norm``, ``MMLU - EM`` and ``MMLU - F1``): every column is a dataset, so the task would count
+    twice. Variants of one metric (``EM (Robustness)``) and metrics of other things (calibration
+    error next to accuracy) are tasks of their own."""
+    by_task: dict[str, list[tuple[str, str, bool | None]]] = {}
+    for c in columns:
+        found = _task_and_metric(str(c))
+        if found is not None:
+            by_task.setdefault(found[0], []).append((c, found[1], found[2]))
+    out = []
+    for group in by_task.values():
+        for j, (c, metric, up) in enumerate(group):
+            first = next((g for g in group[:j] if g[1] != metric and g[2] == up and up is not None
+                          and _follows(kinds[g[0]].numbers, kinds[c].numbers)), None)
+            if first is not None:
+                out.append((c, f"set_aside: '{c}' scores the task of '{first[0]}' with another metric that follows it "
+                               "closely: the task would count twice; read as a task"))
+    return out
+
+
+def _follows(a: np.ndarray, b: np.ndarray) -> bool:
+    ok = np.isfinite(a) & np.isfinite(b)
+    if ok.sum() < 5 or np.ptp(a[ok]) == 0 or np.ptp(b[ok]) == 0:
+        return False
+    return bool(np.corrcoef(a[ok], b[ok])[0, 1] >= TWIN_CORRELATION)
 
 
 def partial_means(kinds: Mapping[str, Column], order: Sequence[str], tested: Sequence[str]) -> dict[str, str]:

@@ -28,7 +28,13 @@ from subsetsel_core.io.guess.column_kinds import (
     parse_dates,
 )
 from subsetsel_core.io.guess.metric_names import MetricName, arrow_of, metric_of
-from subsetsel_core.io.guess.partial_means import MAX_COLUMNS, partial_means, raw_twins, spreads
+from subsetsel_core.io.guess.partial_means import (
+    MAX_COLUMNS,
+    metric_twins,
+    partial_means,
+    raw_twins,
+    spreads,
+)
 from subsetsel_core.io.guess.result import SetAside
 from subsetsel_core.io.guess.scales import ATTRIBUTE_WORDS, correlations, other_scales
 from subsetsel_core.io.score_format import check_roles
@@ -224,6 +230,7 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
             _row_means_found(block, kinds, ref_m, [c in in_ref for c in block], decimals, spread, metric, reasons,
                              flagged, by_model)
     other_scales(kinds, plain, ref, metric, reasons, flagged)
+    flagged += [(c, why) for c, why in metric_twins(kinds, plain) if c not in reasons]
     _outside_series(plain, series, reasons, flagged)
     flagged += [(c, f"set_aside: '{c}' holds the same number "
                     f"({_fmt(float(kinds[c].numbers[np.isfinite(kinds[c].numbers)][0]))}) in every row: it ranks no "

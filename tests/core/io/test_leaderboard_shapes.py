@@ -338,3 +338,21 @@ def test_a_column_with_an_arrow_is_a_score_whatever_its_scale() -> None:
     g = read("generative_arrows.csv")  # FID↓ in 2–12 next to IS↑ near 9 and Recall↑ in 0–1
     assert g.n_datasets == 6 and g.unsure == () and g.set_aside == ()
     assert sorted(g.higher_is_better_datasets) == ["CIFAR-10 IS↑", "ImageNet-64 Recall↑"] and not g.higher_is_better
+
+
+def test_a_task_scored_with_two_metrics_is_in_doubt() -> None:
+    rng = np.random.default_rng(0)
+    skill = rng.uniform(0, 1, 12)
+    cols: dict[str, Any] = {"model": [f"m{i}" for i in range(12)]}
+    for task, metrics in (("arc_challenge", ("acc", "acc_norm")), ("hellaswag", ("acc", "acc_norm")),
+                          ("MMLU -", ("EM", "F1")), ("boolq", ("acc",)), ("winogrande", ("acc",))):
+        for m in metrics:
+            cols[f"{task} {m}"] = (0.4 + 0.4 * skill + rng.normal(0, 0.03, 12)).round(4)
+    g = read("two.csv", pd.DataFrame(cols).to_csv(index=False))
+    doubts = [u for u in g.unsure if "with another metric" in u]
+    assert [u.split("'")[1] for u in doubts] == ["arc_challenge acc_norm", "hellaswag acc_norm", "MMLU - F1"]
+    assert "the task would count twice" in doubts[0] and g.n_datasets == 8
+    assert read("helm_groups_full.csv").unsure == ()  # EM (Robustness) is EM; ECE (lower) measures another thing
+    decided = read("two.csv", pd.DataFrame(cols).to_csv(index=False),
+                   drop_columns=["arc_challenge acc_norm", "hellaswag acc_norm", "MMLU - F1"])
+    assert decided.n_datasets == 5 and not decided.unsure
