@@ -57,11 +57,9 @@ def _row_mean(columns: Sequence[np.ndarray]) -> np.ndarray:
         return np.where(fin, m, 0.0).sum(axis=1) / fin.sum(axis=1)
 
 
-def _follows_the_rows(values: np.ndarray, mean: np.ndarray | None) -> float | None:
+def _follows_the_rows(values: np.ndarray, mean: np.ndarray) -> float | None:
     """The rank correlation of ``values`` with the rows' mean scores over the rows where both are
     known (at least five), when it is at least :data:`FOLLOWS`; else None."""
-    if mean is None:
-        return None
     ok = np.isfinite(values) & np.isfinite(mean)
     if ok.sum() < 5:
         return None
@@ -71,9 +69,9 @@ def _follows_the_rows(values: np.ndarray, mean: np.ndarray | None) -> float | No
 
 
 def other_scales(kinds: Mapping[str, Column], plain: Sequence[str], ref: Sequence[str],
-                    metric: Mapping[str, MetricName | None], reasons: dict[str, str], flagged: list[tuple[str, str]]) -> None:
-    """Columns on another scale or of another type than the task columns ``ref`` (set aside when
-    the task columns are three or more and most of the columns; in doubt otherwise)."""
+                 metric: Mapping[str, MetricName | None], reasons: dict[str, str], flagged: list[tuple[str, str]]) -> None:
+    """Columns on another scale or of another type than the task columns ``ref``, added to
+    ``reasons`` (set aside) or ``flagged`` (in doubt) as the module docstring says."""
     if len(ref) < 2:
         return
     step = max(1, len(ref) // 200)  # the task columns' range, from up to 200 of them
@@ -101,16 +99,15 @@ def other_scales(kinds: Mapping[str, Column], plain: Sequence[str], ref: Sequenc
         attribute = m is None and (has_word(c, ATTRIBUTE_WORDS) or any(e in c for e in _ATTRIBUTE_MARKS)
                                    or _COUNT_PART.search(c) is not None)
         if attribute and (inside < 0.5 or whole):
-            reasons[c] = (f"a model attribute by its name; {what} {_score_text(float(v.min()))}–{_score_text(float(v.max()))} "
-                          f"(the {len(ref)} task columns: {_score_text(lo)}–{_score_text(hi)})")
+            reasons[c] = (f"a model attribute by its name; {what} {_range(v.min(), v.max())} "
+                          f"(the {len(ref)} task columns: {_range(lo, hi)})")
             continue
         if attribute:
             flagged.append((c, f"set_aside: '{c}' is named as a model attribute, not a task, but holds numbers on the "
                                "task columns' scale; read as a task"))
             continue
         if c not in in_ref and inside < 0.5 and arrow_of(c) is None:  # an arrow (FID↓, Recall↑) declares a score
-            why = (f"{what} {_score_text(float(v.min()))}–{_score_text(float(v.max()))}, on another scale than the {len(ref)} task "
-                   f"columns ({_score_text(lo)}–{_score_text(hi)})")
+            why = f"{what} {_range(v.min(), v.max())}, on another scale than the {len(ref)} task columns ({_range(lo, hi)})"
             percent = 0.0 <= lo and hi <= 1.0 and float(v.min()) >= 0.0 and float(v.max()) <= 100.0  # of 0–1 tasks
             if strong and (len(ref) >= FEW_TASKS or percent):
                 reasons[c] = why
@@ -125,5 +122,6 @@ def other_scales(kinds: Mapping[str, Column], plain: Sequence[str], ref: Sequenc
                                "as a task"))
 
 
-def _score_text(x: float) -> str:
-    return text(x, "score")
+def _range(lo: float, hi: float) -> str:
+    """``lo–hi`` as scores are written."""
+    return f"{text(float(lo), 'score')}–{text(float(hi), 'score')}"

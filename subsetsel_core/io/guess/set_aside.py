@@ -1,10 +1,11 @@
 """Which columns of a wide table are not tasks, by evidence: :func:`set_aside_columns`.
 
 A column is set aside, with its reason, when it is empty, text, dates or sizes; when it is
-named as an average, a rank, a win rate or the spread of a score (``acc_stderr``); when it equals the row mean of the task columns
-(or that mean in percent); when it ranks the rows; when it is on another scale or of another
-type than the task columns (percent next to 0–1 scores, counts such as GFLOPS or parameter
-sizes, whole-number codes). A column whose evidence is weak is read as a task and listed in
+named as an average, a rank, a win rate or the spread of a score (``acc_stderr``); when it
+equals the row mean of the task columns (or that mean in percent); when it ranks the rows; when
+it is on another scale or of another type than the task columns (:mod:`.scales`: percent next to
+0–1 scores, counts such as GFLOPS or parameter sizes). A column whose evidence is weak (a task
+scored twice, a column on its own scale among few tasks) is read as a task and listed in
 ``unsure`` with what would set it aside. What a rank or win-rate column says about the
 direction is returned as a hint.
 """

@@ -163,7 +163,8 @@ def guess_table(
             for role in ("dataset", "model"):
                 _require(cols, named[role], role, label)  # the long layout reads them: a name not there is a slip
             guess = _long_guess(df, roles, label, release_column)
-            cells = _metric_cells(df, guess, [c for c in df.columns if c not in (roles.model, roles.fold)], roles.score)
+            cells = _metric_cells(df, guess, [c for c in df.columns if c not in (roles.model, roles.fold, roles.score)],
+                                  roles.score)
             return _directions(_metric_set_aside(guess, cells), label, higher_is_better, lower_is_better_datasets,
                                higher_is_better_datasets, (), cells[1] if cells else None)
     kinds = quick if quick is not None and len(sample) == len(df) else read_columns(df)
