@@ -125,8 +125,11 @@ def score_cube(df: pd.DataFrame, fmt: ScoreFormat, label: str, rb: ReportBuilder
         repeated = per_cell[cell] > 1
         first = int(np.argmax(repeated))
         rows = pd.Index(pd.unique(df.index[repeated]))
+        apart = min((c for c in df.columns if not wide and c not in (cols.dataset, cols.model, cols.fold, cols.score)
+                     and pd.DataFrame({"k": cell[repeated], "v": df[c].astype(str).to_numpy()[repeated]})
+                     .drop_duplicates()["k"].duplicated().any()), key=lambda c: df[c].nunique(), default=None)
         _repeated_keys(rows, datasets[di[first]], models[mi[first]], cols.fold is not None, label,
-                       _unique_columns(raw, fmt) if wide else ())
+                       _unique_columns(raw, fmt) if wide else (), apart)
     cube.reshape(-1)[cell] = sc.to_numpy(dtype=float)
     return _finish(cube, datasets, models, folds, fmt, label, rb)
 
@@ -356,10 +359,15 @@ def _parse_scores(
 
 
 def _repeated_keys(rows: pd.Index, dataset: str, model: str, use_folds: bool, label: str,
-                   unique: tuple[str, ...] = ()) -> None:
+                   unique: tuple[str, ...] = (), apart: str | None = None) -> None:
     """Raise for ``rows``, those that repeat a dataset, model (and fold), the first with ``dataset, model``;
-    ``unique`` holds columns whose names are unique per row (the fix, when the row names are not)."""
-    if unique:
+    ``unique`` holds columns whose names are unique per row (the fix, when the row names are not), ``apart``
+    a column whose values differ between the repeats (a long table's metric column)."""
+    if apart is not None:
+        hint = (f" They differ in '{apart}': keep one row per dataset and model (one {apart} per dataset, the "
+                f"others filtered out of the file), or name '{apart}' as the fold column if the rows are folds.")
+        field = "fold_column"
+    elif unique:
         hint = (f" '{unique[0]}' is unique per row: name it as the column of row names (the model column), or "
                 "name the fold column if these rows are folds.")
         field = "model_column"

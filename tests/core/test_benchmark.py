@@ -118,6 +118,15 @@ def test_duplicates_named(tmp_path: Path) -> None:
     assert info.value.field == "fold_column" and info.value.rows == (2, 3)
 
 
+def test_repeats_that_differ_in_a_metric_column_name_it(tmp_path: Path) -> None:
+    rows = [f"{d},{m},0.0{i},{0.1 * i:.1f},{metric}" for i, (d, m, metric) in enumerate(
+        (d, m, metric) for d in ("d1", "d2", "d3") for m in ("A", "B") for metric in ("acc", "acc_norm"))]
+    text = "dataset,model,stderr,score,metric\n" + "\n".join(rows) + "\n"  # stderr differs too, and comes first
+    with pytest.raises(InputError, match=r"They differ in 'metric': keep one row per dataset and model") as info:
+        load_scores(_long(tmp_path, text))
+    assert info.value.field == "fold_column"
+
+
 def test_non_numeric_and_inf(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"not numbers in rows 2.*'abc'"):
         load_scores(_long(tmp_path, LONG.replace("d1,A,0,0.9", "d1,A,0,abc")))
