@@ -22,6 +22,7 @@ from subsetsel_core.io.guess.column_kinds import (
     tokens,
 )
 from subsetsel_core.io.guess.metric_names import STRONG, metric_of
+from subsetsel_core.io.guess.scales import correlations
 
 SMOOTHER = 0.6
 """A mean of s columns of independent parts has about 1/s of their spread: a column is tried
@@ -119,10 +120,9 @@ def metric_twins(kinds: Mapping[str, Column], columns: Sequence[str]) -> list[tu
 
 
 def _follows(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether ``a`` and ``b`` correlate at :data:`TWIN_CORRELATION` or more over five rows or more."""
     ok = np.isfinite(a) & np.isfinite(b)
-    if ok.sum() < 5 or np.ptp(a[ok]) == 0 or np.ptp(b[ok]) == 0:
-        return False
-    return bool(np.corrcoef(a[ok], b[ok])[0, 1] >= TWIN_CORRELATION)
+    return bool(ok.sum() >= 5 and correlations(a[:, None], b[:, None], ok[:, None])[0] >= TWIN_CORRELATION)
 
 
 def partial_means(kinds: Mapping[str, Column], order: Sequence[str], tested: Sequence[str]) -> dict[str, str]:

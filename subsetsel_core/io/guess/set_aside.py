@@ -263,9 +263,11 @@ def _row_means_found(block: Sequence[str], kinds: Mapping[str, Column], ref_m: n
             c = block[j]
             reasons.setdefault(c, f"the row mean of the {ref_m.shape[1] - int(in_ref[j])} task columns{how}")
     if not by_model:  # rows of datasets on scales of their own: each row's place between its lowest and highest
-        lo, hi = np.nanmin(np.where(np.isfinite(ref_m), ref_m, np.nan), axis=1), np.nanmax(ref_m, axis=1)
-        span = np.where(hi > lo, hi - lo, np.nan)[:, None]
-        values, means = (values - lo[:, None]) / span, (means - lo[:, None]) / span
+        fin = np.isfinite(ref_m)
+        lo, hi = np.where(fin, ref_m, np.inf).min(axis=1), np.where(fin, ref_m, -np.inf).max(axis=1)
+        span = np.where(hi > lo, hi - lo, np.nan)[:, None]  # NaN for a row of gaps or of one value
+        with np.errstate(invalid="ignore"):
+            values, means = (values - lo[:, None]) / span, (means - lo[:, None]) / span
         ok = ok & np.isfinite(span)
     corr = correlations(values, means, ok)
     for j in np.flatnonzero((corr >= 0.998) & (ok.sum(axis=0) >= 8)).tolist():
