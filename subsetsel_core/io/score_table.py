@@ -125,9 +125,9 @@ def score_cube(df: pd.DataFrame, fmt: ScoreFormat, label: str, rb: ReportBuilder
         repeated = per_cell[cell] > 1
         first = int(np.argmax(repeated))
         rows = pd.Index(pd.unique(df.index[repeated]))
-        apart = min((c for c in df.columns if not wide and c not in (cols.dataset, cols.model, cols.fold, cols.score)
-                     and pd.DataFrame({"k": cell[repeated], "v": df[c].astype(str).to_numpy()[repeated]})
-                     .drop_duplicates()["k"].duplicated().any()), key=lambda c: df[c].nunique(), default=None)
+        others = () if wide else [c for c in df.columns if c not in (cols.dataset, cols.model, cols.fold, cols.score)]
+        apart = min((c for c in others if pd.Series(df[c].astype(str).to_numpy()[repeated])
+                     .groupby(cell[repeated]).nunique().gt(1).any()), key=lambda c: df[c].nunique(), default=None)
         _repeated_keys(rows, datasets[di[first]], models[mi[first]], cols.fold is not None, label,
                        _unique_columns(raw, fmt) if wide else (), apart)
     cube.reshape(-1)[cell] = sc.to_numpy(dtype=float)
