@@ -35,6 +35,7 @@ UNSURE_FLAGS: dict[str, str] = {
     "direction": "--lower-is-better or --higher-is-better (with --lower-is-better-datasets A,B for exceptions)",
     "dataset_column": "--dataset-column COL and --model-column COL",
     "model_column": "--model-column COL (or --fold-column COL)",
+    "fold_column": "--fold-column COL (or one row per dataset and model in the file)",
     "score_column": "--score-column COL",
     "set_aside": "--drop-columns COL or --keep-columns COL",
     "rows": "--drop-rows NAME",

@@ -30,6 +30,7 @@ from subsetsel_core.io.numeric_cells import (
     percent_columns,
     refusal,
 )
+from subsetsel_core.io.repeated_rows import column_apart
 from subsetsel_core.io.score_format import ScoreFormat
 from subsetsel_core.io.score_names import clean_names
 from subsetsel_core.io.tables import line_numbers, row_numbers
@@ -125,9 +126,8 @@ def score_cube(df: pd.DataFrame, fmt: ScoreFormat, label: str, rb: ReportBuilder
         repeated = per_cell[cell] > 1
         first = int(np.argmax(repeated))
         rows = pd.Index(pd.unique(df.index[repeated]))
-        others = () if wide else [c for c in df.columns if c not in (cols.dataset, cols.model, cols.fold, cols.score)]
-        apart = min((c for c in others if pd.Series(df[c].astype(str).to_numpy()[repeated])
-                     .groupby(cell[repeated]).nunique().gt(1).any()), key=lambda c: df[c].nunique(), default=None)
+        apart = None if wide else column_apart(df, cell, [c for c in df.columns if c not in (
+            cols.dataset, cols.model, cols.fold, cols.score)])
         _repeated_keys(rows, datasets[di[first]], models[mi[first]], cols.fold is not None, label,
                        _unique_columns(raw, fmt) if wide else (), apart)
     cube.reshape(-1)[cell] = sc.to_numpy(dtype=float)

@@ -23,7 +23,6 @@ from subsetsel_core.io.guess.column_kinds import (
     MODEL_WORDS,
     Column,
     has_word,
-    parse_dates,
     pick,
     tokens,
 )
@@ -38,12 +37,12 @@ from subsetsel_core.io.guess.layout import (
     long_roles,
     orientation,
 )
+from subsetsel_core.io.guess.long_table import long_guess
 from subsetsel_core.io.guess.metric_names import score_metric
 from subsetsel_core.io.guess.result import SetAside, TableGuess, names_of, release_dates
 from subsetsel_core.io.guess.set_aside import set_aside_columns
 from subsetsel_core.io.guess.summary_rows import aggregate_rows, without_rows
 from subsetsel_core.io.names import did_you_mean
-from subsetsel_core.io.numeric_cells import parse_numbers
 from subsetsel_core.io.score_format import LAYOUTS, Layout, check_roles
 
 __all__ = ["GUESS_LAYOUTS", "SetAside", "TableGuess", "guess_table", "release_dates"]
@@ -162,7 +161,7 @@ def guess_table(
         if roles is not None:
             for role in ("dataset", "model"):
                 _require(cols, named[role], role, label)  # the long layout reads them: a name not there is a slip
-            guess = _long_guess(df, roles, label, release_column)
+            guess = long_guess(df, roles, label, release_column)
             cells = _metric_cells(df, guess, [c for c in df.columns if c not in (roles.model, roles.fold, roles.score)],
                                   roles.score)
             return _directions(_metric_set_aside(guess, cells), label, higher_is_better, lower_is_better_datasets,
@@ -205,38 +204,6 @@ def _forced_long(cols: Sequence[str], kinds: Mapping[str, Column], given: Mappin
 
 def _sorted(values: pd.Series) -> tuple[str, ...]:
     return tuple(sorted(str(v) for v in pd.unique(values) if str(v) != ""))
-
-
-def _long_guess(df: pd.DataFrame, roles: LongRoles, label: str, release: str | None) -> TableGuess:
-    check_roles({"dataset": roles.dataset, "model": roles.model, "score": roles.score,
-                 **({"fold": roles.fold} if roles.fold else {}), **({"release": release} if release else {})},
-                label=label)
-    if release is not None and parse_dates(df[release]).notna().mean() < 0.5:
-        raise InputError(f"{label}: '{release}' does not hold dates (fewer than half its cells are dates); name the "
-                         "column of model release dates, written as YYYY-MM-DD.", field="release_column")
-    (dc, datasets), (mc, models) = _codes(df[roles.dataset]), _codes(df[roles.model])
-    fc, folds = _codes(df[roles.fold]) if roles.fold else (np.zeros(len(df), dtype=np.int64), ("0",))
-    score = parse_numbers(df[roles.score])[0].to_numpy(dtype=float, na_value=np.nan)
-    ok = np.isfinite(score) & (dc >= 0) & (mc >= 0) & (fc >= 0)
-    cell = (dc[ok] * (len(models) + 1) + mc[ok]) * (len(folds) + 1) + fc[ok]
-    present = len(pd.unique(cell))
-    used = {roles.dataset, roles.model, roles.score, roles.fold}
-    aside = tuple(SetAside(c, "dates → release dates" if c == release else "not used by the long layout")
-                  for c in df.columns if c not in used)
-    return TableGuess(label, "long", roles.dataset, roles.model, roles.score, roles.fold, aside, len(datasets),
-                      len(models), len(folds), max(0, len(datasets) * len(models) * len(folds) - present), True,
-                      "", release_column=release, unsure=roles.unsure, datasets=datasets, models=models)
-
-
-def _codes(cells: pd.Series) -> tuple[np.ndarray, tuple[str, ...]]:
-    """Each row's position among the sorted stripped names (-1: empty), and the names; the
-    text work is done once per distinct cell."""
-    raw, uniques = pd.factorize(cells)
-    stripped = pd.Series(np.asarray(uniques, dtype=object)).astype(str).str.strip()
-    names = tuple(sorted(set(stripped) - {""}))
-    where = {n: i for i, n in enumerate(names)}
-    per_unique = np.array([where.get(n, -1) for n in stripped], dtype=np.int64)
-    return np.where(raw >= 0, per_unique[raw] if len(per_unique) else -1, -1), names
 
 
 @dataclass(frozen=True)

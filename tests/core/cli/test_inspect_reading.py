@@ -129,3 +129,35 @@ def test_describe_reading_rows_are_general() -> None:
     assert [r.part for r in rows][:2] == ["reading", "assumption"]
     assert sum(r.part == "task" for r in rows) == 6 and rows[-1].part == "set aside" and rows[-1].name == "code"
     assert set(rows[0].to_json_dict()) == {"part", "name", "metric", "subsets", "direction", "source", "detail"}
+
+
+PER_METRIC = "dataset,model,metric,score\n" + "".join(
+    f"{d},{m},{metric},0.{i + 1}\n"
+    for i, (d, m, metric) in enumerate((d, m, x) for d in ("d1", "d2", "d3") for m in ("A", "B", "C")
+                                       for x in ("acc", "acc_norm")))
+
+
+def test_rows_repeated_per_metric_are_undecided(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "per_metric.csv", PER_METRIC)
+    assert main(["inspect", path, "--format", "text"]) == 0  # inspect always succeeds, and says what is wrong
+    text = capsys.readouterr().out
+    assert ("unsure (fold_column): 9 rows of per_metric.csv repeat a dataset and model already scored (e.g. "
+            "dataset 'd1', model 'A'); they differ in 'metric': keep one metric per dataset") in text
+    assert "[decide with --fold-column COL" in text
+    assert any(u.startswith("fold_column: 9 rows") for u in inspect_json(capsys, path)["unsure"])
+    assert main(["select", "--scores", path, "--strategy", "random", "--k", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "per_metric.csv: the reading is not decided" in err and "differ in 'metric'" in err
+    one = write(tmp_path, "one_metric.csv", "".join(f"{line}\n" for line in PER_METRIC.splitlines() if ",acc_norm," not in line))
+    assert not [u for u in inspect_json(capsys, one)["unsure"] if u.startswith("fold_column")]
+    assert main(["select", "--scores", one, "--strategy", "random", "--k", "2"]) == 0
+    capsys.readouterr()
+
+
+def test_repeats_nothing_tells_apart_are_undecided_too() -> None:
+    df = pd.DataFrame({"dataset": ["d1", "d1", "d2", "d2", "d3", "d3"], "model": ["A", "A", "A", "B", "A", "B"],
+                       "score": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]})
+    guess = guess_table(df, label="t.csv", fold_column="")
+    assert [u for u in guess.unsure if u.startswith("fold_column: ")] == [
+        "fold_column: 1 row of t.csv repeats a dataset and model already scored (e.g. dataset 'd1', model 'A'), and "
+        "no column tells them apart: keep one row per dataset and model, or average them first"]
