@@ -41,6 +41,10 @@ PARTS: dict[str, str] = {
 }
 #: The topics the page names by its own choices (the guess made with them is sure of them).
 CHOSEN = ("layout", "dataset_column", "model_column", "score_column")
+#: Topics the page does not ask: reading the table stops on them with the same reason (rows that repeat
+#: a dataset and model: the page's error names the column that tells them apart), so no tick can
+#: confirm them.
+STOPS = ("fold_column",)
 #: The label of the tick that confirms the reading.
 CONFIRM = "Read it as shown"
 
@@ -90,7 +94,7 @@ def open_items(auto: TableGuess | None, reading: TableGuess, choices: Mapping[st
             if topic(u) in CHOSEN and _kept(auto, topic(u), choices):
                 items[u] = None
     for u in reading.unsure:
-        if topic(u) not in CHOSEN and not (topic(u) == "direction" and direction_answered):
+        if topic(u) not in (*CHOSEN, *STOPS) and not (topic(u) == "direction" and direction_answered):
             items[u] = None
     return list(items)
 

@@ -183,3 +183,15 @@ def test_unknown_benchmark_directory_is_a_message(monkeypatch):
     at.text_input(key="bench_dir").set_value("")
     at.run()
     assert not H.errors(at)
+
+
+def test_rows_repeated_per_metric_stop_with_the_column_that_tells_them_apart():
+    raw = ("dataset,model,metric,score\n" + "".join(
+        f"{d},{m},{x},0.{i + 1}\n" for i, (d, m, x) in enumerate(
+            (d, m, x) for d in ("d1", "d2", "d3") for m in ("A", "B", "C") for x in ("acc", "acc_norm")))).encode()
+    at = H.goto(H.new_app(), "benchmark")
+    at.file_uploader[0].set_value(("per_metric.csv", raw, "text/csv"))
+    at.run()
+    assert any("They differ in 'metric'" in e.value for e in at.error), [e.value for e in at.error]
+    assert not any("not sure" in w.value for w in at.warning)  # said once, as the error; no tick to confirm it
+    assert at.button(key="use_upload_btn").disabled

@@ -47,18 +47,19 @@ def long_guess(df: pd.DataFrame, roles: LongRoles, label: str, release: str | No
                   for c in df.columns if c not in used)
     unsure = roles.unsure
     if present < len(cell):
-        unsure = (*unsure, _repeats(df[ok], pd.factorize(cell)[0], len(cell) - present, roles, label))
+        unsure = (*unsure, _repeats(df[ok], pd.factorize(cell)[0], roles, label))
     return TableGuess(label, "long", roles.dataset, roles.model, roles.score, roles.fold, aside, len(datasets),
                       len(models), len(folds), max(0, len(datasets) * len(models) * len(folds) - present), True,
                       "", release_column=release, unsure=unsure, datasets=datasets, models=models)
 
 
-def _repeats(rows: pd.DataFrame, cells: np.ndarray, extra: int, roles: LongRoles, label: str) -> str:
-    """The doubt about rows that repeat a cell: how many, an example, and what tells them apart."""
-    first = rows.iloc[int(np.argmax(np.bincount(cells)[cells] > 1))]
+def _repeats(rows: pd.DataFrame, cells: np.ndarray, roles: LongRoles, label: str) -> str:
+    """The doubt about rows that repeat a cell: how many (every row of a repeated cell, as the
+    reader's error counts them), an example, and what tells them apart."""
+    repeated = np.bincount(cells)[cells] > 1
+    first = rows.iloc[int(np.argmax(repeated))]
     what = "dataset, model and fold" if roles.fold else "dataset and model"
-    said = (f"fold_column: {extra} {'row' if extra == 1 else 'rows'} of {label} "
-            f"{'repeats' if extra == 1 else 'repeat'} a {what} already scored (e.g. dataset "
+    said = (f"fold_column: {int(repeated.sum())} rows of {label} repeat the same {what} (e.g. dataset "
             f"'{first[roles.dataset]}', model '{first[roles.model]}')")
     apart = column_apart(rows, cells, [c for c in rows.columns if c not in (roles.dataset, roles.model, roles.fold,
                                                                             roles.score)])

@@ -141,10 +141,10 @@ def test_rows_repeated_per_metric_are_undecided(tmp_path: Path, capsys: pytest.C
     path = write(tmp_path, "per_metric.csv", PER_METRIC)
     assert main(["inspect", path, "--format", "text"]) == 0  # inspect always succeeds, and says what is wrong
     text = capsys.readouterr().out
-    assert ("unsure (fold_column): 9 rows of per_metric.csv repeat a dataset and model already scored (e.g. "
+    assert ("unsure (fold_column): 18 rows of per_metric.csv repeat the same dataset and model (e.g. "
             "dataset 'd1', model 'A'); they differ in 'metric': keep one metric per dataset") in text
     assert "[decide with --fold-column COL" in text
-    assert any(u.startswith("fold_column: 9 rows") for u in inspect_json(capsys, path)["unsure"])
+    assert any(u.startswith("fold_column: 18 rows") for u in inspect_json(capsys, path)["unsure"])
     assert main(["select", "--scores", path, "--strategy", "random", "--k", "2"]) == 2
     err = capsys.readouterr().err
     assert "per_metric.csv: the reading is not decided" in err and "differ in 'metric'" in err
@@ -159,5 +159,5 @@ def test_repeats_nothing_tells_apart_are_undecided_too() -> None:
                        "score": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]})
     guess = guess_table(df, label="t.csv", fold_column="")
     assert [u for u in guess.unsure if u.startswith("fold_column: ")] == [
-        "fold_column: 1 row of t.csv repeats a dataset and model already scored (e.g. dataset 'd1', model 'A'), and "
+        "fold_column: 2 rows of t.csv repeat the same dataset and model (e.g. dataset 'd1', model 'A'), and "
         "no column tells them apart: keep one row per dataset and model, or average them first"]
