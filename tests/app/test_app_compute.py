@@ -71,7 +71,7 @@ def test_a_local_dask_cluster_gives_the_numbers_of_this_server():
     distributed = pytest.importorskip("distributed")
     serial = _run(H.new_app())
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None) as cluster:
+                                  dashboard_address=":0") as cluster:
         ok, msg = compute.check_scheduler(cluster.scheduler_address)
         assert ok and "2 worker(s)" in msg
         at = H.new_app()

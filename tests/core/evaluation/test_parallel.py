@@ -30,7 +30,7 @@ def test_dask_local_cluster_identical(problem) -> None:  # type: ignore[no-untyp
     distributed = pytest.importorskip("distributed")
     bench, rep, cfg, serial = problem
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
         by_client = evaluate(bench, rep, cfg, mapper=dask_mapper(client))
         by_address = evaluate(bench, rep, cfg, mapper=dask_mapper(cluster.scheduler_address))
     assert json.dumps(by_client.to_json_dict()) == serial
