@@ -119,3 +119,27 @@ def aggregate_hints(kinds: Mapping[str, Column], candidates: Sequence[str], reas
                               f"columns (median rank correlation {text(-med if up else med, 'correlation')} over "
                               f"{len(per)})", up))
     return hints
+
+
+def rank_look(matrix: np.ndarray, models_on_rows: bool) -> str | None:
+    """Why the scores look like ranks of the models (None: they do not).
+
+    Every score is a whole number from 1 to at most the number of models M, most datasets' scores
+    start at 1 and typically reach ¾ M or more — the shape of a table of ranks per category
+    (lower is better), which no score's name need say; a 1–5 or 1–10 rating of many models is not.
+    ``matrix`` has one row per model when ``models_on_rows``, else one column per model.
+    """
+    per_dataset = matrix.T if models_on_rows else matrix  # one row per dataset, one column per model
+    n_models = per_dataset.shape[1]
+    fin = np.isfinite(per_dataset)
+    if n_models < MIN_ROWS - 1 or not fin.all(axis=1).any() or fin.sum() < 2 * n_models:
+        return None
+    rows = fin.any(axis=1)
+    lo = np.where(fin, per_dataset, np.inf).min(axis=1)[rows]
+    hi = np.where(fin, per_dataset, -np.inf).max(axis=1)[rows]
+    whole = bool(np.all(np.where(fin, per_dataset, 0) % 1 == 0))
+    if (not whole or lo.min() < 1 or hi.max() > n_models or np.mean(lo == 1) < 0.5
+            or np.median(hi) < 0.75 * n_models):
+        return None
+    return (f"every score is a whole number from 1 to at most {n_models}, the number of models: they look like "
+            "ranks (lower is better) rather than scores")

@@ -183,8 +183,8 @@ def read_column(name: str, cells: pd.Series) -> Column:
     unique = pd.Series(vals.unique(), dtype=object).astype(str)
     if unique.str.match(_SIZE).mean() >= 0.6:
         return Column(name, "size", numbers, present, distinct, decimals)
-    if unique.str.match(_DATE).mean() >= 0.6 or (words & DATE_WORDS and parse_dates(unique).notna().mean() >= 0.6):
-        return Column(name, "date", numbers, present, distinct, decimals)
+    if (unique.str.match(_DATE).mean() >= 0.6 or words & DATE_WORDS) and parse_dates(unique).notna().mean() >= 0.6:
+        return Column(name, "date", numbers, present, distinct, decimals)  # shaped like dates and read as dates
     return Column(name, "text", numbers, present, distinct, decimals)
 
 

@@ -97,7 +97,7 @@ def _listed(names: Sequence[str], limit: int = 3) -> str:
 def decide_direction(datasets: Sequence[str], score_column: str | None, label: str, higher: bool | None,
                      lower_ds: Sequence[str], higher_ds: Sequence[str],
                      hints: Sequence[tuple[str, bool]] = (), *, headers: bool = True,
-                     metric_cells: Mapping[str, str] | None = None) -> Direction:
+                     metric_cells: Mapping[str, str] | None = None, ranks: str | None = None) -> Direction:
     """The direction of a score table.
 
     Parameters
@@ -120,6 +120,9 @@ def decide_direction(datasets: Sequence[str], score_column: str | None, label: s
     metric_cells : mapping of str to str, optional
         Dataset → the metric a long table's metric column names for it (``acc``, ``ppl``): each
         dataset's own evidence, in place of the score column's name.
+    ranks : str, optional
+        Why the scores look like ranks (lower is better): with no other evidence the direction
+        is then ``unsure`` rather than assumed.
 
     Raises
     ------
@@ -170,6 +173,10 @@ def decide_direction(datasets: Sequence[str], score_column: str | None, label: s
         because = (f"only {len(per)} of {len(datasets)} dataset columns name a metric ({_listed(minority, 3)}: "
                    f"lower is better); the other {len(datasets) - len(per)} name none and nothing else in the file "
                    "says which way they are better")
+        unsure.append(f"direction: {because}")
+    elif not items and ranks:
+        hib, source = True, "unsure"
+        because = f"{ranks}; nothing else in the file says which way is better"
         unsure.append(f"direction: {because}")
     elif not items:
         hib, source = True, "assumed"

@@ -75,6 +75,12 @@ def _name_column(keys: Sequence[str], kinds: Mapping[str, Column], words: Sequen
     return pick([c for c in cands if kinds[c].kind == "text"], words) or pick(cands, words)
 
 
+def _names_metrics(column: str) -> bool:
+    """Whether a column is named as the one naming each row's metric (``Metric``, ``measure``)."""
+    words = tokens(column)
+    return bool(words) and words[-1] in METRIC_COLUMN
+
+
 def long_roles(df: pd.DataFrame, kinds: Mapping[str, Column], given: Mapping[str, str | None]) -> LongRoles | None:
     """The columns of a long table, or None when the table does not look long.
 
@@ -93,7 +99,7 @@ def long_roles(df: pd.DataFrame, kinds: Mapping[str, Column], given: Mapping[str
         m = _name_column(keys, kinds, MODEL_WORDS, d)
     if d is None or m is None:
         repeating = [c for c in cols if kinds[c].kind == "text" and kinds[c].distinct < kinds[c].present
-                     and c not in (d, m)]
+                     and c not in (d, m) and not _names_metrics(c)]
         unique_text = [c for c in cols if kinds[c].kind == "text" and kinds[c].distinct == kinds[c].present]
         pool = ([d] if d else []) + ([m] if m else []) + repeating
         if unique_text or len(pool) < 2 or (given.get("score") is None and len(repeating) > 2):
@@ -137,7 +143,7 @@ def _score_column(cols: Sequence[str], kinds: Mapping[str, Column], numbers: Seq
     the AutoML benchmark's results. Otherwise the column named as a score, then the one column
     that names a metric; two or more columns naming metrics (``MASE`` and ``WQL``) are in doubt.
     """
-    metric_col = any(tokens(c) and tokens(c)[-1] in METRIC_COLUMN and kinds[c].kind == "text"
+    metric_col = any(_names_metrics(c) and kinds[c].kind == "text"
                      for c in cols if c not in roles)
     if metric_col and (generic := pick(numbers, _GENERIC_SCORE)) is not None:
         return generic, ""

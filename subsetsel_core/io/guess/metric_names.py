@@ -18,14 +18,14 @@ from subsetsel_core.io.guess.column_kinds import direction_of, negated, tokens
 HIGHER_METRICS = frozenset({
     "acc", "accuracy", "exact", "match", "exact_match", "em", "f1", "ndcg", "map", "mrr", "recall", "precision",
     "auc", "auroc", "roc", "bleu", "sacrebleu", "rouge", "rouge1", "rouge2", "rougel", "rougelsum", "chrf",
-    "meteor", "bertscore", "pass", "main", "spearman", "pearson", "kappa", "mcc", "r2", "hit", "hits", "top1",
+    "meteor", "bertscore", "comet", "bleurt", "pass", "main", "spearman", "pearson", "kappa", "mcc", "r2", "hit", "hits", "top1",
     "top5", "mAP".lower(), "cos", "sim", "similarity", "v_measure", "ap", "iou", "dice", "psnr", "ssim",
 })
 #: Metric keys where lower is better.
 LOWER_METRICS = frozenset({
     "ppl", "perplexity", "bpb", "bits", "loss", "nll", "logloss", "error", "err", "errors", "wer", "cer", "ter",
-    "rmse", "mae", "mse", "mape", "smape", "rmsle", "time", "runtime", "latency", "seconds", "ece", "brier",
-    "fid", "bias", "mase", "crps", "wql", "msis", "nrmse", "wape", "rmsse",
+    "rmse", "mae", "mse", "mape", "smape", "rmsle", "time", "runtime", "latency", "seconds", "minutes", "hours",
+    "milliseconds", "ece", "brier", "fid", "bias", "mase", "crps", "wql", "msis", "nrmse", "wape", "rmsse",
 })
 #: Words that qualify a metric without changing its direction (``acc_norm``, ``ndcg_at_10``, ``error rate``).
 MODIFIERS = frozenset({

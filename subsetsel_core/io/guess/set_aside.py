@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from subsetsel_core.errors import InputError
-from subsetsel_core.io.guess.aggregates import aggregate_hints
+from subsetsel_core.io.guess.aggregates import aggregate_hints, is_aggregate, is_rank
 from subsetsel_core.io.guess.column_kinds import (
     Column,
     derived,
@@ -45,6 +45,7 @@ _RELEASE = ("release", "released", "date", "published")
 _SCALES = ((0.0, 1.0, "0–1"), (0.0, 100.0, "0–100"))
 _ARROWS = re.compile("[↑⬆▲↓⬇▼\ufe0f]")
 _BLOCK = 256  # columns checked against the row mean at a time
+_WIN = ("win", "winrate", "wins")
 @dataclass(frozen=True)
 class Aside:
     """What :func:`set_aside_columns` found.
@@ -183,6 +184,9 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
     numbers = [c for c in numbers if c not in reasons]
     candidates = [c for c in numbers if named_derived(c)]
     plain = [c for c in numbers if c not in candidates]
+    groups = _group_averages(candidates) if not plain else []
+    if groups:  # only named aggregates (LiveBench's categories): the group averages are the tasks, in doubt
+        plain, candidates = groups, [c for c in candidates if c not in groups]
     metric = {c: _metric_words(c) for c in plain}
     scale = {c: _scale(kinds[c].numbers) for c in plain}  # the task columns: the scale most columns share
     counts = pd.Series(list(scale.values()), dtype=object).value_counts()
@@ -237,12 +241,38 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
                     f"({_fmt(float(kinds[c].numbers[np.isfinite(kinds[c].numbers)][0]))}) in every row: it ranks no "
                     f"{'model' if by_model else 'dataset'}; read as a {'task' if by_model else 'model'}")
                 for c in constant if c not in reasons]
+    flagged += _metrics_only([c for c in plain if c not in reasons], metric, by_model)
+    kept = [c for c in groups if c not in reasons]
+    if kept:
+        shown = ", ".join(f"'{c}'" for c in kept[:3]) + (f" and {len(kept) - 3} more" if len(kept) > 3 else "")
+        flagged.append((kept[0], f"set_aside: every score column is named as an average; {shown} are read as the "
+                                 "tasks (each the average of a group of tasks the file does not hold)"))
     chosen = set(exact) if exact is not None else (set(reasons) | set(drop)) - set(keep)
     chosen |= {release} if release else set()
     aside = tuple(SetAside(c, reasons.get(c, "set aside as asked")) for c in rest if c in chosen)
     decided = set(keep) | set(drop) | set(exact or ())
     unsure += [text for c, text in flagged if c not in decided and c not in chosen]
     return Aside(aside, [c for c in rest if c not in chosen], hints, unsure, release)
+
+
+def _metrics_only(tasks: Sequence[str], metric: Mapping[str, MetricName | None],
+                  by_model: bool) -> list[tuple[str, str]]:
+    """In doubt when every task column is a metric's name as a whole and none is numbered (``BLEU``,
+    ``chrF``, ``TER``, not ``acc_0 … acc_999``): one task scored with several metrics, not datasets."""
+    if not by_model or len(tasks) < 2 or any(any(ch.isdigit() for ch in c) for c in tasks):
+        return []
+    named = [metric[c] for c in tasks]
+    if not all(m is not None and m.whole for m in named):
+        return []
+    shown = ", ".join(f"'{c}'" for c in tasks[:4]) + (" …" if len(tasks) > 4 else "")
+    return [(tasks[0], f"set_aside: every task column names a metric ({shown}), none a dataset: if they score one "
+                       "task, there are no datasets to choose among; read as tasks")]
+
+
+def _group_averages(candidates: Sequence[str]) -> list[str]:
+    """The columns named as averages (not ranks or win rates) when two or more are all a table has."""
+    groups = [c for c in candidates if is_aggregate(c) and not is_rank(c) and not has_word(c, _WIN)]
+    return groups if len(groups) >= 2 else []
 
 
 def _row_means_found(block: Sequence[str], kinds: Mapping[str, Column], ref_m: np.ndarray, in_ref: list[bool],

@@ -23,8 +23,10 @@ from subsetsel_core.io.names import did_you_mean
 
 __all__ = ["aggregate_rows", "remove_rows", "summary_row", "without_rows"]
 
-_AGGREGATE_ROW = frozenset({"avg", "average", "mean", "overall", "total", "aggregate"})
-_AGGREGATE_TAIL = frozenset({"datasets", "tasks", "all", "of", "over", "score", "scores", "models", "rank", "ranks"})
+_AGGREGATE_ROW = frozenset({"avg", "average", "mean", "median", "geomean", "overall", "total", "sum", "aggregate"})
+_AGGREGATE_TAIL = frozenset({"datasets", "tasks", "games", "environments", "all", "of", "over", "score", "scores",
+                             "models", "rank", "ranks", "human", "normalised", "normalized", "hns", "relative"})
+"""Words that may follow the first of an aggregate row's name (``Median human-normalised (%)``, ``Mean HNS``)."""
 _EXCEPT = frozenset({"without", "wo", "excl", "excluding", "except", "minus"})
 """Words after which an aggregate row names what it leaves out (``Avg. w/o CQA``, ``Average (excl. MS MARCO)``)."""
 _SUMMARY = re.compile(r"rows: the row '(.*)' is a summary row, ", re.DOTALL)

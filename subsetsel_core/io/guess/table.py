@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.guess.aggregates import rank_look
 from subsetsel_core.io.guess.column_kinds import (
     DATASET_WORDS,
     MODEL_WORDS,
@@ -43,6 +44,7 @@ from subsetsel_core.io.guess.result import SetAside, TableGuess, names_of, relea
 from subsetsel_core.io.guess.set_aside import set_aside_columns
 from subsetsel_core.io.guess.summary_rows import aggregate_rows, without_rows
 from subsetsel_core.io.names import did_you_mean
+from subsetsel_core.io.repeated_rows import column_apart
 from subsetsel_core.io.score_format import LAYOUTS, Layout, check_roles
 
 __all__ = ["GUESS_LAYOUTS", "SetAside", "TableGuess", "guess_table", "release_dates"]
@@ -171,7 +173,7 @@ def guess_table(
     cells = _metric_cells(df, wide.guess, [a.column for a in wide.guess.set_aside]) \
         if wide.guess.layout == "wide" else None  # datasets as rows: a column may name each one's metric
     return _directions(_metric_set_aside(wide.guess, cells), label, higher_is_better, lower_is_better_datasets,
-                       higher_is_better_datasets, wide.hints, cells[1] if cells else None)
+                       higher_is_better_datasets, wide.hints, cells[1] if cells else None, wide.ranks)
 
 
 def _require(cols: Sequence[str], column: str | None, role: str, label: str) -> None:
@@ -210,6 +212,7 @@ def _sorted(values: pd.Series) -> tuple[str, ...]:
 class _Wide:
     guess: TableGuess
     hints: tuple[tuple[str, bool], ...]  # (what says so, higher is better) from rank and win-rate columns
+    ranks: str | None = None  # why the scores look like ranks (:func:`rank_look`)
 
 
 def _wide_guess(df: pd.DataFrame, kinds: dict[str, Column], layout: str, given: Mapping[str, str | None],
@@ -241,9 +244,12 @@ def _wide_guess(df: pd.DataFrame, kinds: dict[str, Column], layout: str, given: 
             name = unique[0]
         else:
             others = f" ({', '.join(repr(c) for c in unique[:4])} are)" if unique else ""
+            apart = column_apart(df, pd.factorize(names_of(df[name]))[0], [c for c in keyed if c != name and kinds[c].kind == "text"])
+            fix = (f"its rows differ in '{apart}': keep one {apart} per {role} (filter the others out of the file), "
+                   f"or name '{apart}' as the fold column if the rows are folds") if apart is not None else \
+                f"name the column of {role} names, or the fold column if the repeats are folds"
             unsure.append(f"{role}_column: '{name}' repeats ({n_names} names for {len(df)} rows) and is not unique "
-                          f"per row{others}; name the column of {role} names, or the fold column if the repeats "
-                          "are folds")
+                          f"per row{others}; {fix}")
     elif len(unique) > 1 and name not in (*by_words.values(), given["model"], given["dataset"]):
         unsure.append(f"{role}_column: several columns could hold the row names "
                       f"({', '.join(repr(c) for c in unique[:4])}); took '{name}'")
@@ -305,7 +311,7 @@ def _wide_guess(df: pd.DataFrame, kinds: dict[str, Column], layout: str, given: 
                        fold, aside, len(datasets), len(models), n_folds, missing, True, "",
                        unsure=tuple(unsure + found.unsure), datasets=datasets, models=models,
                        release_column=found.release if by_model else None, cells_read=_cells_read(kinds, values))
-    return _Wide(guess, tuple(found.hints) if by_model else ())
+    return _Wide(guess, tuple(found.hints) if by_model else (), rank_look(matrix, by_model))
 
 
 def _cells_read(kinds: Mapping[str, Column], values: Sequence[str]) -> tuple[str, ...]:
@@ -355,11 +361,11 @@ def _metric_set_aside(guess: TableGuess, cells: tuple[str, dict[str, str]] | Non
 
 def _directions(guess: TableGuess, label: str, higher: bool | None, lower_ds: Sequence[str],
                 higher_ds: Sequence[str], hints: Sequence[tuple[str, bool]],
-                metric_cells: Mapping[str, str] | None = None) -> TableGuess:
+                metric_cells: Mapping[str, str] | None = None, ranks: str | None = None) -> TableGuess:
     """The guess with its direction decided (:func:`decide_direction`); only headers (or a long
     table's metric column) name metrics, so the datasets' names count in the models-as-rows layout alone."""
     d = decide_direction(guess.datasets, guess.score_column, label, higher, lower_ds, higher_ds, hints,
-                         headers=guess.layout == "models-as-rows", metric_cells=metric_cells)
+                         headers=guess.layout == "models-as-rows", metric_cells=metric_cells, ranks=ranks)
     return replace(guess, higher_is_better=d.higher_is_better, direction_from=d.source, direction_because=d.because,
                    lower_is_better_datasets=d.lower_is_better_datasets,
                    higher_is_better_datasets=d.higher_is_better_datasets, dataset_metrics=d.metrics,

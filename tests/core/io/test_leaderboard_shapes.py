@@ -5,7 +5,9 @@ The files in ``tests/fixtures/leaderboards/shapes/`` copy the headers, extra col
 conventions (percent signs, ``-``, ``**bold**``, ``85.2*``, ``±``, ``94.1/92.2`` pairs,
 markdown pipes) of GLUE, SuperGLUE, Papers-with-Code, the Open LLM Leaderboard (v2 export),
 the Open ASR leaderboard, BEIR, the Monash forecasting archive, Chronos, the AutoML benchmark,
-TabRepo, OpenML's evaluations and HELM's efficiency table; the numbers are made up. Result
+TabRepo, OpenML's evaluations, HELM's efficiency table, SUPERB, Atari, D4RL, Chatbot Arena's
+categories, LiveBench, a recommender table, OGB, MLPerf Training, XTREME and a table of
+translation metrics; the numbers are made up. Result
 folders: the Open LLM Leaderboard's details files (an ``all`` task) and lm-eval 0.4.0 files
 with ``groups`` but no ``group_subtasks``.
 """
@@ -64,6 +66,16 @@ CASES: dict[str, tuple[str, str | None, int, str, set[str]]] = {
     "helm_groups_full.csv": ("models-as-rows", "Model/adapter", 12, "higher", set()),
     "tabrepo_long.csv": ("long", "framework", 4, "lower", set()),
     "openml_evals.csv": ("long", "flow_name", 5, "higher", set()),
+    "superb.csv": ("models-as-rows", "Method", 11, "higher", set()),
+    "atari.csv": ("wide", None, 21, "higher", {"rows"}),
+    "d4rl.csv": ("wide", None, 10, "higher", {"rows"}),
+    "arena_ranks.csv": ("models-as-rows", "Model", 7, "lower", {"direction"}),
+    "livebench.csv": ("models-as-rows", "Model", 6, "higher", {"set_aside"}),
+    "recsys.csv": ("wide", None, 5, "higher", {"dataset_column"}),
+    "ogb_long.csv": ("long", "Method", 4, "higher", {"score_column"}),
+    "mlperf.csv": ("models-as-rows", "System", 6, "lower", set()),
+    "xtreme.csv": ("models-as-rows", "Model", 4, "higher", {"release_column"}),
+    "wmt_metrics.csv": ("models-as-rows", "System", 5, "higher", {"set_aside"}),
 }
 
 
@@ -356,3 +368,55 @@ def test_a_task_scored_with_two_metrics_is_in_doubt() -> None:
     decided = read("two.csv", pd.DataFrame(cols).to_csv(index=False),
                    drop_columns=["arc_challenge acc_norm", "hellaswag acc_norm", "MMLU - F1"])
     assert decided.n_datasets == 5 and not decided.unsure
+
+
+def test_per_column_arrows_give_each_task_its_direction() -> None:
+    g = read("superb.csv")
+    assert set(g.lower_is_better_datasets) == {"PR (PER↓)", "ASR (WER↓)", "SF (CER↓)", "ASV (EER↓)", "SD (DER↓)"}
+    assert {a.column: a.reason for a in g.set_aside}["Params"] == "sizes"
+
+
+def test_a_column_of_ids_shaped_like_dates_is_not_release_dates() -> None:
+    g = read("mlperf.csv")  # 'ID' holds 3.0-2001 …: matches a d.m-yyyy shape, but no cell is a date
+    assert g.release_column is None and {a.column: a.reason for a in g.set_aside}["ID"] == "text"
+    assert g.direction_because.endswith("('minutes') say lower is better")
+
+
+@pytest.mark.parametrize("row", ["Median human-normalised (%)", "Mean HNS", "Geomean", "Sum"])
+def test_summary_rows_named_by_other_statistics_are_unsure(row: str) -> None:
+    text = (SHAPES / "atari.csv").read_text(encoding="utf-8").splitlines()
+    g = read("atari.csv", "\n".join([*text[:-1], f'"{row}",' + ",".join(["50"] * 8)]) + "\n")
+    assert [u for u in g.unsure if u.startswith("rows:")] == [
+        f"rows: the row '{row}' is a summary row, not one of the datasets (named so); set the row aside to read the table"]
+
+
+def test_ranks_in_every_column_make_the_direction_unsure_not_assumed() -> None:
+    g = read("arena_ranks.csv")
+    assert g.direction == "unsure" and "they look like ranks (lower is better)" in g.direction_because
+    assert read("arena_ranks.csv", lower_is_better_datasets=(), higher_is_better=False).direction == "lower"
+    ratings = pd.DataFrame({"model": [f"m{i}" for i in range(20)],
+                            **{f"q{j}": np.random.default_rng(j).integers(1, 6, 20) for j in range(6)}})
+    assert read("ratings.csv", ratings.to_csv(index=False)).direction_from == "assumed"  # 1–5 ratings of 20 models
+
+
+def test_a_table_of_category_averages_reads_them_as_the_tasks_in_doubt() -> None:
+    g = read("livebench.csv")
+    assert {a.column: a.reason for a in g.set_aside}["Global Average"] == "the row mean of the 6 task columns"
+    assert "Reasoning Average" in g.datasets
+    assert any(u.startswith("set_aside: every score column is named as an average") for u in g.unsure)
+    assert not read("livebench.csv", keep_columns=("Reasoning Average",)).unsure
+
+
+def test_datasets_repeated_once_per_metric_name_the_metric_column() -> None:
+    g = read("recsys.csv")
+    assert g.layout == "wide" and g.dataset_column == "Dataset"
+    assert any("its rows differ in 'Metric': keep one Metric per dataset" in u for u in g.unsure)
+
+
+def test_columns_that_are_all_metric_names_are_in_doubt() -> None:
+    g = read("wmt_metrics.csv")
+    assert g.lower_is_better_datasets == ("TER",)
+    assert any(u.startswith("set_aside: every task column names a metric") for u in g.unsure)
+    per_class = pd.DataFrame({"model": [f"m{i}" for i in range(8)],
+                              **{f"acc_{j}": np.linspace(0.5, 0.9, 8) + 0.01 * j for j in range(12)}})
+    assert not any("every task column names a metric" in u for u in read("c.csv", per_class.to_csv(index=False)).unsure)
