@@ -31,7 +31,7 @@ QUESTIONS: dict[str, str] = {
     "set_aside": "Is it a task, or a column to set aside?",
     "release_column": "Which column holds the release dates?",
     "direction": "Is a higher score better?",
-    "rows": "Set the summary row aside in “Rows set aside” above (the command line: --drop-rows NAME), or tick below to read it as one of the table's rows.",
+    "rows": "Set the row aside in “Rows set aside” above (the command line: --drop-rows NAME), or tick below to read it as one of the table's rows.",
 }
 #: How a reason for a disabled *Use* names each part.
 PARTS: dict[str, str] = {

@@ -1,9 +1,10 @@
 """Rows of a wide table that are not datasets or models: summary rows, and the rows set aside.
 
 :func:`aggregate_rows` finds the rows named as an aggregate (``Avg``, ``Average (13
-datasets)``, ``Avg. w/o CQA``, ``Avg. Rank``), which the guess reports as ``unsure`` (topic ``rows``) rather than decide;
-:func:`summary_row` reads the row's name back from such an entry (the option that decides
-it names the row); :func:`without_rows` removes the rows the user sets aside
+datasets)``, ``Avg. w/o CQA``, ``Avg. Rank``) and :func:`scoreless_rows` the rows without a
+single score (a section heading), which the guess reports as ``unsure`` (topic ``rows``)
+rather than decide; :func:`summary_row` reads the row's name back from such an entry (the
+option that decides it names the row); :func:`without_rows` removes the rows the user sets aside
 (``drop_rows``) once the guess has found the column of row names, and :func:`remove_rows`
 removes them by a known column (the loader's).
 """
@@ -21,7 +22,7 @@ from subsetsel_core.io.guess.column_kinds import tokens
 from subsetsel_core.io.guess.result import TableGuess, names_of
 from subsetsel_core.io.names import did_you_mean
 
-__all__ = ["aggregate_rows", "remove_rows", "summary_row", "without_rows"]
+__all__ = ["aggregate_rows", "remove_rows", "scoreless_rows", "summary_row", "without_rows"]
 
 _AGGREGATE_ROW = frozenset({"avg", "average", "mean", "median", "geomean", "overall", "total", "sum", "aggregate"})
 _AGGREGATE_TAIL = frozenset({"datasets", "tasks", "games", "environments", "all", "of", "over", "score", "scores",
@@ -29,7 +30,7 @@ _AGGREGATE_TAIL = frozenset({"datasets", "tasks", "games", "environments", "all"
 """Words that may follow the first of an aggregate row's name (``Median human-normalised (%)``, ``Mean HNS``)."""
 _EXCEPT = frozenset({"without", "wo", "excl", "excluding", "except", "minus"})
 """Words after which an aggregate row names what it leaves out (``Avg. w/o CQA``, ``Average (excl. MS MARCO)``)."""
-_SUMMARY = re.compile(r"rows: the row '(.*)' is a summary row, ", re.DOTALL)
+_SUMMARY = re.compile(r"rows: the row '(.*)' (?:is a summary row|holds no score), ", re.DOTALL)
 
 
 def aggregate_rows(rows: pd.Series, matrix: np.ndarray, what: str) -> list[str]:
@@ -51,6 +52,16 @@ def aggregate_rows(rows: pd.Series, matrix: np.ndarray, what: str) -> list[str]:
         out.append(f"rows: the row '{row}' is a summary row, not one of the {what} ({how}); set the row aside "
                    "to read the table")
     return out
+
+
+def scoreless_rows(rows: pd.Series, matrix: np.ndarray, what: str) -> list[str]:
+    """``unsure`` entries for named rows without a single score among rows that have some (a
+    section heading such as OpenCompass's ``--------- Exam ---------``): not one of the table's {what}."""
+    empty = ~np.isfinite(matrix).any(axis=1)
+    if empty.all():
+        return []
+    return [f"rows: the row '{row}' holds no score, so it is not one of the {what} (a section heading?); set the "
+            "row aside to read the table" for row, none in zip(rows, empty, strict=True) if none and row]
 
 
 def _before_exception(words: list[str]) -> list[str]:

@@ -42,7 +42,7 @@ from subsetsel_core.io.guess.long_table import long_guess
 from subsetsel_core.io.guess.metric_names import score_metric
 from subsetsel_core.io.guess.result import SetAside, TableGuess, names_of, release_dates
 from subsetsel_core.io.guess.set_aside import set_aside_columns
-from subsetsel_core.io.guess.summary_rows import aggregate_rows, without_rows
+from subsetsel_core.io.guess.summary_rows import aggregate_rows, scoreless_rows, without_rows
 from subsetsel_core.io.names import did_you_mean
 from subsetsel_core.io.repeated_rows import column_apart
 from subsetsel_core.io.score_format import LAYOUTS, Layout, check_roles
@@ -301,7 +301,8 @@ def _wide_guess(df: pd.DataFrame, kinds: dict[str, Column], layout: str, given: 
     rows = names_of(df[name])
     folds = names_of(df[fold]) if fold else pd.Series("0", index=df.index)
     matrix = np.column_stack([kinds[c].numbers for c in values])
-    unsure += aggregate_rows(rows, matrix, "datasets" if layout == "wide" else "models")
+    what = "datasets" if layout == "wide" else "models"
+    unsure += aggregate_rows(rows, matrix, what) + scoreless_rows(rows, matrix, what)
     n_keys = len(pd.DataFrame({"r": rows, "f": folds}).drop_duplicates())
     row_names, n_folds = _sorted(rows), len(pd.unique(folds))
     missing = int((~np.isfinite(matrix)).sum()) + max(0, len(row_names) * n_folds - n_keys) * len(values)

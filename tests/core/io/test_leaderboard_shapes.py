@@ -6,8 +6,8 @@ conventions (percent signs, ``-``, ``**bold**``, ``85.2*``, ``±``, ``94.1/92.2`
 markdown pipes) of GLUE, SuperGLUE, Papers-with-Code, the Open LLM Leaderboard (v2 export),
 the Open ASR leaderboard, BEIR, the Monash forecasting archive, Chronos, the AutoML benchmark,
 TabRepo, OpenML's evaluations, HELM's efficiency table, SUPERB, Atari, D4RL, Chatbot Arena's
-categories, LiveBench, a recommender table, OGB, MLPerf Training, XTREME and a table of
-translation metrics; the numbers are made up. Result
+categories, LiveBench, a recommender table, OGB, MLPerf Training, XTREME, OpenCompass's summary and a
+table of translation metrics; the numbers are made up. Result
 folders: the Open LLM Leaderboard's details files (an ``all`` task) and lm-eval 0.4.0 files
 with ``groups`` but no ``group_subtasks``.
 """
@@ -76,6 +76,7 @@ CASES: dict[str, tuple[str, str | None, int, str, set[str]]] = {
     "mlperf.csv": ("models-as-rows", "System", 6, "lower", set()),
     "xtreme.csv": ("models-as-rows", "Model", 4, "higher", {"release_column"}),
     "wmt_metrics.csv": ("models-as-rows", "System", 5, "higher", {"set_aside"}),
+    "opencompass.csv": ("wide", None, 16, "higher", {"rows"}),
 }
 
 
@@ -420,3 +421,12 @@ def test_columns_that_are_all_metric_names_are_in_doubt() -> None:
     per_class = pd.DataFrame({"model": [f"m{i}" for i in range(8)],
                               **{f"acc_{j}": np.linspace(0.5, 0.9, 8) + 0.01 * j for j in range(12)}})
     assert not any("every task column names a metric" in u for u in read("c.csv", per_class.to_csv(index=False)).unsure)
+
+
+def test_section_rows_without_a_score_are_unsure_and_set_aside_by_name() -> None:
+    g = read("opencompass.csv")
+    rows = [u for u in g.unsure if u.startswith("rows:")]
+    assert len(rows) == 4 and all("holds no score, so it is not one of the datasets" in u for u in rows)
+    heads = [r for r in g.datasets if r.startswith("---")]
+    g2 = read("opencompass.csv", drop_rows=tuple(heads))
+    assert g2.n_datasets == 12 and not g2.unsure and g2.missing_cells == 0
