@@ -65,6 +65,8 @@ PROPORTIONS = frozenset({"acc", "acc_norm", "exact_match", "em", "f1", "acc_mutu
 """Metrics the harness computes as a mean of 0/1 (or 0–1) items: a value outside 0–1 is damage."""
 ALL_TASKS = "all"
 """The task of lighteval's and the Open LLM Leaderboard's results files that averages every other task."""
+LIGHTEVAL_AVERAGE = "_average"
+"""lighteval's subset averages: ``<task>:_average|<shots>`` (``info_loggers.MetricsLogger.aggregate``)."""
 SIGNATURE_KEYS = ("versions", "config", "configs", "n-shot", "higher_is_better", "group_subtasks")
 
 
@@ -96,15 +98,16 @@ def model_name(data: Mapping[str, Any], file: JsonFile, where: str = "") -> tupl
     Raises
     ------
     InputError
-        ``model_name``, ``config``, ``config.model_args`` or the model's name in them is
-        of the wrong JSON type.
+        ``model_name``, ``config``, ``config.model_args``, ``config_general`` (lighteval's) or
+        the model's name in them is of the wrong JSON type.
     """
     where = where or file.path
     config = object_field(data, "config", where)
     pairs = _model_args(config.get("model_args"), where)
     revision = pairs.get("revision")
     revision = revision.strip() if isinstance(revision, str) else ""
-    name = text_field(data, "model_name", where)
+    name = text_field(data, "model_name", where) or text_field(
+        object_field(data, "config_general", where), "model_name", where, "config_general.model_name")  # lighteval
     if name:
         return name, True, revision
     for key in MODEL_ARG_KEYS:
@@ -138,6 +141,12 @@ def _groups(data: Mapping[str, Any], results: Mapping[str, Any]) -> set[str]:
             out.add(str(group))
     if ALL_TASKS in results and len(results) > 1:  # the Open LLM Leaderboard's details: the mean over the tasks
         out.add(ALL_TASKS)
+    for key in map(str, results):  # lighteval's "mmlu:_average|5": the mean of the "mmlu:…|5" subsets
+        task = key.rpartition("|")[0] if "|" in key else key
+        if task.endswith(":" + LIGHTEVAL_AVERAGE):
+            stem = task.removesuffix(LIGHTEVAL_AVERAGE)
+            if any(k != key and str(k).startswith(stem) for k in results):
+                out.add(key)
     return out
 
 

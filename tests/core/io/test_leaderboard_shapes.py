@@ -8,8 +8,9 @@ the Open ASR leaderboard, BEIR, the Monash forecasting archive, Chronos, the Aut
 TabRepo, OpenML's evaluations, HELM's efficiency table, SUPERB, Atari, D4RL, Chatbot Arena's
 categories, LiveBench, a recommender table, OGB, MLPerf Training, XTREME, OpenCompass's summary and a
 table of translation metrics; the numbers are made up. Result
-folders: the Open LLM Leaderboard's details files (an ``all`` task) and lm-eval 0.4.0 files
-with ``groups`` but no ``group_subtasks``.
+folders: the Open LLM Leaderboard's details files (an ``all`` task), lm-eval 0.4.0 files
+with ``groups`` but no ``group_subtasks``, and lighteval's results (``<task>:_average|<shots>``
+subset means, the model named in ``config_general``).
 """
 
 from __future__ import annotations
@@ -290,6 +291,15 @@ def test_open_llm_details_set_aside_the_all_task() -> None:
     assert "all" not in t.metrics and any(a == "all" for a, _ in t.set_aside)
     assert t.task_higher("harness|truthfulqa:mc|0") and t.direction_from["harness|truthfulqa:mc|0"] == "metric name"
     assert len(t.metrics) == 5
+
+
+def test_lighteval_results_set_aside_its_subset_averages_and_name_the_model_from_its_config() -> None:
+    t = read_results(RESULTS / "lighteval", label="lighteval")  # results/<org>/<model>/results_<time>.json
+    assert {a for a, _ in t.set_aside} == {"all", "mmlu:_average|5"}
+    assert len(t.metrics) == 7 and t.metrics["gsm8k|5"] == "extractive_match"
+    assert not t.task_higher("wikitext|0")
+    assert sorted(t.frame["model"].unique()) == ["lab/model-c", "lab/model-d", "lab/model-e", "org/model-a",
+                                                 "org/model-b"]  # config_general.model_name, not the folder
 
 
 @pytest.mark.parametrize("row", ["Avg. w/o CQA", "Average (excl. MS MARCO)", "Mean without CQADupStack", "Avg. Rank"])
