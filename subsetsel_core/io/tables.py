@@ -22,6 +22,7 @@ from subsetsel_core.io.encodings import (
 from subsetsel_core.io.file_guard import read_input_file
 from subsetsel_core.io.parquet_guard import check_parquet, unreadable_parquet
 from subsetsel_core.io.pipe_tables import tidy_pipe_table
+from subsetsel_core.io.table_shape import TRAILING, check_not_latex, check_shape, drop_trailing
 from subsetsel_core.settings import server as server_settings
 from subsetsel_core.text.rounding import text
 
@@ -149,11 +150,14 @@ def _read_parquet(raw: bytes, label: str) -> pd.DataFrame:
 
 
 def _sniff_delimiter(text: str) -> str:
-    end = text.find("\n")
-    header = text if end < 0 else text[:end]
-    counts = {d: header.count(d) for d in _DELIMS}
-    best = max(_DELIMS, key=lambda d: counts[d])
-    return best if counts[best] > 0 else ","
+    """The delimiter the header uses most; when the first line has none (a title), the one the next lines use."""
+    lines = text.split("\n", 12)[:12]
+    for line in lines if len(lines) > 1 else lines[:1]:
+        counts = {d: line.count(d) for d in _DELIMS}
+        best = max(_DELIMS, key=lambda d: counts[d])
+        if counts[best] > 0:
+            return best
+    return ","
 
 
 def read_table(
@@ -261,26 +265,35 @@ def _read_csv(raw: bytes, label: str, dtype: type) -> pd.DataFrame:
         excel = _EXCEL_SEP.match(raw[:16].decode("utf-8", errors="ignore"))
         if excel:
             raw = raw[raw.find(b"\n") + 1:]
-        _not_json(raw[:1 << 16].decode("utf-8", errors="ignore"), label)
-        end = raw.find(b"\n")
-        sep = excel.group(1) if excel else _sniff_delimiter((raw if end < 0 else raw[:end]).decode("utf-8"))
-        check_header(raw[: 1 << 16].decode("utf-8", errors="ignore"), sep, label)
+        head = raw[: 1 << 16].decode("utf-8", errors="ignore")
+        _not_json(head, label)
+        check_not_latex(head, label)
+        sep = excel.group(1) if excel else _sniff_delimiter(head)
+        check_header(head, sep, label)
+        trailing = check_shape(head, sep, label)
         buffer = io.BytesIO(raw)
     else:
         text = text.removeprefix("\ufeff")
         excel = _EXCEL_SEP.match(text)
         if excel:
             text = text[excel.end():]
-        _not_json(text[:1 << 16], label)
-        sep = excel.group(1) if excel else _sniff_delimiter(text)
-        check_header(text[: 1 << 16], sep, label)
+        head = text[: 1 << 16]
+        _not_json(head, label)
+        check_not_latex(head, label)
+        sep = excel.group(1) if excel else _sniff_delimiter(head)
+        check_header(head, sep, label)
+        trailing = check_shape(head, sep, label)
         buffer = io.StringIO(text)
     try:
-        df = pd.read_csv(buffer, sep=sep, dtype=dtype, keep_default_na=False)
+        # a delimiter at the end of every row is one more, empty, cell per row, not a shift of every column
+        names = None if trailing is None else [*trailing, TRAILING]
+        df = pd.read_csv(buffer, sep=sep, dtype=dtype, keep_default_na=False, header=0, names=names)
     except pd.errors.ParserError as exc:
         raise InputError(f"{label}: not a well-formed CSV table: {_parser_problem(str(exc), sep)}") from None
     except pd.errors.EmptyDataError:
         raise InputError(f"{label}: the file is empty. Give a table with a header row.") from None
+    if trailing is not None:
+        df = drop_trailing(df, label)
     if encoding != "utf-8":
         df.attrs["encoding"] = encoding
     return tidy_pipe_table(df) if sep == "|" else df

@@ -337,6 +337,21 @@ def _scores_file(name: str, data: bytes | Callable[[], bytes], needle: str | Non
     return run
 
 
+def _wide_csv() -> bytes:
+    """The clean table with datasets as rows and one column per model."""
+    return clean_frame().pivot(index="dataset", columns="model", values="score").reset_index().to_csv(
+        index=False).encode()
+
+
+def _latex_table() -> bytes:
+    """The clean table as a paper's LaTeX tabular."""
+    wide = clean_frame().pivot(index="dataset", columns="model", values="score")
+    lines = ["\\begin{tabular}{l" + "c" * wide.shape[1] + "}", "\\toprule",
+             " & ".join(["Dataset", *wide.columns]) + " \\\\", "\\midrule"]
+    lines += [" & ".join([str(d), *(f"{v:.3f}" for v in row)]) + " \\\\" for d, row in wide.iterrows()]
+    return "\n".join([*lines, "\\bottomrule", "\\end{tabular}", ""]).encode()
+
+
 def _parquet() -> bytes:
     buf = io.BytesIO()
     clean_frame().to_parquet(buf)
@@ -436,6 +451,17 @@ def build_round3() -> list[Case]:
             "scores.csv", clean_frame().to_csv(index=False).encode() + b"d0,A,0.5,extra\n", "has 4 cells")),
         Case("messages", "only a names column", _scores_file("scores.csv", b"dataset\nd0\nd1\nd2\n",
                                                              "only the column 'dataset'")),
+        Case("messages", "a title line above the header", _scores_file(
+            "scores.csv", lambda: b"Table 2: Results (accuracy, %)\n" + clean_frame().to_csv(index=False).encode(),
+            "line 1 looks like a title")),
+        Case("messages", "a header in two rows", _scores_file("scores.csv", lambda: b"Scores,Group 1,,Group 2,\n" + _wide_csv(),
+                                                              "header in two rows")),
+        Case("messages", "R's write.table header (the row-name column unnamed)", _scores_file(
+            "scores.csv", lambda: _wide_csv().split(b",", 1)[1], "R's write.table")),
+        Case("messages", "a delimiter at the end of every row", _scores_file(
+            "scores.csv", lambda: _wide_csv().replace(b"\n", b",\n").replace(b",\n", b"\n", 1), None)),
+        Case("messages", "a LaTeX tabular saved as .csv", _scores_file("scores.csv", lambda: _latex_table(),
+                                                                      "is a LaTeX table")),
         Case("messages", "recipe naming a table that does not exist", _recipe_unknown_table),
         Case("warnings", "a flipped direction", _table_warning(lambda d: d, ["--lower-is-better-datasets", "d0"],
                                                                "negated")),

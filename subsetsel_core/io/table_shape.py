@@ -1,0 +1,174 @@
+"""The shape of a CSV's first lines: a title above the header, a header one name short, trailing delimiters.
+
+pandas reads each of these without a word and gets the table wrong: a title line becomes the
+header (one column of names, the real header a row), a header one name short — R's
+``write.table`` leaves out the name of its row-name column — makes the first column the index
+(the row names lost, every column shifted by one), and so does a delimiter at the end of every
+row. The first two are refused with the line to fix; the third is read with the empty last cell
+left out, which is what it means.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections import Counter
+
+import pandas as pd
+
+from subsetsel_core.errors import InputError
+
+#: How many lines are looked at; a title or a short header shows in the first few.
+_LINES = 40
+
+_SHOWN = {",": "commas", ";": "semicolons", "\t": "tabs", "|": "bars"}
+
+
+def _records(text: str, sep: str) -> list[list[str]]:
+    """The first lines of the text as cell lists (a line cut at the end of ``text`` left out)."""
+    cut = not text.endswith("\n")
+    reader = csv.reader(io.StringIO(text.removeprefix("\ufeff")), delimiter=sep)
+    rows: list[list[str]] = []
+    try:
+        for row in reader:
+            rows.append(row)
+            if len(rows) > _LINES:
+                break
+    except csv.Error:
+        pass  # the parser words a broken quote; the lines read so far still tell the shape
+    if cut and len(rows) <= _LINES and rows:
+        rows.pop()
+    return rows[: _LINES + 1]
+
+
+def _blank(row: list[str]) -> bool:
+    return not any(c.strip() for c in row)
+
+
+def _header_line(rows: list[list[str]], width: int) -> int | None:
+    """The first line (1-based) with ``width`` cells, all filled and none a number: the row of column names."""
+    for n, row in enumerate(rows, start=1):
+        cells = [c.strip() for c in row]
+        if len(cells) == width and all(cells) and not any(_number(c) for c in cells):
+            return n
+    return None
+
+
+def _number(cell: str) -> bool:
+    try:
+        float(cell.rstrip("%"))
+    except ValueError:
+        return False
+    return True
+
+
+_LATEX_ROW = re.compile(r"[^&\n]*(?:&[^&\n]*){1,}\\\\\s*(?:\\hline\s*)?$")
+_LATEX_START = re.compile(r"\\(?:begin\{(?:tabular|table|longtable|array)|toprule|hline|documentclass)")
+
+
+def check_not_latex(text: str, label: str) -> None:
+    """Refuse a LaTeX table (a paper's ``tabular``) given as CSV, saying what it is and how to save it.
+
+    Raises
+    ------
+    InputError
+        When the text starts a LaTeX table environment or its lines are ``a & b \\\\`` rows.
+    """
+    lines = [line.strip() for line in text.splitlines()[:_LINES] if line.strip() and not line.lstrip().startswith("%")]
+    rows = sum(1 for line in lines if _LATEX_ROW.match(line))
+    if not lines or not (_LATEX_START.match(lines[0]) or rows >= 2 and rows >= len(lines) / 2):
+        return
+    raise InputError(
+        f"{label}: is a LaTeX table (cells separated by '&', rows ended by '\\\\'), not a CSV. Save the table as CSV "
+        "with one header row of column names and one line per row, cells separated by commas (the "
+        "\\begin, \\toprule and \\midrule lines left out).")
+
+
+def check_shape(text: str, sep: str, label: str) -> list[str] | None:
+    """Refuse a title line above the header and a header one name short; tell a trailing delimiter.
+
+    Parameters
+    ----------
+    text : str
+        The start of the table's text (its first lines are enough).
+    sep : str
+        The delimiter.
+    label : str
+        File name for messages.
+
+    Returns
+    -------
+    list of str or None
+        The header's names when every row ends with one empty cell more than the header has
+        names (a delimiter at the end of each row): the table is to be read with one more
+        column, which :func:`drop_trailing` checks and drops. None otherwise.
+
+    Raises
+    ------
+    InputError
+        Naming the line that is not the header, or the header that is one name short, and the fix.
+    """
+    rows = _records(text, sep)
+    if len(rows) < 3:
+        return None
+    header, body = rows[0], [r for r in rows[1:] if not _blank(r)]
+    if len(body) < 2:
+        return None
+    width, count = Counter(len(r) for r in body).most_common(1)[0]
+    if count < 0.8 * len(body) or width < 2:
+        return None  # ragged lines: the parser names the first that breaks the pattern
+    shown = _SHOWN.get(sep, repr(sep))
+    h = len(header)
+    first = sep.join(header).strip(sep + " ")
+    quoted = f"'{first[:60]}{'…' if len(first) > 60 else ''}'"
+    if h < width:
+        at = _header_line(rows[1:], width)
+        if h == width - 1 and all(len(r) == width and not r[-1].strip() for r in body if len(r) == width):
+            return header  # each row ends with a delimiter: its last cell is empty
+        if h == width - 1 and h >= 2 and at != 1:  # line 2 is a row of values, not a second header
+            raise InputError(
+                f"{label}: line 1 (the header) names {h} columns but the rows below it have {width} cells "
+                f"(separated by {shown}): the first column has no name, as R's write.table saves its row names. "
+                "Add a name for it at the start of line 1 (e.g. 'model' followed by the delimiter), or save "
+                "the table with write.csv, which writes an empty name for it.")
+        where = f"line {at + 1} looks like the header" if at is not None else "the header is further down"
+        raise InputError(
+            f"{label}: line 1 ({quoted}) has {h} cell{'s' * (h != 1)} but the lines below it have {width} "
+            f"(separated by {shown}): line 1 looks like a title above the table, and {where}. Delete the lines "
+            "above the header so that the file starts with the row of column names.")
+    named = [bool(c.strip()) for c in header]
+    filled = [any(len(r) > j and r[j].strip() for r in body) for j in range(h)]
+    unnamed = sum(1 for j in range(1, h) if not named[j] and filled[j])
+    if h >= 3 and unnamed >= (h - 1) / 2:
+        at = _header_line(rows[1:], width)
+        where = f"line {at + 1} looks like the header" if at is not None else "the header is further down"
+        raise InputError(
+            f"{label}: line 1 ({quoted}) names only {sum(named)} of its {h} columns, which hold values: it looks "
+            f"like a title above the table ({where}) or the upper row of a header in two rows (groups above the "
+            "column names). Keep one row of column names at the top: delete the lines above it, or join a "
+            "group's name into each of its column names ('Reasoning - GSM8K').")
+    return None
+
+
+#: The name given to the empty cell after each row's last delimiter while the table is read.
+TRAILING = "\x00after the last delimiter"
+
+
+def drop_trailing(df: pd.DataFrame, label: str) -> pd.DataFrame:
+    """Drop the column of cells after each row's last delimiter, refusing a row whose cell there is filled.
+
+    Raises
+    ------
+    InputError
+        Naming the first line with a value beyond the header's columns.
+    """
+    extra = df.pop(TRAILING)
+    filled = extra.notna() & (extra.astype(str).str.strip() != "")
+    if filled.any():
+        row = int(filled.to_numpy().argmax())
+        raise InputError(
+            f"{label}: line {row + 2} has a value ('{str(extra.iloc[row])[:40]}') after the last of the "
+            f"{df.shape[1]} columns the header names, where the other lines end with an empty cell (a "
+            "delimiter at the end of each line). Remove it, or name its column in the header.")
+    return df

@@ -1,0 +1,94 @@
+"""A CSV's first lines: a title above the header and a header one name short are refused with the line to fix;
+a delimiter at the end of every row is read as what it is; ordinary headers pass untouched."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from subsetsel_core.errors import InputError
+from subsetsel_core.io.table_shape import check_not_latex, check_shape
+from subsetsel_core.io.tables import read_table
+
+WIDE = "model,taskA,taskB,taskC\nm1,0.7,0.6,0.5\nm2,0.71,0.61,0.52\nm3,0.65,0.58,0.5\nm4,0.6,0.55,0.49\n"
+
+
+def _read(text: str) -> pd.DataFrame:
+    return read_table(text.encode(), label="t.csv")
+
+
+def test_ordinary_headers_pass() -> None:
+    for text in (WIDE,
+                 ",A,B,C\nd0,1,2,3\nd1,4,5,6\nd2,7,8,9\n",  # an unnamed first column (a pandas index)
+                 "model,a,b,\nm1,1,2,\nm2,3,4,\nm3,5,6,\n",  # a trailing delimiter on every line, header too
+                 "dataset,model,score\nd0,A,0.5\nd0,B,0.4\n",
+                 "model,a,b,c,d\nm1,1,2,,\nm2,3,4,,\nm3,5,6,,\n",  # empty columns, named
+                 "a;b;c\n1;2;3\n4;5;6\n7;8;9\n"):
+        assert check_shape(text, ";" if ";" in text else ",", "t.csv") is None
+        check_not_latex(text, "t.csv")
+
+
+def test_a_title_line_is_refused_naming_the_header_line() -> None:
+    with pytest.raises(InputError) as err:
+        _read("Table 3: Results on the benchmark (accuracy, %)\n" + WIDE)
+    msg = str(err.value)
+    assert "line 1 ('Table 3: Results on the benchmark (accuracy, %)') has 2 cells" in msg
+    assert "below it have 4" in msg and "line 2 looks like the header" in msg and "Delete the lines" in msg
+
+
+def test_a_title_without_a_delimiter_above_a_tab_separated_table() -> None:
+    with pytest.raises(InputError, match=r"has 1 cell but the lines below it have 4 \(separated by tabs\)"):
+        _read("Scores of our models\n" + WIDE.replace(",", "\t"))
+
+
+def test_a_title_with_empty_cells_and_a_blank_line() -> None:
+    with pytest.raises(InputError, match="names only 1 of its 4 columns.*line 3 looks like the header"):
+        _read("Results,,,\n,,,\n" + WIDE)
+
+
+def test_a_header_in_two_rows() -> None:
+    with pytest.raises(InputError, match="header in two rows"):
+        _read("Model,Reasoning,,,Coding,\n,GSM8K,MATH,BBH,HumanEval,MBPP\nm1,1,2,3,4,5\nm2,2,3,4,5,6\nm3,3,4,5,6,7\n")
+
+
+def test_an_r_write_table_header_names_the_missing_row_name_column() -> None:
+    text = '"taskA","taskB","taskC"\n"m1",0.7,0.6,0.5\n"m2",0.71,0.61,0.52\n"m3",0.65,0.58,0.5\n'
+    with pytest.raises(InputError) as err:
+        _read(text)
+    assert "names 3 columns but the rows below it have 4 cells" in str(err.value)
+    assert "R's write.table" in str(err.value)
+    # with the name added, as the message says, it reads right
+    df = _read('"model",' + text)
+    assert list(df.columns) == ["model", "taskA", "taskB", "taskC"] and list(df["model"]) == ["m1", "m2", "m3"]
+
+
+def test_a_delimiter_at_the_end_of_every_row_is_not_a_shift() -> None:
+    df = _read(WIDE.replace("\n", ",\n").replace(",\n", "\n", 1))
+    assert list(df.columns) == ["model", "taskA", "taskB", "taskC"]
+    assert list(df["model"]) == ["m1", "m2", "m3", "m4"] and list(df["taskC"]) == ["0.5", "0.52", "0.5", "0.49"]
+
+
+def test_ragged_lines_are_left_to_the_parser() -> None:
+    with pytest.raises(InputError, match="line 4 has 5 cells"):
+        _read("model,a,b\nm1,1,2\nm2,3,4\nm3,5,6,7,8\n")
+
+
+@pytest.mark.parametrize("text", [
+    "\\begin{tabular}{lcc}\n\\toprule\nModel & a & b \\\\\n\\midrule\nm1 & 1 & 2 \\\\\n\\end{tabular}\n",
+    "% from the paper\nModel & a & b \\\\ \\hline\nm1 & 1 & 2 \\\\\nm2 & 3 & 4 \\\\\n",
+])
+def test_a_latex_table_is_named_as_one(text: str) -> None:
+    with pytest.raises(InputError, match="is a LaTeX table"):
+        _read(text)
+
+
+def test_an_ampersand_in_names_is_no_latex() -> None:
+    df = _read("model,R&D,Q&A\nm1,1,2\nm2,3,4\n")
+    assert list(df.columns) == ["model", "R&D", "Q&A"]
+
+
+def test_a_value_after_the_last_delimiter_further_down_is_refused_not_lost() -> None:
+    lines = WIDE.replace("\n", ",\n").replace(",\n", "\n", 1).splitlines()
+    lines += [f"x{i},0.1,0.2,0.3," for i in range(60)] + ["late,0.1,0.2,0.3,0.9"]
+    with pytest.raises(InputError, match=r"line 66 has a value \('0.9'\) after the last of the 4 columns"):
+        _read("\n".join(lines) + "\n")
