@@ -126,17 +126,31 @@ def max_files() -> int:
 def is_result_source(source: object) -> bool:
     """Whether a source is a results folder, a JSON or zip file, or JSON/zip bytes.
 
-    A CSV, TSV or Parquet table (or a DataFrame) is not.
+    A CSV, TSV or Parquet table (or a DataFrame) is not, nor a table as JSON records (a list of
+    objects at the top, which no result format has).
     """
+    from subsetsel_core.io.json_records import is_records
+
     if isinstance(source, str | Path):
         p = Path(source)
+        if p.suffix.lower() == ".json" and p.is_file():  # a table as JSON records is no result file
+            return not is_records(_head(p))
         return p.is_dir() or p.suffix.lower() in (".json", ".zip")
     if isinstance(source, bytes):
         head = source.lstrip()[:1]
-        return source[:4] == _ZIP_MAGIC or head in (b"{", b"[")
+        return source[:4] == _ZIP_MAGIC or head == b"{" or head == b"[" and not is_records(source)
     if isinstance(source, list | tuple):
         return all(isinstance(x, tuple) and len(x) == 2 for x in source) and bool(source)
     return False
+
+
+def _head(path: Path) -> bytes:
+    """The first bytes of a file, to tell its kind (empty when it cannot be read: the reader words that)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(4096)
+    except OSError:
+        return b""
 
 
 def _file_too_big(where: str, size: int) -> InputError:

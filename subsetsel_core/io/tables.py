@@ -20,6 +20,7 @@ from subsetsel_core.io.encodings import (
     utf16_text,
 )
 from subsetsel_core.io.file_guard import read_input_file
+from subsetsel_core.io.json_records import is_records, records_frame
 from subsetsel_core.io.parquet_guard import check_parquet, unreadable_parquet
 from subsetsel_core.io.pipe_tables import tidy_pipe_table
 from subsetsel_core.io.table_shape import TRAILING, check_not_latex, check_shape, drop_trailing
@@ -229,6 +230,9 @@ def _read_table(source: TableSource, label: str, object_text: bool) -> pd.DataFr
                 raise InputError(f"{label}: is a zip archive, not a Parquet file. Unzip it and give the table "
                                  "inside, or save the table again as Parquet or CSV.")
             df = _read_parquet(raw, label)
+        elif label.lower().endswith(".json") and is_records(raw):  # a table as JSON records
+            frame = records_frame(raw, label)
+            df = frame if object_text else frame.astype(str)
         else:
             df = _read_csv(raw, label, object if object_text else str)
     df.columns = [str(c).strip() for c in df.columns]
@@ -304,10 +308,16 @@ def _not_json(text: str, label: str) -> None:
     head = text.lstrip(" \t\r\n")
     if head[:1] not in ("{", "[") or not re.match(r'[{\[]\s*(?:"|\{|\[|\]|\}|-?\d|true|false|null)', head):
         return
+    if label.lower().endswith(".json"):
+        raise InputError(
+            f"{label}: is JSON that is not a table (a table as JSON is a list of objects, one per row). If it holds "
+            "lm-eval, MTEB or Every Eval Ever results, read it as results: on the dashboard, the results upload "
+            "('Or a results folder'); on the command line, --scores-format auto (or lm-eval, mteb, eee).")
     raise InputError(
         f"{label}: is a JSON file (it starts with '{head[0]}'), not a table of values separated by commas. Give the "
-        "score table as CSV, TSV or Parquet; if the file holds lm-eval, MTEB or Every Eval Ever results, give it "
-        "back its .json name so that it is read as results.")
+        "score table as CSV, TSV or Parquet; if the file holds lm-eval, MTEB or Every Eval Ever results, or a "
+        "table as JSON records (a list of objects, one per row), give it back its .json name so that it is read "
+        "as what it holds.")
 
 
 def _parser_problem(said: str, sep: str) -> str:

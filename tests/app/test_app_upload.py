@@ -195,3 +195,25 @@ def test_rows_repeated_per_metric_stop_with_the_column_that_tells_them_apart():
     assert any("They differ in 'metric'" in e.value for e in at.error), [e.value for e in at.error]
     assert not any("not sure" in w.value for w in at.warning)  # said once, as the error; no tick to confirm it
     assert at.button(key="use_upload_btn").disabled
+
+
+def test_a_leaderboard_as_json_records_uploads_like_its_csv():
+    long = pd.read_csv(io.BytesIO(H.tiny_long_csv(n_folds=1)))
+    board = long.pivot(index="model", columns="dataset", values="score").reset_index()
+    raw = board.to_json(orient="records").encode()
+    at = H.goto(H.new_app(), "benchmark")
+    at.file_uploader[0].set_value(("board.json", raw, "application/json"))
+    at.run()
+    assert not at.exception and not H.errors(at), H.errors(at)
+    at.button(key="use_upload_btn").click()
+    at.run()
+    data = at.session_state["data"]
+    assert data.source == "upload" and (data.benchmark.n_models, data.benchmark.n_datasets) == (4, 8)
+
+
+def test_a_result_file_in_the_scores_box_points_to_the_results_upload():
+    at = H.goto(H.new_app(), "benchmark")
+    at.file_uploader[0].set_value(("results_1.json", b'{"results": {"arc": {"acc,none": 0.5}}}', "application/json"))
+    at.run()
+    assert not at.exception
+    assert any("the results upload" in e for e in H.errors(at)), H.errors(at)

@@ -1,0 +1,120 @@
+"""A table saved as JSON records — ``[{"model": "m1", "MMLU": 70.1, …}, …]``, as pandas' ``to_json(orient="records")``
+and many leaderboards' downloads write it — read as the table it is.
+
+The cells keep their text, as a CSV's do: numbers exactly as written in the file (``parse_float=str``),
+``null`` an empty cell, ``true``/``false`` as words. No result file of lm-eval, MTEB or Every Eval Ever
+is a list at the top, so a list of objects is never mistaken for one.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pandas as pd
+
+from subsetsel_core.errors import InputError
+
+
+def is_records(raw: bytes) -> bool:
+    """Whether the bytes start as a JSON list of objects (``[`` then ``{``), the shape of records."""
+    head = raw[:4096].removeprefix(b"\xef\xbb\xbf").lstrip()
+    return head[:1] == b"[" and head[1:].lstrip()[:1] in (b"{", b"")
+
+
+def records_frame(raw: bytes, label: str) -> pd.DataFrame:
+    """The table of a JSON list of flat objects, one row per object and one column per key.
+
+    Parameters
+    ----------
+    raw : bytes
+        The file's bytes (UTF-8 JSON whose top is a list).
+    label : str
+        File name for messages.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Text cells (object dtype); a key an object lacks is an empty cell there. Columns in the
+        order the keys first appear.
+
+    Raises
+    ------
+    InputError
+        Not UTF-8 or not valid JSON (line and column named), a key given twice in one object,
+        an item that is not an object, or a value that is a list or an object (item and key named).
+    """
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{label}: a JSON table that is not UTF-8 (byte {exc.start}). Save it again as UTF-8.") from None
+    try:
+        items = json.loads(text, parse_float=str, parse_int=str, parse_constant=str, object_pairs_hook=_pairs)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{label}: is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}). The file "
+                         "may be cut short; save it again.") from None
+    except RecursionError:
+        raise InputError(f"{label}: nests too deeply to be a table of records. Give a list of flat objects, "
+                         "or the table as CSV.") from None
+    if not isinstance(items, list) or not items:
+        raise InputError(f"{label}: a JSON list with no records. Give one object per row (a model or a dataset), "
+                         "or the table as CSV.")
+    columns: dict[str, None] = {}
+    rows: list[dict[str, str]] = []
+    for i, item in enumerate(items):
+        if not isinstance(item, _Pairs):
+            raise InputError(f"{label}: item {i + 1} of the JSON list is {_kind(item)}, not an object: a table as "
+                             "JSON records holds one object per row ({\"model\": …, \"task\": score}). Give the table "
+                             "in that form, or as CSV.")
+        row: dict[str, str] = {}
+        for key, value in item.pairs:
+            if key in row:
+                raise InputError(f"{label}: item {i + 1} gives the key {key!r} twice, so which value counts is not "
+                                 "defined. Keep one of them.")
+            if isinstance(value, _Pairs | list):
+                raise InputError(f"{label}: item {i + 1}'s {key!r} is {_kind(value)}, not a single value: a table as "
+                                 "JSON records holds one value per key. Flatten it (a column per inner key), or give "
+                                 "the table as CSV.")
+            row[key] = _cell(value)
+            columns.setdefault(key, None)
+        rows.append(row)
+    return pd.DataFrame.from_records(rows, columns=list(columns)).fillna("").astype(object)
+
+
+class _Pairs:
+    """A JSON object as its key-value pairs in file order (a repeated key kept, to be refused by name)."""
+
+    __slots__ = ("pairs",)
+
+    def __init__(self, pairs: list[tuple[str, Any]]) -> None:
+        self.pairs = pairs
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> _Pairs:
+    return _Pairs(pairs)
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, _Pairs):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    if value is None:
+        return "null"
+    return "a number" if not isinstance(value, str) or _number(value) else f"the text {value[:30]!r}"
+
+
+def _number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True

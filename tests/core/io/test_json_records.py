@@ -1,0 +1,110 @@
+"""A table saved as JSON records (``to_json(orient="records")``, a leaderboard's download) is read as the same table
+its CSV is; what is not a flat list of objects is refused naming the item and key; result files stay results."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from subsetsel_core.errors import InputError
+from subsetsel_core.io.guess.table import guess_table
+from subsetsel_core.io.result_files import is_result_source
+from subsetsel_core.io.tables import read_table
+
+SHAPES = Path(__file__).resolve().parents[2] / "fixtures" / "leaderboards" / "shapes"
+LM_EVAL = Path(__file__).resolve().parents[2] / "fixtures" / "results"
+
+
+@pytest.fixture(autouse=True)
+def _no_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SUBSETSEL_NO_CACHE", "1")
+
+
+def _as_records(csv_name: str) -> bytes:
+    """The CSV's rows as JSON objects, plain numbers as JSON numbers and empty cells as null."""
+    df = read_table(SHAPES / csv_name, object_text=True)
+
+    def value(cell: str) -> object:
+        text = cell.strip()
+        if not text:
+            return None
+        try:
+            number = float(text)
+        except ValueError:
+            return cell
+        return int(text) if text.lstrip("-").isdigit() else number if repr(number) == text else cell
+
+    rows = [{c: value(v) for c, v in zip(df.columns, row, strict=True)} for row in df.itertuples(index=False)]
+    return json.dumps(rows, indent=1).encode()
+
+
+#: The shapes' CSVs that read as tables (multirow.csv, a header in two rows, is refused as CSV and has no records form).
+READABLE = sorted(p.name for p in SHAPES.glob("*.csv") if p.name != "multirow.csv")
+
+
+@pytest.mark.parametrize("name", READABLE)
+def test_records_read_as_the_csv_reads(name: str) -> None:
+    csv_guess = guess_table(read_table(SHAPES / name, object_text=True), label=name)
+    try:
+        records = read_table(_as_records(name), label=name.replace(".csv", ".json"), object_text=True)
+    except InputError as exc:
+        pytest.fail(str(exc))
+    g = guess_table(records, label=name)
+    assert (g.layout, g.model_column, g.n_datasets, g.n_models) == (
+        csv_guess.layout, csv_guess.model_column, csv_guess.n_datasets, csv_guess.n_models)
+    assert (g.direction, g.direction_from) == (csv_guess.direction, csv_guess.direction_from)
+    assert sorted(u.split(":")[0] for u in g.unsure) == sorted(u.split(":")[0] for u in csv_guess.unsure)
+
+
+def test_cells_keep_their_text_and_gaps() -> None:
+    raw = b'[{"model": "a", "MMLU": 70.10, "GSM8K": 1e2, "ok": true}, {"model": "b", "MMLU": null}]'
+    df = read_table(raw, label="t.json", object_text=True)
+    assert list(df.columns) == ["model", "MMLU", "GSM8K", "ok"]
+    assert df.to_dict(orient="list") == {"model": ["a", "b"], "MMLU": ["70.10", ""], "GSM8K": ["1e2", ""],
+                                         "ok": ["true", ""]}
+
+
+@pytest.mark.parametrize(("raw", "needle"), [
+    (b'[{"model": "a", "scores": {"MMLU": 70}}]', "item 1's 'scores' is an object, not a single value"),
+    (b'[{"model": "a", "MMLU": 70}, [1, 2]]', "item 2 of the JSON list is a list, not an object"),
+    (b'[{"model": "a", "MMLU": 70, "MMLU": 71}]', "gives the key 'MMLU' twice"),
+    (b'[{"model": "a", "MMLU": 70}', "is not valid JSON"),
+    (b'[{"model": "a", "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}]", "nests too deeply"),
+    (b'[{"model": "caf\xe9", "MMLU": 70}]', "not UTF-8"),
+])
+def test_what_is_not_a_flat_list_of_objects_is_refused_by_name(raw: bytes, needle: str) -> None:
+    with pytest.raises(InputError, match=needle.replace("(", r"\(")):
+        read_table(raw, label="t.json")
+
+
+def test_records_renamed_csv_are_still_called_json() -> None:
+    with pytest.raises(InputError, match="is a JSON file"):
+        read_table(b'[{"model": "a", "MMLU": 70}, {"model": "b", "MMLU": 60}]', label="t.csv")
+
+
+def test_results_stay_results_and_records_are_tables(tmp_path: Path) -> None:
+    (tmp_path / "t.json").write_bytes(b'[\n  {"model": "a", "MMLU": 70}]')
+    assert not is_result_source(tmp_path / "t.json")
+    assert not is_result_source(b' [{"model": "a"}]')
+    lm_eval = next(LM_EVAL.rglob("results*.json"))
+    assert is_result_source(lm_eval) and is_result_source(lm_eval.read_bytes())
+    assert is_result_source(b"[]")  # no records: the results reader words what it is
+
+
+def test_the_command_line_selects_from_records(tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    rows = [{"model": f"m{j}", **{f"task{i}": round(float(rng.uniform(0.3, 0.9)), 3) for i in range(6)}}
+            for j in range(5)]
+    (tmp_path / "lb.json").write_text(json.dumps(rows))
+    r = subprocess.run([sys.executable, "-m", "subsetsel_core", "select", "--scores", str(tmp_path / "lb.json"),
+                        "--strategy", "random", "--k", "3", "--representation", "names"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    chosen = r.stdout.split("order,dataset\n", 1)[1].split()
+    assert len(chosen) == 3 and all(line.split(",")[1].startswith("task") for line in chosen)
+    assert "6 datasets" in r.stderr and "5 models" in r.stderr
