@@ -140,7 +140,7 @@ def check_shape(text: str, sep: str, label: str) -> list[str] | None:
     named = [bool(c.strip()) for c in header]
     filled = [any(len(r) > j and r[j].strip() for r in body) for j in range(h)]
     unnamed = sum(1 for j in range(1, h) if not named[j] and filled[j])
-    if h >= 3 and unnamed >= (h - 1) / 2:
+    if h >= 3 and unnamed >= max(2, (h - 1) / 2):  # a title or a group row leaves several named cells empty
         at = _header_line(rows[1:], width)
         where = f"line {at + 1} looks like the header" if at is not None else "the header is further down"
         raise InputError(

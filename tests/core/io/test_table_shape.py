@@ -23,6 +23,7 @@ def test_ordinary_headers_pass() -> None:
                  "model,a,b,\nm1,1,2,\nm2,3,4,\nm3,5,6,\n",  # a trailing delimiter on every line, header too
                  "dataset,model,score\nd0,A,0.5\nd0,B,0.4\n",
                  "model,a,b,c,d\nm1,1,2,,\nm2,3,4,,\nm3,5,6,,\n",  # empty columns, named
+                 "model,,score\nm1,a,1\nm2,b,2\nm3,c,3\n",  # one unnamed column is no title
                  "a;b;c\n1;2;3\n4;5;6\n7;8;9\n"):
         assert check_shape(text, ";" if ";" in text else ",", "t.csv") is None
         check_not_latex(text, "t.csv")
