@@ -209,11 +209,13 @@ def detect_format(files: Sequence[JsonFile], label: str) -> str:
         raise InputError(f"{label}: holds result files of several formats ({parts}). Give one format's files, "
                          "or name the format to read.", field="scores_file")
     keys = [str(k) for k in files[0].data][:8] if isinstance(files[0].data, dict) else []
+    table = (" If it holds a table, save it as JSON records — a list of objects, one per row, such as pandas' "
+             "to_json(orient='records') writes — or as CSV, and give that file." if len(files) == 1 else "")
     raise InputError(
         f"{label}: none of its {len(files)} JSON file(s) is a result file of lm-evaluation-harness (a "
         "'results' object), MTEB (a 'scores' object and 'task_name') or Every Eval Ever ('model_info' and "
         f"'evaluation_results'); {files[0].path} has "
-        + (f"the keys {', '.join(keys)}." if keys else f"a JSON {type(files[0].data).__name__} at the top."),
+        + (f"the keys {', '.join(keys)}." if keys else f"a JSON {type(files[0].data).__name__} at the top.") + table,
         field="scores_file",
     )
 

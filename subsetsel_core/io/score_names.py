@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.link_names import link_texts
 from subsetsel_core.io.names import check_normalisation
 from subsetsel_core.io.tables import line_numbers, row_numbers, text_codes
 from subsetsel_core.io.validation import ReportBuilder
@@ -38,7 +39,8 @@ def clean_names(
         raise TypeError(f"{label}: {column} names are not text")
     codes, distinct = coded
     raw = distinct.astype(str)
-    out = raw.str.strip()
+    stripped = raw.str.strip()
+    out, _ = link_texts(stripped)
     empty = (out.eq("") | distinct.isna()).to_numpy()
     if empty.any() or missing.any():  # every distinct cell is some row's
         rows = series.index[empty[codes] | missing]
@@ -48,9 +50,12 @@ def clean_names(
             rows=line_numbers(rows),
         )
     per_cell = np.bincount(codes, minlength=len(distinct))
-    changed = int(per_cell[(out != raw).to_numpy()].sum())
+    changed = int(per_cell[(stripped != raw).to_numpy()].sum())
     if changed:
         rb.add("info", "whitespace", f"{label}: removed spaces around {changed} {column} names.")
+    links = int(per_cell[(out != stripped).to_numpy()].sum())
+    if links:
+        rb.add("info", "links", f"{label}: read {links} {column} names written as HTML links as the links' text.")
     check_normalisation(out, label, column)
     name_codes, names = out.factorize()
     labels = sort_labels(pd.Series(names))

@@ -22,7 +22,7 @@ from subsetsel_core.io.encodings import (
 from subsetsel_core.io.file_guard import read_input_file
 from subsetsel_core.io.json_records import is_records, records_frame
 from subsetsel_core.io.parquet_guard import check_parquet, unreadable_parquet
-from subsetsel_core.io.pipe_tables import tidy_pipe_table
+from subsetsel_core.io.pipe_tables import has_rule_line, pipe_table_in_prose, tidy_pipe_table
 from subsetsel_core.io.table_shape import TRAILING, check_not_latex, check_shape, drop_trailing
 from subsetsel_core.settings import server as server_settings
 from subsetsel_core.text.rounding import text
@@ -270,6 +270,9 @@ def _read_csv(raw: bytes, label: str, dtype: type) -> pd.DataFrame:
         if excel:
             raw = raw[raw.find(b"\n") + 1:]
         head = raw[: 1 << 16].decode("utf-8", errors="ignore")
+        if has_rule_line(head) and (table := pipe_table_in_prose(raw.decode("utf-8"), label)) is not None:
+            raw = table.encode("utf-8")  # a README's table with prose around it: the table
+            head = table[: 1 << 16]
         _not_json(head, label)
         check_not_latex(head, label)
         sep = excel.group(1) if excel else _sniff_delimiter(head)
@@ -281,6 +284,8 @@ def _read_csv(raw: bytes, label: str, dtype: type) -> pd.DataFrame:
         excel = _EXCEL_SEP.match(text)
         if excel:
             text = text[excel.end():]
+        if has_rule_line(text[: 1 << 16]) and (table := pipe_table_in_prose(text, label)) is not None:
+            text = table
         head = text[: 1 << 16]
         _not_json(head, label)
         check_not_latex(head, label)

@@ -178,7 +178,7 @@ def read_column(name: str, cells: pd.Series) -> Column:
         finite = numbers[np.isfinite(numbers)]
         if words & DATE_WORDS and finite.size and np.all((finite >= 1900) & (finite <= 2100) & (finite % 1 == 0)):
             return Column(name, "date", numbers, present, distinct, decimals)
-        kind: Kind = "size" if words & SIZE_WORDS else "number"
+        kind: Kind = "size" if words & SIZE_WORDS and PERCENT_READ not in notes else "number"  # no size is in %
         return Column(name, kind, numbers, present, distinct, decimals, rewrites)
     unique = pd.Series(vals.unique(), dtype=object).astype(str)
     if unique.str.match(_SIZE).mean() >= 0.6:

@@ -75,6 +75,16 @@ def _name_column(keys: Sequence[str], kinds: Mapping[str, Column], words: Sequen
     return pick([c for c in cands if kinds[c].kind == "text"], words) or pick(cands, words)
 
 
+#: The cells of a yes/no column (EvalPlus's ``prompted``, a leaderboard's ``Open?``): a flag, never names.
+FLAG_CELLS = frozenset({"true", "false", "yes", "no", "y", "n", "t", "f", "✓", "✗", "✔", "✘", "x", "-", ""})
+
+
+def is_flag(cells: pd.Series) -> bool:
+    """Whether every cell of a column is a yes/no word or mark (``TRUE``/``FALSE``, ``yes``/``no``, ``✓``)."""
+    values = {str(v).strip().lower() for v in cells.dropna().unique()}
+    return bool(values - {"", "-"}) and values <= FLAG_CELLS
+
+
 def _names_metrics(column: str) -> bool:
     """Whether a column is named as the one naming each row's metric (``Metric``, ``measure``)."""
     words = tokens(column)
@@ -90,7 +100,8 @@ def long_roles(df: pd.DataFrame, kinds: Mapping[str, Column], given: Mapping[str
     fold column).
     """
     cols = list(df.columns)
-    keys = [c for c in cols if is_key(kinds[c])]
+    flags = {c for c in cols if kinds[c].kind == "text" and kinds[c].distinct <= 2 and is_flag(df[c])}
+    keys = [c for c in cols if is_key(kinds[c]) and c not in flags]  # a yes/no column names no datasets or models
     d, m = given.get("dataset"), given.get("model")
     unsure: list[str] = []
     if d is None:
@@ -99,7 +110,7 @@ def long_roles(df: pd.DataFrame, kinds: Mapping[str, Column], given: Mapping[str
         m = _name_column(keys, kinds, MODEL_WORDS, d)
     if d is None or m is None:
         repeating = [c for c in cols if kinds[c].kind == "text" and kinds[c].distinct < kinds[c].present
-                     and c not in (d, m) and not _names_metrics(c)]
+                     and c not in (d, m) and c not in flags and not _names_metrics(c)]
         unique_text = [c for c in cols if kinds[c].kind == "text" and kinds[c].distinct == kinds[c].present]
         pool = ([d] if d else []) + ([m] if m else []) + repeating
         if unique_text or len(pool) < 2 or (given.get("score") is None and len(repeating) > 2):

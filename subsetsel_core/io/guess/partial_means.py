@@ -1,5 +1,6 @@
 """Columns that are another form of task columns: :func:`raw_twins` (``IFEval Raw`` next to
-``IFEval``), :func:`spreads` (``acc_stderr``, ``standard_error``, ``MMLU (SE)`` next to ``MMLU``),
+``IFEval``), :func:`differences` (``top1_diff`` next to ``top1``), :func:`complements` (``top1_err`` =
+100 − ``top1`` in every row), :func:`spreads` (``acc_stderr``, ``standard_error``, ``MMLU (SE)`` next to ``MMLU``),
 :func:`metric_twins` (one task scored with two metrics: in doubt)
 and :func:`partial_means` (``Natural`` = the mean of the seven columns before it,
 as VTAB tables give a mean per group of tasks; ``STEM`` = the mean of subjects spread over the
@@ -51,6 +52,57 @@ def raw_twins(columns: Sequence[str]) -> dict[str, str]:
         twin = by_words.get(rest)
         if twin is not None and twin != c:
             out[c] = f"the raw form of '{twin}' (the same task before the leaderboard's normalisation)"
+    return out
+
+
+_DIFF = frozenset({"diff", "difference", "delta", "change", "gap", "drop", "gain"})
+
+
+def differences(columns: Sequence[str]) -> dict[str, str]:
+    """Column → why it is set aside, for ``<X>_diff`` (``<X> delta``, ``Δ<X>``, ``diff <X>``) when ``<X>`` is a
+    column too: X's difference from another result (timm's ``top1_diff`` against ImageNet-1k), a derived column."""
+    by_words = {" ".join(tokens(c)): c for c in columns}
+    out = {}
+    for c in columns:
+        words = tokens(c.replace("Δ", " delta "))
+        if len(words) < 2 or not ({words[0], words[-1]} & _DIFF):
+            continue
+        rest = " ".join(w for i, w in enumerate(words) if not (w in _DIFF and i in (0, len(words) - 1)))
+        twin = by_words.get(rest)
+        if twin is not None and twin != c:
+            out[c] = f"the difference of '{twin}' from another result (a derived column), not a task"
+    return out
+
+
+_ERROR_WORDS = frozenset({"err", "error", "errors", "loss"})
+_MAX_PAIRS = 20_000
+
+
+def complements(kinds: Mapping[str, Column], columns: Sequence[str]) -> dict[str, str]:
+    """Column → why it is set aside, for a column named as an error that is 100 (or 1) minus another column in
+    every row (timm's ``top1_err`` next to ``top1``): the same task's score turned round, not a task of its own."""
+    out: dict[str, str] = {}
+    errors = [c for c in columns if set(tokens(c)) & _ERROR_WORDS]
+    if len(errors) * len(columns) > _MAX_PAIRS:
+        return out  # a table of error columns (every task scored by an error rate): no complement to look for
+    for c in errors:
+        a = kinds[c].numbers
+        for other in columns:
+            if other == c or other in errors or other in out:
+                continue
+            b = kinds[other].numbers
+            both = np.isfinite(a) & np.isfinite(b)
+            if both.sum() < 3:
+                continue
+            tol = 0.51 * (10.0 ** -kinds[c].decimals + 10.0 ** -kinds[other].decimals) + 1e-9
+            total = a[both] + b[both]
+            for whole in (100.0, 1.0):
+                if np.all(np.abs(total - whole) <= tol):
+                    out[c] = (f"{whole:g} − '{other}' in every row (its error: the same task turned "
+                              "round), not a task")
+                    break
+            if c in out:
+                break
     return out
 
 

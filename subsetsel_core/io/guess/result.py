@@ -15,12 +15,13 @@ import pandas as pd
 
 from subsetsel_core.io.guess.column_kinds import parse_dates
 from subsetsel_core.io.guess.direction_guess import DIRECTION_SOURCES, DatasetMetric
+from subsetsel_core.io.link_names import link_texts
 from subsetsel_core.io.score_format import Layout, MissingPolicy, ScoreFormat
 
 
 def names_of(cells: pd.Series) -> pd.Series:
-    """Cells as stripped text (missing cells as ``""``), as the loader reads names."""
-    return cells.astype(object).where(cells.notna(), "").astype(str).str.strip()
+    """Cells as stripped text (missing cells as ``""``, an HTML link as its text), as the loader reads names."""
+    return link_texts(cells.astype(object).where(cells.notna(), "").astype(str).str.strip())[0]
 
 
 #: Why a row of a wide table is set aside: the user named it.

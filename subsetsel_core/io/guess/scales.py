@@ -25,7 +25,7 @@ _ATTRIBUTE_MARKS = ("❤", "♥", "⭐", "👍", "★")  # likes and stars
 ATTRIBUTE_WORDS = frozenset({"memory", "dimension", "dimensions", "dim", "dims", "tokens", "gflops", "flops", "macs",
                              "throughput", "likes", "downloads", "hearts", "votes", "gb", "mb", "cutoff", "vocab",
                              "seqlen", "cost", "price", "co2", "emissions", "rtf", "rtfx", "speed", "speedup",
-                             "fps", "qps", "truncated"})
+                             "fps", "qps", "truncated", "crop"})
 
 
 def correlations(a: np.ndarray, b: np.ndarray, ok: np.ndarray) -> np.ndarray:

@@ -31,6 +31,8 @@ from subsetsel_core.io.guess.column_kinds import (
 from subsetsel_core.io.guess.metric_names import MetricName, arrow_of, metric_of
 from subsetsel_core.io.guess.partial_means import (
     MAX_COLUMNS,
+    complements,
+    differences,
     metric_twins,
     partial_means,
     raw_twins,
@@ -42,6 +44,7 @@ from subsetsel_core.io.score_format import check_roles
 from subsetsel_core.text.rounding import text
 
 _RELEASE = ("release", "released", "date", "published")
+_NOT_RELEASE = ("cutoff", "knowledge", "training", "trained")
 _SCALES = ((0.0, 1.0, "0–1"), (0.0, 100.0, "0–100"))
 _ARROWS = re.compile("[↑⬆▲↓⬇▼\ufe0f]")
 _BLOCK = 256  # columns checked against the row mean at a time
@@ -115,8 +118,12 @@ def _scale(v: np.ndarray) -> str:
 def _release(df: pd.DataFrame, kinds: Mapping[str, Column], rest: Sequence[str], release: str | None,
              by_model: bool, given: bool, label: str, reasons: dict[str, str], unsure: list[str]) -> str | None:
     dates = [c for c in rest if kinds[c].kind == "date"]
-    if release is None and by_model and dates:
-        release = next((c for c in dates if has_word(c, _RELEASE)), dates[0])
+    if release is None and by_model:
+        other = [c for c in dates if has_word(c, _NOT_RELEASE)]  # a knowledge cutoff is no release date
+        for c in other:
+            reasons[c] = "dates (named as a training-data cutoff, not release dates)"
+        dates = [c for c in dates if c not in other]
+        release = next((c for c in dates if has_word(c, _RELEASE)), dates[0]) if dates else None
     if release is None:
         return None
     parsed = parse_dates(df[release])
@@ -175,6 +182,8 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
     numbers = [c for c in rest if c not in reasons]
     constant = [c for c in numbers if _constant(kinds[c])]  # no mean of the rows; a task that ranks nothing
     reasons.update(raw_twins([c for c in numbers if c not in keep]))
+    reasons.update(differences([c for c in numbers if c not in keep and c not in reasons]))
+    reasons.update(complements(kinds, [c for c in numbers if c not in keep and c not in reasons]))
     reasons.update(spreads([c for c in numbers if c not in keep and c not in reasons]))
     numbers = [c for c in numbers if c not in reasons]
     searched = len(numbers) <= MAX_COLUMNS  # partial means are looked for (pairs of column runs: not on wide tables)
@@ -257,9 +266,10 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
 
 def _metrics_only(tasks: Sequence[str], metric: Mapping[str, MetricName | None],
                   by_model: bool) -> list[tuple[str, str]]:
-    """In doubt when every task column is a metric's name as a whole and none is numbered (``BLEU``,
-    ``chrF``, ``TER``, not ``acc_0 … acc_999``): one task scored with several metrics, not datasets."""
-    if not by_model or len(tasks) < 2 or any(any(ch.isdigit() for ch in c) for c in tasks):
+    """In doubt when every task column is a metric's name as a whole and they are not a numbered series (``BLEU``,
+    ``chrF``, ``TER``, ``top1``, ``top5``; not ``acc_0 … acc_999``): one task scored with several metrics, not
+    datasets."""
+    if not by_model or len(tasks) < 2 or _numbered(tasks):
         return []
     named = [metric[c] for c in tasks]
     if not all(m is not None and m.whole for m in named):
@@ -267,6 +277,17 @@ def _metrics_only(tasks: Sequence[str], metric: Mapping[str, MetricName | None],
     shown = ", ".join(f"'{c}'" for c in tasks[:4]) + (" …" if len(tasks) > 4 else "")
     return [(tasks[0], f"set_aside: every task column names a metric ({shown}), none a dataset: if they score one "
                        "task, there are no datasets to choose among; read as tasks")]
+
+
+def _numbered(columns: Sequence[str]) -> bool:
+    """Whether three or more columns are one stem numbered densely from 0 or 1 (``acc_0``, ``acc_1``, ``acc_2``, …:
+    classes or parts, not metrics; ``pass@1``, ``pass@10``, ``pass@100`` and ``top1``, ``top5`` are metrics)."""
+    by_stem: dict[str, list[int]] = {}
+    for c in columns:
+        m = _SERIES.match(c)
+        if m is not None:
+            by_stem.setdefault(m.group(1), []).append(int(c[len(m.group(1)):]))
+    return any(len(n) >= 3 and min(n) <= 1 and 2 * len(set(n)) >= max(n) - min(n) + 1 for n in by_stem.values())
 
 
 def _group_averages(candidates: Sequence[str]) -> list[str]:

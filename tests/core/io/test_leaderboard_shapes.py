@@ -6,8 +6,9 @@ conventions (percent signs, ``-``, ``**bold**``, ``85.2*``, ``±``, ``94.1/92.2`
 markdown pipes) of GLUE, SuperGLUE, Papers-with-Code, the Open LLM Leaderboard (v2 export),
 the Open ASR leaderboard, BEIR, the Monash forecasting archive, Chronos, the AutoML benchmark,
 TabRepo, OpenML's evaluations, HELM's efficiency table, SUPERB, Atari, D4RL, Chatbot Arena's
-categories, LiveBench, a recommender table, OGB, MLPerf Training, XTREME, OpenCompass's summary and a
-table of translation metrics; the numbers are made up. Result
+categories, LiveBench, a recommender table, OGB, MLPerf Training, XTREME, OpenCompass's summary, a
+table of translation metrics, timm's results, BFCL, EvalPlus, LMArena's table, CleanRL's docs, the Open
+Medical-LLM, BigCode and Open VLM leaderboards, GIFT-Eval and TabArena; the numbers are made up. Result
 folders: the Open LLM Leaderboard's details files (an ``all`` task), lm-eval 0.4.0 files
 with ``groups`` but no ``group_subtasks``, and lighteval's results (``<task>:_average|<shots>``
 subset means, the model named in ``config_general``).
@@ -78,6 +79,16 @@ CASES: dict[str, tuple[str, str | None, int, str, set[str]]] = {
     "xtreme.csv": ("models-as-rows", "Model", 4, "higher", {"release_column"}),
     "wmt_metrics.csv": ("models-as-rows", "System", 5, "higher", {"set_aside"}),
     "opencompass.csv": ("wide", None, 16, "higher", {"rows"}),
+    "timm_imagenet_r.csv": ("models-as-rows", "model", 2, "higher", {"set_aside"}),
+    "bfcl.csv": ("models-as-rows", "Model", 19, "higher", set()),
+    "evalplus.csv": ("models-as-rows", "Model", 4, "higher", {"model_column", "set_aside"}),
+    "lmsys_table.csv": ("models-as-rows", "Model", 2, "higher", set()),
+    "cleanrl_procgen.md": ("wide", None, 10, "higher", set()),
+    "open_medical.csv": ("models-as-rows", "Model", 9, "higher", set()),
+    "bigcode.csv": ("models-as-rows", "Model", 14, "higher", {"set_aside"}),
+    "openvlm.csv": ("models-as-rows", "Method", 10, "higher", {"set_aside"}),
+    "gift_eval.csv": ("long", "model", 4, "lower", {"score_column"}),
+    "tabarena.csv": ("long", "method", 3, "lower", set()),
 }
 
 
@@ -440,3 +451,60 @@ def test_section_rows_without_a_score_are_unsure_and_set_aside_by_name() -> None
     heads = [r for r in g.datasets if r.startswith("---")]
     g2 = read("opencompass.csv", drop_rows=tuple(heads))
     assert g2.n_datasets == 12 and not g2.unsure and g2.missing_cells == 0
+
+
+def test_timm_results_set_aside_errors_differences_and_preprocessing() -> None:
+    g = read("timm_imagenet_r.csv")
+    why = {a.column: a.reason for a in g.set_aside}
+    assert why["top1_err"].startswith("100 − 'top1' in every row") and why["top5_err"].startswith("100 − 'top5'")
+    assert "difference of 'top1'" in why["top1_diff"] and "difference of 'top5'" in why["top5_diff"]
+    assert why["crop_pct"].startswith("a model attribute") and why["param_count"] == "sizes"
+    assert any("every task column names a metric ('top1', 'top5')" in u for u in g.unsure)
+
+
+def test_an_error_column_that_is_no_complement_stays_a_task() -> None:
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({"model": [f"m{i}" for i in range(8)], "acc": rng.uniform(50, 90, 8).round(2),
+                       "err": rng.uniform(10, 50, 8).round(2), "mmlu": rng.uniform(40, 80, 8).round(2)})
+    assert "err" not in {a.column for a in read("e.csv", df.to_csv(index=False)).set_aside}
+    df["err"] = (100 - df["acc"]).round(2)
+    assert "err" in {a.column for a in read("e.csv", df.to_csv(index=False)).set_aside}
+
+
+def test_bfcl_percent_columns_named_param_are_scores_and_group_means_set_aside() -> None:
+    g = read("bfcl.csv")
+    why = {a.column: a.reason for a in g.set_aside}
+    assert "Multi Turn Miss Param" not in why
+    for group in ("Non-Live AST Acc", "Live Acc", "Multi Turn Acc", "Web Search Acc", "Memory Acc"):
+        assert "a mean of a group of tasks" in why[group], group
+
+
+def test_a_yes_no_column_names_no_datasets() -> None:
+    g = read("evalplus.csv")
+    assert g.layout == "models-as-rows" and g.dataset_column != "prompted"
+    assert {a.column: a.reason for a in g.set_aside}["prompted"] == "text"
+
+
+def test_a_knowledge_cutoff_is_no_release_date() -> None:
+    g = read("lmsys_table.csv")
+    assert g.release_column is None
+    assert "training-data cutoff" in {a.column: a.reason for a in g.set_aside}["Knowledge cutoff date"]
+
+
+def test_a_markdown_table_below_a_sentence_reads_as_the_table() -> None:
+    with_prose = read("cleanrl_procgen.md")
+    alone = read("t.md", "\n".join(line for line in (SHAPES / "cleanrl_procgen.md").read_text().splitlines()
+                                    if line.startswith("|")) + "\n")
+    assert (with_prose.layout, with_prose.n_datasets, with_prose.n_models) == (alone.layout, 10, 3)
+    with pytest.raises(InputError, match="holds 2 markdown tables"):
+        read_table(b"| a | b |\n|---|---|\n| x | 1 |\n\nmore\n\n| c | d |\n|---|---|\n| y | 2 |\n", label="t.md")
+
+
+def test_model_names_written_as_links_are_read_as_their_text() -> None:
+    from subsetsel_core.benchmark import load_scores
+
+    raw = read_table(SHAPES / "open_medical.csv", object_text=True)
+    bench = load_scores(raw, read("open_medical.csv").to_format(missing="drop-models"), label="open_medical.csv")
+    assert "BioMistral/BioMistral-7B" in bench.models
+    assert not any("<" in m for m in bench.models)
+    assert any("HTML links as the links' text" in f.message for f in bench.report.findings)
