@@ -50,7 +50,7 @@ from subsetsel_core.text import rounding
 
 TITLE = "Every Eval Ever"
 _AGGREGATE = re.compile(r"^(mean|average|avg|overall|total|aggregate)\b|\bwin[ -]?rate\b|\ball (subjects|categories|"
-                        r"tasks|scenarios)\b|\b(average|mean)$", re.IGNORECASE)
+                        r"tasks|scenarios)\b|\b(average|mean|overall|total)$", re.IGNORECASE)
 
 
 def _is_record(data: Any) -> bool:

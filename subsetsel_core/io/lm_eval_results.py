@@ -38,7 +38,9 @@ chosen.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from subsetsel_core.errors import InputError
@@ -61,8 +63,9 @@ MODEL_ARG_KEYS: tuple[str, ...] = ("peft", "delta", "pretrained", "model", "path
 """Keys of ``model_args`` that name the model, in the harness's order of preference."""
 TASK_FIELDS = frozenset({"alias", "name", "sample_len", "sample_count", "samples"})
 """Keys of a task's results that are not metrics."""
-PROPORTIONS = frozenset({"acc", "acc_norm", "exact_match", "em", "f1", "acc_mutual_info", "mc1", "mc2"})
-"""Metrics the harness computes as a mean of 0/1 (or 0–1) items: a value outside 0–1 is damage."""
+PROPORTIONS = frozenset({"acc", "acc_norm", "exact_match", "em", "acc_mutual_info", "mc1", "mc2"})
+"""Metrics the harness computes as a mean of 0/1 (or 0–1) items: a value outside 0–1 is damage. Not ``f1``: squadv2's
+(Hugging Face's ``squad_v2`` metric) is on 0–100, drop's and coqa's on 0–1."""
 ALL_TASKS = "all"
 """The task of lighteval's and the Open LLM Leaderboard's results files that averages every other task."""
 LIGHTEVAL_AVERAGE = "_average"
@@ -178,6 +181,8 @@ def _file_records(file: JsonFile, model: str, label: str, groups: set[str]) -> l
     when = number(date) if date is not None else None
     if date is not None and when is None:
         raise bad_field(where, "date", date, "a number (the run's start time)")
+    if when is None:  # lighteval and the Open LLM Leaderboard write no date: the time in the file's name
+        when = name_time(file.path)
     rank = (when,) if when is not None else ()
     out: list[Record] = []
     for task, metrics in results.items():
@@ -206,6 +211,22 @@ def _file_records(file: JsonFile, model: str, label: str, groups: set[str]) -> l
             out.append(Record(model, str(task), str(key), x if x is not None else float("nan"), hib,
                               file.path, rank, why, f"results.{task}.{key}"))
     return out
+
+
+_NAME_TIME = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2})[-:](\d{2})[-:](\d{2})(\.\d+)?")
+
+
+def name_time(path: str) -> float | None:
+    """The time a results file's name holds (``results_2024-01-06T09-45-44.755529.json``, as lm-eval, lighteval and
+    the Open LLM Leaderboard name them), in seconds since 1970 (UTC), or None."""
+    m = _NAME_TIME.search(path.rsplit("/", 1)[-1])
+    if m is None:
+        return None
+    try:
+        when = datetime(*(int(g) for g in m.groups()[:6]), tzinfo=UTC)
+    except ValueError:
+        return None
+    return when.timestamp() + (float(m.group(7)) if m.group(7) else 0.0)
 
 
 def read(files: Sequence[JsonFile], label: str, skip_unreadable: bool = False) -> Parsed:
@@ -275,4 +296,4 @@ def read(files: Sequence[JsonFile], label: str, skip_unreadable: bool = False) -
         warnings.append(f"{len(empty)} file(s) hold no numeric task result: {names(empty, 3)}.")
     return Parsed(tuple(records), tuple(notes), None,
                   "each task's first metric as the harness lists it (its metric_list order, first filter)",
-                  len(runs), TITLE, "the latest run (by the file's date)", tuple(warnings), tuple(aside))
+                  len(runs), TITLE, "the latest run (by the file's date, or the time in its name)", tuple(warnings), tuple(aside))

@@ -108,3 +108,12 @@ def test_the_command_line_selects_from_records(tmp_path: Path) -> None:
     chosen = r.stdout.split("order,dataset\n", 1)[1].split()
     assert len(chosen) == 3 and all(line.split(",")[1].startswith("task") for line in chosen)
     assert "6 datasets" in r.stderr and "5 models" in r.stderr
+
+
+def test_a_list_of_every_eval_ever_records_stays_results(tmp_path: Path) -> None:
+    records = [json.loads(p.read_text()) for p in sorted((LM_EVAL / "eee").rglob("*.json"))]
+    (tmp_path / "all.json").write_text(json.dumps(records))
+    assert is_result_source(tmp_path / "all.json") and is_result_source((tmp_path / "all.json").read_bytes())
+    from subsetsel_core.io.result_folders import read_results
+
+    assert len(set(read_results(tmp_path / "all.json").frame["model"])) == 3
