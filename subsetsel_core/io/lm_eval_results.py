@@ -169,8 +169,36 @@ def _reads_as_number(value: Any) -> bool:
     return True
 
 
-def _file_records(file: JsonFile, model: str, label: str, groups: set[str]) -> list[Record]:
-    """The records of one results file, read strictly."""
+def _shots(data: Mapping[str, Any], task: str) -> int | None:
+    """The few-shot examples a task was run with: 0.4's ``n-shot`` or ``configs.<task>.num_fewshot``, 0.3's
+    ``config.num_fewshot`` (None: not recorded, or not a whole number)."""
+    for value in (_at(data, "n-shot", task), _at(data, "configs", task, "num_fewshot"),
+                  _at(data, "config", "num_fewshot")):
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return value
+    return None
+
+
+def _at(data: Any, *keys: str) -> Any:
+    for k in keys:
+        if not isinstance(data, Mapping):
+            return None
+        data = data.get(k)
+    return data
+
+
+def run_setting(data: Mapping[str, Any], task: str) -> str:
+    """How a task's run was set up, in words (``"10-shot"``, ``"0-shot, limit 100"``; empty: not recorded)."""
+    shots = _shots(data, task)
+    limit = _at(data, "config", "limit")
+    parts = ([f"{shots}-shot"] if shots is not None else []) + (
+        [f"limit {limit:g}"] if isinstance(limit, int | float) and not isinstance(limit, bool) else [])
+    return ", ".join(parts)
+
+
+def _file_records(file: JsonFile, model: str, label: str, groups: set[str],
+                  settings: dict[tuple[str, str], str]) -> list[Record]:
+    """The records of one results file, read strictly (each task's run setting into ``settings``)."""
     where = f"{label}/{file.path}"
     data = file.data
     results = data["results"]
@@ -194,6 +222,7 @@ def _file_records(file: JsonFile, model: str, label: str, groups: set[str]) -> l
         if not isinstance(metrics, Mapping):
             raise bad_field(where, f"results.{task}", metrics, "an object of metrics")
         declared = object_field(directions, task, where, f"higher_is_better.{task}")
+        settings[(file.path, str(task))] = run_setting(data, str(task))
         for key, value in metrics.items():
             base = metric_base(str(key))
             if key in TASK_FIELDS or "_stderr" in base:
@@ -223,7 +252,8 @@ def name_time(path: str) -> float | None:
     if m is None:
         return None
     try:
-        when = datetime(*(int(g) for g in m.groups()[:6]), tzinfo=UTC)
+        y, mo, d, h, mi, sec = (int(g) for g in m.groups()[:6])
+        when = datetime(y, mo, d, h, mi, sec, tzinfo=UTC)
     except ValueError:
         return None
     return when.timestamp() + (float(m.group(7)) if m.group(7) else 0.0)
@@ -253,6 +283,7 @@ def read(files: Sequence[JsonFile], label: str, skip_unreadable: bool = False) -
     empty: list[str] = []
     unnamed: list[str] = []
     groups: set[str] = set()
+    settings: dict[tuple[str, str], str] = {}
     runs: list[tuple[JsonFile, str, str]] = []
     for file in files:
         where = f"{label}/{file.path}"
@@ -262,7 +293,7 @@ def read(files: Sequence[JsonFile], label: str, skip_unreadable: bool = False) -
                                  "with 'versions' or 'config'). Remove it from the folder, or pass "
                                  "--skip-unreadable to skip it with a warning.", field="scores_file")
             model, named, revision = model_name(file.data, file, where)
-            got = _file_records(file, model, label, groups)
+            got = _file_records(file, model, label, groups, settings)
         except InputError as exc:
             if not skip_unreadable:
                 raise
@@ -296,4 +327,5 @@ def read(files: Sequence[JsonFile], label: str, skip_unreadable: bool = False) -
         warnings.append(f"{len(empty)} file(s) hold no numeric task result: {names(empty, 3)}.")
     return Parsed(tuple(records), tuple(notes), None,
                   "each task's first metric as the harness lists it (its metric_list order, first filter)",
-                  len(runs), TITLE, "the latest run (by the file's date, or the time in its name)", tuple(warnings), tuple(aside))
+                  len(runs), TITLE, "the latest run (by the file's date, or the time in its name)", tuple(warnings),
+                  tuple(aside), settings=settings)

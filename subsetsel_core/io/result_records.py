@@ -126,6 +126,9 @@ class Parsed:
         values.
     main_is_higher : bool
         Whether the format defines its main metric as higher-is-better (MTEB).
+    settings : dict of (str, str) to str
+        (file, dataset) → how the run was set up where the format records it (lm-eval: ``"10-shot"``,
+        ``"0-shot, limit 100"``): runs of one dataset set up differently are not comparable, said in a warning.
     """
 
     records: tuple[Record, ...]
@@ -139,6 +142,7 @@ class Parsed:
     set_aside: tuple[tuple[str, str], ...] = ()
     readings: dict[str, dict[str, Any]] = field(default_factory=dict)
     main_is_higher: bool = False
+    settings: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 def number(value: Any) -> float | None:

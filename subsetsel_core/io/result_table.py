@@ -201,16 +201,41 @@ def build(parsed: Parsed, choice: Mapping[str, str], label: str) -> Built:
                         f"({names(assumed)}: metric {', '.join(sorted({metrics[t] for t in assumed})[:3])}); "
                         "choose another metric if that is wrong.")
     rows: list[tuple[str, str, float]] = []
+    unlike: list[tuple[str, str]] = []
     for task in higher:
         t = tasks[task]
         chosen_records = t.records[metrics[task]]
         _check_values(chosen_records, label)
+        if parsed.settings:
+            unlike += _unlike_runs(task, chosen_records, parsed.settings)
         rows += [(r.dataset, r.model, r.value) for r in chosen_records]
         rows += [(task, m, float("nan")) for m in sorted(t.models - {r.model for r in chosen_records})]  # gaps
+    if unlike:
+        by_how: dict[str, list[str]] = {}
+        for task, how in unlike:
+            by_how.setdefault(how, []).append(task)
+        shown = "; ".join(f"{names(set(ts), 3)}: {how}" for how, ts in list(by_how.items())[:4])
+        warnings.append(f"{len(unlike)} task(s) were run differently for different models, so their scores are not "
+                        f"comparable — {shown}{' …' if len(by_how) > 4 else ''}. Give runs of one setting per task "
+                        "(or set those tasks aside).")
     frame = pd.DataFrame(rows, columns=["dataset", "model", "score"])
     available = {task: tuple(tasks[task].records) for task in higher}
     return Built(frame, {t: metrics[t] for t in higher}, available, higher, source, tuple(notes),
                  tuple(warnings), tuple(aside))
+
+
+def _unlike_runs(task: str, records: Sequence[Record],
+                 settings: Mapping[tuple[str, str], str]) -> list[tuple[str, str]]:
+    """``[("hellaswag", "10-shot for m1; 0-shot for m2, m3")]`` when the task's runs differ in their recorded
+    setting, else []."""
+    by_setting: dict[str, list[str]] = {}
+    for r in records:
+        if said := settings.get((r.source, r.dataset), ""):  # a run whose file does not say is not compared
+            by_setting.setdefault(said, []).append(r.model)
+    if len(by_setting) < 2:
+        return []
+    ordered = sorted(by_setting.items(), key=lambda kv: len(kv[1]))
+    return [(task, "; ".join(f"{s} for {names(set(ms), 3)}" for s, ms in ordered))]
 
 
 def as_plain(value: Any) -> Any:

@@ -59,3 +59,33 @@ def test_squadv2_f1_on_its_own_scale_is_a_score(tmp_path: Path) -> None:
 def test_a_board_overall_is_an_aggregate() -> None:
     assert is_aggregate("vectara-hallucination-leaderboard.overall") and is_aggregate("HELM total")
     assert not is_aggregate("vectara-hallucination-leaderboard.category.news")
+
+
+def test_runs_with_other_shots_or_a_limit_are_said_not_comparable(tmp_path: Path) -> None:
+    def run(model: str, shots: int, limit: int | None = None) -> str:
+        data = json.loads(_lm(model, {"hellaswag": {"acc,none": 0.5 + shots / 100}, "arc_easy": {"acc,none": 0.6}}))
+        data["n-shot"]["hellaswag"] = shots
+        data["config"]["limit"] = limit
+        return json.dumps(data)
+
+    for i, (shots, limit) in enumerate([(0, None), (0, None), (10, None)]):
+        (tmp_path / f"m{i}").mkdir()
+        (tmp_path / f"m{i}" / "results.json").write_text(run(f"org/m{i}", shots, limit))
+    table = read_results(tmp_path)
+    said = [w for w in table.warnings if "run differently" in w]
+    assert len(said) == 1 and "hellaswag" in said[0] and "arc_easy" not in said[0]
+    assert "10-shot for org/m2; 0-shot for org/m0, org/m1" in said[0]
+    (tmp_path / "m2" / "results.json").write_text(run("org/m2", 0, 100))
+    said = [w for w in read_results(tmp_path).warnings if "run differently" in w]
+    assert "0-shot, limit 100 for org/m2" in said[0] and "arc_easy" in said[0]
+    (tmp_path / "m2" / "results.json").write_text(run("org/m2", 0))
+    assert not [w for w in read_results(tmp_path).warnings if "run differently" in w]
+
+
+def test_old_lm_eval_files_name_their_shots_in_config(tmp_path: Path) -> None:
+    for i, shots in enumerate([0, 0, 5]):
+        (tmp_path / f"m{i}.json").write_text(json.dumps({
+            "results": {"piqa": {"acc": 0.6 + i / 100, "acc_stderr": 0.01}}, "versions": {"piqa": 0},
+            "config": {"model": "hf-causal", "model_args": f"pretrained=org/m{i}", "num_fewshot": shots}}))
+    said = [w for w in read_results(tmp_path).warnings if "run differently" in w]
+    assert "piqa" in said[0] and "5-shot for org/m2" in said[0]
