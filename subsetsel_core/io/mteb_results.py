@@ -144,6 +144,10 @@ def _where(file: JsonFile, metas: Mapping[str, Mapping[str, Any]], label: str) -
         experiment, parts = parts[-1], parts[:-2]
     meta = meta or metas.get(_folder(parts))
     name = text_field(meta, "name", f"{label}/{_folder(parts)}/{META_FILE}") if meta is not None else None
+    legacy = not isinstance(file.data.get("scores"), Mapping) if isinstance(file.data, Mapping) else False
+    if (not name and legacy and parts and not is_revision(parts[-1])
+            and not (len(parts) >= 2 and "__" in parts[-2])):  # <model>/<Task>.json, as mteb before 1.11 wrote it
+        return parts[-1].replace("__", "/") + (f" [{experiment}]" if experiment else ""), ""
     if name:
         model = name
     elif len(parts) >= 1:
@@ -152,6 +156,15 @@ def _where(file: JsonFile, metas: Mapping[str, Mapping[str, Any]], label: str) -
         model = label
     revision = parts[-1] if len(parts) >= 2 else ""
     return (f"{model} [{experiment}]" if experiment else model), revision
+
+
+_REVISION = re.compile(r"[0-9a-f]{7,40}")
+
+
+def is_revision(folder: str) -> bool:
+    """Whether a folder name is a model revision as mteb names them: a commit hash, or ``no_revision_available`` /
+    ``external`` (files of mteb before 1.11 sit in ``<model>/``, unless in ``<org>__<model>/<revision>/``)."""
+    return folder in NO_REVISION or _REVISION.fullmatch(folder) is not None
 
 
 def _check_placed(unplaced: Sequence[str], label: str) -> None:

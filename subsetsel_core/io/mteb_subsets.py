@@ -65,6 +65,26 @@ def _main_key(tfs: Sequence[TaskFile]) -> str | None:
     return None
 
 
+#: mteb's task types by the metrics their files report, with each type's main score (``AbsTask*``'s metadata).
+_TYPE_MAIN: tuple[tuple[frozenset[str], frozenset[str], str, str], ...] = (
+    (frozenset({"ndcg_at_10"}), frozenset(), "ndcg_at_10", "retrieval"),
+    (frozenset({"v_measure"}), frozenset(), "v_measure", "clustering"),
+    (frozenset({"map", "mrr"}), frozenset({"ndcg_at_10"}), "map", "reranking"),
+    (frozenset({"cosine_spearman"}), frozenset({"cosine_ap", "cosine_accuracy"}), "cosine_spearman", "STS"),
+    (frozenset({"precision", "recall", "f1", "accuracy"}), frozenset({"ap"}), "f1", "bitext-mining"),
+    (frozenset({"accuracy", "f1"}), frozenset({"precision", "recall", "cosine_ap"}), "accuracy", "classification"),
+)
+
+
+def type_main_key(tfs: Sequence[TaskFile]) -> tuple[str | None, str]:
+    """The main score of the mteb task type a task's metrics show (files before 1.11 name none), and the type."""
+    keys = {str(k) for tf in tfs for scores, _ in tf.entries.values() for k in scores}
+    for need, without, main, kind in _TYPE_MAIN:
+        if need <= keys and not without & keys:
+            return main, kind
+    return None, ""
+
+
 def _metric_values(tf: TaskFile, used: Sequence[Pair], main_key: str | None, label: str) -> list[Record]:
     """A model's records for a task: each metric every used subset reports, the mean of them."""
     rows = [tf.entries[p] for p in used]
@@ -103,6 +123,7 @@ def records_of(kept: Sequence[TaskFile], label: str, warnings: list[str], aside:
         by_task.setdefault(tf.task, []).append(tf)
     records: list[Record] = []
     readings: dict[str, dict[str, Any]] = {}
+    typed: dict[tuple[str | None, str], list[str]] = {}
     for task, tfs in by_task.items():
         meta = mteb_tasks.declared(task)
         if meta is not None:
@@ -154,6 +175,9 @@ def records_of(kept: Sequence[TaskFile], label: str, warnings: list[str], aside:
                             f"{'; ' + why if why else ''}); set aside {names(list(dropped), 4)} (in the files of "
                             f"{len(some)} of the {len(tfs)} models; {limited}).")
         main_key = (meta.main_score if meta is not None else None) or _main_key(tfs)
+        if main_key is None and any(MAIN not in scores for tf in tfs for scores, _ in tf.entries.values()):
+            main_key, kind = type_main_key(tfs)
+            typed.setdefault((main_key, kind), []).append(task)
         got: list[Record] = []
         for tf in tfs:
             have = [p for p in order if p in tf.entries]
@@ -161,6 +185,13 @@ def records_of(kept: Sequence[TaskFile], label: str, warnings: list[str], aside:
                 continue  # a gap (declared subsets the file lacks)
             got += _metric_values(tf, have, main_key, label)
         records += _out_of_range(got)
+    if typed:
+        said = "; ".join(f"'{key}' (the main score of mteb's {kind} tasks, which their metrics show) for "
+                         f"{names(ts, 4)}" if key else f"the first metric the files list for {names(ts, 4)}"
+                         for (key, kind), ts in typed.items())
+        warnings.append(f"{sum(map(len, typed.values()))} task(s) from files of mteb before 1.11 give no main_score "
+                        f"(install mteb for each task's declared one): took {said} — choose another with "
+                        "--score-column if that is wrong.")
     return records, readings
 
 

@@ -1,5 +1,6 @@
-"""Runs of one model as the tools name them: lighteval's files carry no date, so the time in the file's name orders
-them; squadv2's f1 is on 0–100; Every Eval Ever's ``<board>.overall`` is an aggregate."""
+"""Runs as the tools write them: lighteval's files carry no date, so the time in the file's name orders them;
+squadv2's f1 is on 0–100; Every Eval Ever's ``<board>.overall`` is an aggregate; runs with other few-shot counts
+are said not comparable; MTEB files before 1.11 take their task type's main score, said, from ``<model>/`` folders."""
 
 from __future__ import annotations
 
@@ -89,3 +90,28 @@ def test_old_lm_eval_files_name_their_shots_in_config(tmp_path: Path) -> None:
             "config": {"model": "hf-causal", "model_args": f"pretrained=org/m{i}", "num_fewshot": shots}}))
     said = [w for w in read_results(tmp_path).warnings if "run differently" in w]
     assert "piqa" in said[0] and "5-shot for org/m2" in said[0]
+
+
+def _legacy(folder: Path, model: str, task: str, test: dict[str, object]) -> None:
+    (folder / model).mkdir(parents=True, exist_ok=True)
+    (folder / model / f"{task}.json").write_text(json.dumps({"mteb_version": "1.1.1", "mteb_dataset_name": task,
+                                                             "test": test}))
+
+
+def test_mteb_files_before_1_11_take_the_main_score_of_their_task_type_said_in_a_warning(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from subsetsel_core.io import mteb_tasks
+
+    monkeypatch.setattr(mteb_tasks, "declared", lambda task: None)  # as without the mteb package
+    for i, model in enumerate(["a", "b", "c"]):
+        _legacy(tmp_path / "results", model, "STS22", {"en": {"cos_sim": {"pearson": 0.9 - i / 10,
+                                                                           "spearman": 0.5 + i / 10}}})
+        _legacy(tmp_path / "results", model, "SciFact", {"ndcg_at_1": 0.5 - i / 10, "ndcg_at_10": 0.4 + i / 10,
+                                                         "map_at_10": 0.3})
+    table = read_results(tmp_path)  # the folder above results/: the models are results/<model>
+    assert sorted(set(table.frame["model"])) == ["a", "b", "c"]
+    wide = table.frame.pivot(index="dataset", columns="model", values="score")
+    assert list(wide.loc["STS22"]) == pytest.approx([0.5, 0.6, 0.7])  # cosine_spearman, not cosine_pearson
+    assert list(wide.loc["SciFact"]) == pytest.approx([0.4, 0.5, 0.6])  # ndcg_at_10, not ndcg_at_1
+    said = [w for w in table.warnings if "before 1.11 give no main_score" in w]
+    assert len(said) == 1 and "'cosine_spearman'" in said[0] and "STS22" in said[0] and "'ndcg_at_10'" in said[0]
