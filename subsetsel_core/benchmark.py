@@ -350,7 +350,7 @@ def _result_scores(
     """A results folder as its long table, format and report; any other source unchanged."""
     if result_format in (None, "table"):
         return source, fmt, ValidationReport()
-    from subsetsel_core.io.result_files import is_result_source  # result folders only
+    from subsetsel_core.io.source_kind import is_result_source  # result folders only
 
     if result_format == "auto" and not is_result_source(source):
         return source, fmt, ValidationReport()

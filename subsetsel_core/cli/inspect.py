@@ -134,7 +134,7 @@ def scores_as_read(source: str | bytes, guess: TableGuess, missing: str, df: pd.
 def cmd_inspect(args: argparse.Namespace) -> int:
     """``subsetsel inspect``: the reading (layout, columns, tasks with metric and direction, set-aside columns)."""
     from subsetsel_core.io.guess.reading import describe_reading
-    from subsetsel_core.io.result_files import is_result_source
+    from subsetsel_core.io.source_kind import is_result_source
 
     if is_result_source(args.file):
         return inspect_results(args)

@@ -100,7 +100,7 @@ def guess_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def is_table(args: argparse.Namespace) -> bool:
     """Whether ``--scores`` names a score table (not a results folder, .zip or .json)."""
-    from subsetsel_core.io.result_files import is_result_source
+    from subsetsel_core.io.source_kind import is_result_source
 
     fmt = getattr(args, "scores_format", "table")
     return fmt == "table" or (fmt == "auto" and not is_result_source(args.scores))

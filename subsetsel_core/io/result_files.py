@@ -18,7 +18,6 @@ skipped.
 from __future__ import annotations
 
 import io
-import json
 import os
 import stat
 import zipfile
@@ -42,7 +41,7 @@ DEFAULT_MAX_JSON_MB = 32.0
 DEFAULT_MAX_FILES = 20_000
 MAX_ENTRIES_FACTOR = 10
 """A folder walk stops after this many times the file cap of entries (files of any kind)."""
-_ZIP_MAGIC = b"PK\x03\x04"
+ZIP_MAGIC = b"PK\x03\x04"
 _SKIPPED_DIRS = ("__MACOSX",)
 
 
@@ -122,55 +121,6 @@ def max_json_bytes() -> int:
 def max_files() -> int:
     """Most JSON files read from one folder: ``SUBSETSEL_MAX_RESULT_FILES`` or 20 000."""
     return int(_env_number("SUBSETSEL_MAX_RESULT_FILES", DEFAULT_MAX_FILES))
-
-
-def is_result_source(source: object) -> bool:
-    """Whether a source is a results folder, a JSON or zip file, or JSON/zip bytes.
-
-    A CSV, TSV or Parquet table (or a DataFrame) is not, nor a table as JSON records (a list of
-    objects at the top that are not Every Eval Ever records, the one result format that can be a list).
-    """
-    if isinstance(source, str | Path):
-        p = Path(source)
-        if p.suffix.lower() == ".json" and p.is_file():  # a table as JSON records is no result file
-            return not _table_records(_head(p))
-        return p.is_dir() or p.suffix.lower() in (".json", ".zip")
-    if isinstance(source, bytes):
-        head = source.lstrip()[:1]
-        return source[:4] == _ZIP_MAGIC or head == b"{" or head == b"[" and not _table_records(source)
-    if isinstance(source, list | tuple):
-        return all(isinstance(x, tuple) and len(x) == 2 for x in source) and bool(source)
-    return False
-
-
-def _head(path: Path) -> bytes:
-    """The bytes of a JSON file up to the result files' limit, to tell its kind (only its start when it is larger
-    or is not a list; empty when it cannot be read: the reader words that)."""
-    try:
-        with open(path, "rb") as fh:
-            start = fh.read(4096)
-            if start.lstrip()[:1] != b"[":
-                return start
-            return start + fh.read(max_json_bytes())
-    except OSError:
-        return b""
-
-
-def _table_records(raw: bytes) -> bool:
-    """Whether JSON bytes are a table as records: a list of objects, none of them an Every Eval Ever record."""
-    from subsetsel_core.io.json_records import is_records
-
-    if not is_records(raw):
-        return False
-    if len(raw) > max_json_bytes():
-        return True  # too big for a result file: read as a table, whose limit then speaks
-    try:
-        data = json.loads(raw.decode("utf-8-sig"))
-    except (ValueError, RecursionError):
-        return True  # the table reader words what is wrong with the JSON
-    from subsetsel_core.io.eee_results import looks_like
-
-    return not (isinstance(data, list) and any(looks_like(x) for x in data))
 
 
 def _file_too_big(where: str, size: int) -> InputError:
@@ -423,7 +373,7 @@ def collect_json(source: ResultSource, label: str, *, skip_unreadable: bool = Fa
 
 def _from_bytes(raw: bytes, name: str, where: str, notes: list[str],
                 skipped: list[tuple[str, str]] | None = None) -> list[tuple[str, str, bytes]]:
-    if raw[:4] == _ZIP_MAGIC:
+    if raw[:4] == ZIP_MAGIC:
         return _from_zip(raw, where, notes, skipped)
     if len(raw) > max_json_bytes():
         raise _file_too_big(where, len(raw))

@@ -1,4 +1,5 @@
-"""The shape of a CSV's first lines: a title above the header, a header one name short, trailing delimiters.
+"""The shape of a CSV's first lines: a title above the header, a header one name short, trailing delimiters;
+JSON or LaTeX given as CSV; the parser's complaints in a reader's words.
 
 pandas reads each of these without a word and gets the table wrong: a title line becomes the
 header (one column of names, the real header a row), a header one name short — R's
@@ -23,6 +24,7 @@ from subsetsel_core.errors import InputError
 _LINES = 40
 
 _SHOWN = {",": "commas", ";": "semicolons", "\t": "tabs", "|": "bars"}
+_DELIMS = list(_SHOWN)
 
 
 def _records(text: str, sep: str) -> list[list[str]]:
@@ -172,3 +174,45 @@ def drop_trailing(df: pd.DataFrame, label: str) -> pd.DataFrame:
             f"{df.shape[1]} columns the header names, where the other lines end with an empty cell (a "
             "delimiter at the end of each line). Remove it, or name its column in the header.")
     return df
+
+
+def check_not_json(text: str, label: str) -> None:
+    """Refuse a JSON file given as a table (a ``.json`` renamed ``.csv``), saying that it is JSON."""
+    head = text.lstrip(" \t\r\n")
+    if head[:1] not in ("{", "[") or not re.match(r'[{\[]\s*(?:"|\{|\[|\]|\}|-?\d|true|false|null)', head):
+        return
+    if label.lower().endswith(".json"):
+        raise InputError(
+            f"{label}: is JSON that is not a table (a table as JSON is a list of objects, one per row). If it holds "
+            "lm-eval, MTEB or Every Eval Ever results, read it as results: on the dashboard, the results upload "
+            "('Or a results folder'); on the command line, --scores-format auto (or lm-eval, mteb, eee).")
+    raise InputError(
+        f"{label}: is a JSON file (it starts with '{head[0]}'), not a table of values separated by commas. Give the "
+        "score table as CSV, TSV or Parquet; if the file holds lm-eval, MTEB or Every Eval Ever results, or a "
+        "table as JSON records (a list of objects, one per row), give it back its .json name so that it is read "
+        "as what it holds.")
+
+
+def parser_problem(said: str, sep: str) -> str:
+    """The CSV parser's complaint in a reader's words: which line has how many cells."""
+    shown = {",": "commas", ";": "semicolons", "\t": "tabs", "|": "bars"}.get(sep, repr(sep))
+    m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", said)
+    if m:
+        return (f"line {m.group(2)} has {m.group(3)} cells but the lines before it have {m.group(1)} (cells "
+                f"separated by {shown}). Check that line for an extra delimiter or a quote left open.")
+    if "EOF inside string" in said or "EOF while" in said:
+        m = re.search(r"line (\d+)", said)
+        return (f"a quote opened{' on line ' + m.group(1) if m else ''} is never closed. Close the quote or remove "
+                "it.")
+    return f"the cells could not be split (separated by {shown}). Check that every row has as many cells as the header."
+
+
+def sniff_delimiter(text: str) -> str:
+    """The delimiter the header uses most; when the first line has none (a title), the one the next lines use."""
+    lines = text.split("\n", 12)[:12]
+    for line in lines if len(lines) > 1 else lines[:1]:
+        counts = {d: line.count(d) for d in _DELIMS}
+        best = max(_DELIMS, key=lambda d: counts[d])
+        if counts[best] > 0:
+            return best
+    return ","

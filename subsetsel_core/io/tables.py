@@ -23,13 +23,20 @@ from subsetsel_core.io.file_guard import read_input_file
 from subsetsel_core.io.json_records import is_records, records_frame
 from subsetsel_core.io.parquet_guard import check_parquet, unreadable_parquet
 from subsetsel_core.io.pipe_tables import has_rule_line, pipe_table_in_prose, tidy_pipe_table
-from subsetsel_core.io.table_shape import TRAILING, check_not_latex, check_shape, drop_trailing
+from subsetsel_core.io.table_shape import (
+    TRAILING,
+    check_not_json,
+    check_not_latex,
+    check_shape,
+    drop_trailing,
+    parser_problem,
+    sniff_delimiter,
+)
 from subsetsel_core.settings import server as server_settings
 from subsetsel_core.text.rounding import text
 
 TableSource: TypeAlias = str | Path | pd.DataFrame | bytes | io.IOBase
 
-_DELIMS = [",", ";", "\t", "|"]
 TABLE_SUFFIXES: tuple[str, ...] = (".csv", ".csv.gz", ".tsv", ".tsv.gz", ".txt", ".parquet", ".pq")
 """File name endings of the tables :func:`read_table` reads."""
 DEFAULT_MAX_MB = 200.0
@@ -150,17 +157,6 @@ def _read_parquet(raw: bytes, label: str) -> pd.DataFrame:
         raise unreadable_parquet(label, exc) from None
 
 
-def _sniff_delimiter(text: str) -> str:
-    """The delimiter the header uses most; when the first line has none (a title), the one the next lines use."""
-    lines = text.split("\n", 12)[:12]
-    for line in lines if len(lines) > 1 else lines[:1]:
-        counts = {d: line.count(d) for d in _DELIMS}
-        best = max(_DELIMS, key=lambda d: counts[d])
-        if counts[best] > 0:
-            return best
-    return ","
-
-
 def read_table(
     source: TableSource,
     *,
@@ -273,9 +269,9 @@ def _read_csv(raw: bytes, label: str, dtype: type) -> pd.DataFrame:
         if has_rule_line(head) and (table := pipe_table_in_prose(raw.decode("utf-8"), label)) is not None:
             raw = table.encode("utf-8")  # a README's table with prose around it: the table
             head = table[: 1 << 16]
-        _not_json(head, label)
+        check_not_json(head, label)
         check_not_latex(head, label)
-        sep = excel.group(1) if excel else _sniff_delimiter(head)
+        sep = excel.group(1) if excel else sniff_delimiter(head)
         check_header(head, sep, label)
         trailing = check_shape(head, sep, label)
         buffer = io.BytesIO(raw)
@@ -287,9 +283,9 @@ def _read_csv(raw: bytes, label: str, dtype: type) -> pd.DataFrame:
         if has_rule_line(text[: 1 << 16]) and (table := pipe_table_in_prose(text, label)) is not None:
             text = table
         head = text[: 1 << 16]
-        _not_json(head, label)
+        check_not_json(head, label)
         check_not_latex(head, label)
-        sep = excel.group(1) if excel else _sniff_delimiter(head)
+        sep = excel.group(1) if excel else sniff_delimiter(head)
         check_header(head, sep, label)
         trailing = check_shape(head, sep, label)
         buffer = io.StringIO(text)
@@ -298,7 +294,7 @@ def _read_csv(raw: bytes, label: str, dtype: type) -> pd.DataFrame:
         names = None if trailing is None else [*trailing, TRAILING]
         df = pd.read_csv(buffer, sep=sep, dtype=dtype, keep_default_na=False, header=0, names=names)
     except pd.errors.ParserError as exc:
-        raise InputError(f"{label}: not a well-formed CSV table: {_parser_problem(str(exc), sep)}") from None
+        raise InputError(f"{label}: not a well-formed CSV table: {parser_problem(str(exc), sep)}") from None
     except pd.errors.EmptyDataError:
         raise InputError(f"{label}: the file is empty. Give a table with a header row.") from None
     if trailing is not None:
@@ -306,37 +302,6 @@ def _read_csv(raw: bytes, label: str, dtype: type) -> pd.DataFrame:
     if encoding != "utf-8":
         df.attrs["encoding"] = encoding
     return tidy_pipe_table(df) if sep == "|" else df
-
-
-def _not_json(text: str, label: str) -> None:
-    """Refuse a JSON file given as a table (a ``.json`` renamed ``.csv``), saying that it is JSON."""
-    head = text.lstrip(" \t\r\n")
-    if head[:1] not in ("{", "[") or not re.match(r'[{\[]\s*(?:"|\{|\[|\]|\}|-?\d|true|false|null)', head):
-        return
-    if label.lower().endswith(".json"):
-        raise InputError(
-            f"{label}: is JSON that is not a table (a table as JSON is a list of objects, one per row). If it holds "
-            "lm-eval, MTEB or Every Eval Ever results, read it as results: on the dashboard, the results upload "
-            "('Or a results folder'); on the command line, --scores-format auto (or lm-eval, mteb, eee).")
-    raise InputError(
-        f"{label}: is a JSON file (it starts with '{head[0]}'), not a table of values separated by commas. Give the "
-        "score table as CSV, TSV or Parquet; if the file holds lm-eval, MTEB or Every Eval Ever results, or a "
-        "table as JSON records (a list of objects, one per row), give it back its .json name so that it is read "
-        "as what it holds.")
-
-
-def _parser_problem(said: str, sep: str) -> str:
-    """The CSV parser's complaint in a reader's words: which line has how many cells."""
-    shown = {",": "commas", ";": "semicolons", "\t": "tabs", "|": "bars"}.get(sep, repr(sep))
-    m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", said)
-    if m:
-        return (f"line {m.group(2)} has {m.group(3)} cells but the lines before it have {m.group(1)} (cells "
-                f"separated by {shown}). Check that line for an extra delimiter or a quote left open.")
-    if "EOF inside string" in said or "EOF while" in said:
-        m = re.search(r"line (\d+)", said)
-        return (f"a quote opened{' on line ' + m.group(1) if m else ''} is never closed. Close the quote or remove "
-                "it.")
-    return f"the cells could not be split (separated by {shown}). Check that every row has as many cells as the header."
 
 
 def encoding_note(df: pd.DataFrame, label: str) -> str | None:

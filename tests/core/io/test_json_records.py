@@ -13,7 +13,7 @@ import pytest
 
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.guess.table import guess_table
-from subsetsel_core.io.result_files import is_result_source
+from subsetsel_core.io.source_kind import is_result_source
 from subsetsel_core.io.tables import read_table
 
 SHAPES = Path(__file__).resolve().parents[2] / "fixtures" / "leaderboards" / "shapes"

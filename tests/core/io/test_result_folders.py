@@ -18,8 +18,9 @@ import pytest
 from subsetsel_core.benchmark import load_scores
 from subsetsel_core.cli.main import main
 from subsetsel_core.errors import InputError
-from subsetsel_core.io.result_files import collect_json, is_result_source
+from subsetsel_core.io.result_files import collect_json
 from subsetsel_core.io.result_folders import parse_metric_choice, read_results
+from subsetsel_core.io.source_kind import is_result_source
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "results"
 LM_EVAL, MTEB, EEE = FIXTURES / "lm_eval", FIXTURES / "mteb", FIXTURES / "eee"
