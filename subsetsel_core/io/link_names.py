@@ -1,5 +1,7 @@
-"""Names written as HTML links, as Hugging Face leaderboards export their model column
-(``<a target="_blank" href="https://huggingface.co/org/model" …>org/model</a>``): read as the link's text."""
+"""Names written with markup, read as their text: HTML links, as Hugging Face leaderboards export their model
+column (``<a target="_blank" href="https://huggingface.co/org/model" …>org/model</a>``), markdown links
+(``[Llama2](https://…) (7B)``), bold or italic markers around the whole name (``**NAT**``) and formatting tags
+(``AP<sub>50</sub>``)."""
 
 from __future__ import annotations
 
@@ -12,26 +14,41 @@ _ANCHOR = re.compile(r"\s*<a\b[^>]*>(.*?)</a>\s*", re.IGNORECASE | re.DOTALL)
 _TAG = re.compile(r"<[^>]+>")
 
 
+_MD_LINK = re.compile(r"\[([^\[\]]+)\]\([^()\s]*\)")
+_EMPHASIS = re.compile(r"^(\*\*|__|\*|_)(.+)\1$")
+_FORMAT = re.compile(r"</?(?:b|strong|i|em|u|ins|mark|sup|sub|span|font)\b[^>]*>", re.IGNORECASE)
+
+
 def link_text(cell: str) -> str:
-    """The text of a cell that is one HTML link (tags inside removed, entities decoded); other cells unchanged.
+    """The text of a name written with markup (see the module); other names unchanged.
 
     Examples
     --------
     >>> link_text('<a target="_blank" href="https://huggingface.co/a/b">a/b</a>')
     'a/b'
-    >>> link_text("a/b")
-    'a/b'
+    >>> link_text("[Llama2](https://huggingface.co/meta-llama/Llama-2-7b-chat-hf) (7B)")
+    'Llama2 (7B)'
+    >>> link_text("**NAT**"), link_text("AP<sub>50</sub>"), link_text("a/b")
+    ('NAT', 'AP 50', 'a/b')
     """
-    m = _ANCHOR.fullmatch(cell)
-    if m is None:
-        return cell
-    inner = html.unescape(_TAG.sub("", m.group(1))).strip()
-    return inner or cell
+    out = cell
+    m = _ANCHOR.fullmatch(out)
+    if m is not None:
+        out = html.unescape(_TAG.sub("", m.group(1))).strip() or out
+    if "](" in out:
+        out = _MD_LINK.sub(r"\1", out)
+    if "<" in out:  # AP<sub>50</sub><sup>test</sup>: AP 50 test
+        spaced = _FORMAT.sub(lambda t: " " if t.group(0).lower() in ("<sub>", "<sup>") else "", out)
+        out = re.sub(r"\s+", " ", spaced).strip()
+    e = _EMPHASIS.match(out.strip())
+    if e is not None and e.group(2).strip():
+        out = e.group(2).strip()
+    return out.strip() or cell
 
 
 def link_texts(names: pd.Series) -> tuple[pd.Series, int]:
-    """:func:`link_text` of every cell of a column of names, and how many cells were links."""
-    links = names.str.contains("<a", case=False, regex=False, na=False)
+    """:func:`link_text` of every cell of a column of names, and how many cells were rewritten."""
+    links = names.str.contains(r"<|\]\(|^[*_]", regex=True, na=False)
     if not bool(links.any()):
         return names, 0
     out = names.copy()

@@ -19,7 +19,7 @@ decimals finer than the cells show."""
 AMBIGUOUS_COMMA = "numbers like '1,250' could mean 1250 (thousands separator) or 1.25 (decimal comma)"
 MIXED_UNITS = "cells carry different units, or some a unit and some none"
 REFUSALS = (MIXED_PERCENT, AMBIGUOUS_COMMA, MIXED_UNITS)
-MARKS_REMOVED = "bold or italic markers removed (**85.2** read as 85.2)"
+MARKS_REMOVED = "bold, italic or underline markers removed (**85.2**, <ins>85.2</ins> read as 85.2)"
 FOOTNOTES_REMOVED = "footnote marks removed (85.2* read as 85.2)"
 SPREAD_REMOVED = "spreads after the numbers removed (85.2±0.3 read as 85.2)"
 PAIR_MEAN = ("two numbers per cell (a task's two metrics, 94.1/92.2) read as their mean, as GLUE and SuperGLUE "
@@ -41,7 +41,7 @@ _SPACED = re.compile(r"(?<=\d)[\s\u00a0\u202f'](?=\d{3}\b)")
 _GROUPED_ONLY = re.compile(r"^[+-]?[1-9]\d{0,2}(?:,\d{3})+$")
 _NUM = r"[+-]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)%?"
 _ANY_MARK = re.compile(r"[*_†‡§¶±/<(]|\+/?-")
-_TAGS = re.compile(r"</?(?:b|strong|i|em|u|sup|sub)>", re.IGNORECASE)
+_TAGS = re.compile(r"</?(?:b|strong|i|em|u|ins|mark|sup|sub|span|font)\b[^>]*>", re.IGNORECASE)
 _EMPHASIS = re.compile(r"^(\*\*|__|\*|_)(" + _NUM + r"[*†‡§¶]*)\1$")
 _FOOTNOTE = re.compile(r"^(" + _NUM + r")\s*(?:[*†‡§¶]+|\^\w)$")
 _SPREAD = re.compile(r"^(" + _NUM + r")\s*(?:(?:±|\+/-|\+-)\s*\d[\d.]*%?|\(\s*±?\s*\d[\d.]*%?\s*\))$")

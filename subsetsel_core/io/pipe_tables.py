@@ -1,5 +1,9 @@
-"""Markdown pipe tables (``| Model | BoolQ |`` with a ``|---|---|`` line under the header), as
-leaderboards in READMEs and papers' repositories write them: :func:`tidy_pipe_table`."""
+"""Markdown pipe tables (``| Model | BoolQ |`` with a ``|---|:-:|`` line under the header), as leaderboards
+in READMEs and papers' repositories write them, read the way GitHub's markdown reads them: the table is the
+header line, the delimiter line and the lines after it up to a blank line; leading and trailing bars are
+optional on each line; ``\\|`` is a bar inside a cell; prose, headings and other paragraphs around the table
+are not part of it (:func:`markdown_table`). :func:`tidy_pipe_table` tidies a bar-separated table read by the
+CSV parser (a rule row under the header, empty edge columns)."""
 
 from __future__ import annotations
 
@@ -7,8 +11,13 @@ import re
 
 import pandas as pd
 
+from subsetsel_core.errors import InputError
+from subsetsel_core.io.link_names import link_text
+
 _RULE = re.compile(r"^\s*:?-{3,}:?\s*$")
+_RULE_CELL = re.compile(r"^\s*:?-+:?\s*$")
 _EDGE = re.compile(r"^(?:Unnamed: \d+)?$")
+_BAR = re.compile(r"(?<!\\)\|")
 
 
 def tidy_pipe_table(df: pd.DataFrame) -> pd.DataFrame:
@@ -27,46 +36,62 @@ def tidy_pipe_table(df: pd.DataFrame) -> pd.DataFrame:
     return out.apply(lambda col: col.str.strip() if col.dtype == object else col).reset_index(drop=True)
 
 
-_PIPE_LINE = re.compile(r"^\s*\|.*\|\s*$")
-_RULE_LINE = re.compile(r"^\s*\|(?:\s*:?-{3,}:?\s*\|)+\s*$")
+def _cells(line: str) -> list[str]:
+    """A table line's cells: split at bars that are not escaped, the optional edge bars dropped, ``\\|`` a bar."""
+    text = line.strip()
+    if text.startswith("|"):
+        text = text[1:]
+    if text.endswith("|") and not text.endswith("\\|"):
+        text = text[:-1]
+    return [c.strip().replace("\\|", "|") for c in _BAR.split(text)]
+
+
+def is_rule_line(line: str) -> bool:
+    """Whether a line is a markdown table's delimiter line (``|---|:-:|``, ``--- | ---``)."""
+    return "|" in line and "-" in line and all(_RULE_CELL.match(c) for c in _cells(line))
 
 
 def has_rule_line(text: str) -> bool:
-    """Whether a text holds a markdown table's rule line (``|---|---|``)."""
-    return "|" in text and any(_RULE_LINE.match(line) for line in text.splitlines() if "-" in line)
+    """Whether a text holds a markdown table's delimiter line under a line with a bar."""
+    lines = text.splitlines()
+    return any(is_rule_line(line) and i > 0 and "|" in lines[i - 1] for i, line in enumerate(lines) if "-" in line)
 
 
-def pipe_table_in_prose(text: str, label: str) -> str | None:
-    """The lines of the one markdown pipe table in a text that also holds prose (a README's sentence
-    above its table), or None when the text holds no pipe table or is nothing but one.
+def markdown_table(text: str, label: str) -> pd.DataFrame | None:
+    """The one markdown table in a text, as text cells (header names as columns), or None when it holds none.
 
     Raises
     ------
     InputError
-        When the text holds several pipe tables, naming their lines.
+        Several tables (their lines named), or a row with more cells than the header (its line named).
     """
     lines = text.splitlines()
-    runs: list[tuple[int, int]] = []  # [start, end) of each run of pipe lines with a rule line second
-    i = 0
-    while i < len(lines):
-        if _PIPE_LINE.match(lines[i]):
-            j = i
-            while j < len(lines) and _PIPE_LINE.match(lines[j]):
-                j += 1
-            if j - i >= 3 and _RULE_LINE.match(lines[i + 1]):
-                runs.append((i, j))
-            i = j
-        else:
-            i += 1
-    if not runs:
+    starts = [i - 1 for i, line in enumerate(lines) if i > 0 and "|" in lines[i - 1] and "-" in line
+              and is_rule_line(line) and len(_cells(line)) == len(_cells(lines[i - 1]))]
+    if not starts:
         return None
-    if len(runs) > 1:
-        from subsetsel_core.errors import InputError
-
-        shown = ", ".join(f"lines {a + 1}–{b}" for a, b in runs[:5])
-        raise InputError(f"{label}: holds {len(runs)} markdown tables ({shown}). Keep the one with the scores in the "
+    spans = []
+    for s in starts:
+        e = s + 2
+        while e < len(lines) and lines[e].strip() and "|" in lines[e] and not is_rule_line(lines[e]):
+            e += 1
+        spans.append((s, e))
+    if len(spans) > 1:
+        shown = ", ".join(f"lines {a + 1}–{b}" for a, b in spans[:5])
+        raise InputError(f"{label}: holds {len(spans)} markdown tables ({shown}). Keep the one with the scores in the "
                          "file (or save it as CSV), so that it is clear which is read.")
-    a, b = runs[0]
-    if not any(line.strip() for line in lines[:a] + lines[b:]):
-        return None  # nothing but the table: read as it is
-    return "\n".join(lines[a:b]) + "\n"
+    a, b = spans[0]
+    header = [link_text(c) for c in _cells(lines[a])]  # "**NAT**", "AP<sub>50</sub>", "[BoolQ](…)": the names
+    rows = []
+    for n in range(a + 2, b):
+        cells = _cells(lines[n])
+        if len(cells) > len(header):
+            raise InputError(f"{label}: line {n + 1} of the markdown table has {len(cells)} cells but its header "
+                             f"(line {a + 1}) has {len(header)}. Check that line for an extra '|' (write a bar inside "
+                             "a cell as '\\|').")
+        if any(cells):  # a row of empty cells separates groups of rows; it holds nothing
+            rows.append(cells + [""] * (len(header) - len(cells)))  # missing cells are empty, as markdown reads them
+    if not rows:
+        raise InputError(f"{label}: the markdown table (line {a + 1}) has a header but no rows. Add the rows below "
+                         "its delimiter line.")
+    return pd.DataFrame(rows, columns=header, dtype=object)

@@ -55,7 +55,7 @@ def clean_names(
         rb.add("info", "whitespace", f"{label}: removed spaces around {changed} {column} names.")
     links = int(per_cell[(out != stripped).to_numpy()].sum())
     if links:
-        rb.add("info", "links", f"{label}: read {links} {column} names written as HTML links as the links' text.")
+        rb.add("info", "links", f"{label}: read {links} {column} names written with markup (HTML or markdown links, bold markers, tags) as their text.")
     check_normalisation(out, label, column)
     name_codes, names = out.factorize()
     labels = sort_labels(pd.Series(names))

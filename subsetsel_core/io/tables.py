@@ -22,7 +22,7 @@ from subsetsel_core.io.encodings import (
 from subsetsel_core.io.file_guard import read_input_file
 from subsetsel_core.io.json_records import is_records, records_frame
 from subsetsel_core.io.parquet_guard import check_parquet, unreadable_parquet
-from subsetsel_core.io.pipe_tables import has_rule_line, pipe_table_in_prose, tidy_pipe_table
+from subsetsel_core.io.pipe_tables import has_rule_line, markdown_table, tidy_pipe_table
 from subsetsel_core.io.table_shape import (
     TRAILING,
     check_not_json,
@@ -266,9 +266,8 @@ def _read_csv(raw: bytes, label: str, dtype: type) -> pd.DataFrame:
         if excel:
             raw = raw[raw.find(b"\n") + 1:]
         head = raw[: 1 << 16].decode("utf-8", errors="ignore")
-        if has_rule_line(head) and (table := pipe_table_in_prose(raw.decode("utf-8"), label)) is not None:
-            raw = table.encode("utf-8")  # a README's table with prose around it: the table
-            head = table[: 1 << 16]
+        if has_rule_line(head) and (md := markdown_table(raw.decode("utf-8"), label)) is not None:
+            return md if dtype is object else md.astype(str)  # a README's table, prose around it or not
         check_not_json(head, label)
         check_not_latex(head, label)
         sep = excel.group(1) if excel else sniff_delimiter(head)
@@ -280,8 +279,10 @@ def _read_csv(raw: bytes, label: str, dtype: type) -> pd.DataFrame:
         excel = _EXCEL_SEP.match(text)
         if excel:
             text = text[excel.end():]
-        if has_rule_line(text[: 1 << 16]) and (table := pipe_table_in_prose(text, label)) is not None:
-            text = table
+        if has_rule_line(text[: 1 << 16]) and (md := markdown_table(text, label)) is not None:
+            md = md if dtype is object else md.astype(str)
+            md.attrs["encoding"] = encoding
+            return md
         head = text[: 1 << 16]
         check_not_json(head, label)
         check_not_latex(head, label)

@@ -19,11 +19,18 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from subsetsel_core.io.guess.column_kinds import OVERALL_SCORE, Column, row_means, spearman, tokens
+from subsetsel_core.io.guess.column_kinds import (
+    OVERALL_SCORE,
+    RANK_WORDS,
+    Column,
+    row_means,
+    spearman,
+    tokens,
+)
 from subsetsel_core.text.rounding import text
 
 _AVERAGE_WORDS = frozenset({"average", "avg", "mean", "overall", "total", "aggregate"})
-_RANK_WORDS = frozenset({"rank", "ranking", "position", "pos", "place"})
+
 MIN_ROWS = 5
 """Rows an order must have to count as evidence."""
 FOLLOWS = 0.7
@@ -46,7 +53,7 @@ def is_aggregate(name: str) -> bool:
 
 def is_rank(name: str) -> bool:
     """Whether a header names a rank of the rows."""
-    return bool(set(tokens(name)) & _RANK_WORDS) or name.strip().lower() in ("#", "no", "no.")
+    return bool(set(tokens(name)) & RANK_WORDS) or name.strip().lower() in ("#", "no", "no.")
 
 
 def _order(v: np.ndarray) -> int:

@@ -48,6 +48,9 @@ DATE_WORDS = frozenset({"date", "release", "released", "published", "launch", "y
 #: Words that, before ``score``, name a leaderboard's overall score (``Score``, ``GLUE Score``).
 OVERALL_SCORE = frozenset({"overall", "total", "final", "aggregate", "combined", "glue", "superglue", "benchmark",
                            "leaderboard", "mean", "average", "avg"})
+RANK_WORDS = frozenset({"rank", "ranking", "position", "pos", "place"})
+"""Words that name a rank of the rows (``#`` and ``No.`` number them, which may be a rank or the order of a paper's
+rows)."""
 SIZE_WORDS = frozenset({"params", "parameters", "param", "size", "nparams", "billion"})
 _META_WORDS = frozenset({"company", "organization", "organisation", "org", "developer", "creator", "provider",
                          "license", "licence", "vendor", "author", "authors", "type", "family", "access",
@@ -306,7 +309,7 @@ def derived(col: Column, scores: np.ndarray, decimals: int) -> Derived | None:
                            f"it {'rises' if rho > 0 else 'falls'} with the rows' wins on the score columns")
         return Derived("named a win rate; it does not follow the rows' wins on the score columns")
     mean = row_means(scores)
-    if words & {"rank", "ranking", "position", "pos", "place"} or low in ("#", "no", "no."):
+    if words & RANK_WORDS or low in ("#", "no", "no."):
         rho = spearman(v, mean)
         if rho <= -0.9:
             return Derived("a rank of the rows", True, "rank 1 has the highest mean score")

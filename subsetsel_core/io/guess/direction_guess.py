@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.guess.column_kinds import RANK_WORDS, tokens
 from subsetsel_core.io.guess.metric_names import MetricName, file_metric, metric_of, score_metric
 from subsetsel_core.io.names import describe_mismatch
 
@@ -94,6 +95,9 @@ def _listed(names: Sequence[str], limit: int = 3) -> str:
     return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
+_HINT_COLUMN = re.compile(r"the '(.*)' column: ")
+
+
 def decide_direction(datasets: Sequence[str], score_column: str | None, label: str, higher: bool | None,
                      lower_ds: Sequence[str], higher_ds: Sequence[str],
                      hints: Sequence[tuple[str, bool]] = (), *, headers: bool = True,
@@ -158,7 +162,9 @@ def decide_direction(datasets: Sequence[str], score_column: str | None, label: s
         where = "datasets" if metric_cells else "dataset columns"
         text = (f"the metric names of {len(agree)} of {len(datasets)} {where} ({_listed(kinds, 3)}) say "
                 f"{'higher' if majority else 'lower'} is better")
-        if len(per) * 2 >= len(datasets) or majority:
+        # the named ones say higher (the assumption anyway), every column names its metric, or most columns name
+        # one and all of those say lower; else the columns that name none have no direction of their own
+        if majority or len(per) == len(datasets) or (len(per) * 2 > len(datasets) and not any(per.values())):
             items.append((text, majority))
         else:
             minority = [d for d, v in per.items() if not v]
@@ -168,6 +174,9 @@ def decide_direction(datasets: Sequence[str], score_column: str | None, label: s
         items.append((f"the file name '{label}' names {fm.metric}", fm.higher_is_better))
     unsure: list[str] = []
     says = {v for _, v in items}
+    # no metric name, no column named a rank: only the rows' order (a '#' or 'No.' column numbers the rows)
+    only_order = bool(hints) and len(items) == len(hints) and says == {False} and not any(
+        (hc := _HINT_COLUMN.match(t)) is not None and set(tokens(hc.group(1))) & RANK_WORDS for t, _ in hints)
     if not items and minority:
         hib, source = True, "unsure"
         because = (f"only {len(per)} of {len(datasets)} dataset columns name a metric ({_listed(minority, 3)}: "
@@ -182,6 +191,12 @@ def decide_direction(datasets: Sequence[str], score_column: str | None, label: s
         hib, source = True, "assumed"
         because = ("assumed higher is better: nothing in the file says which way is better (no metric name in the "
                    "columns, no rank or win-rate column)")
+    elif only_order:
+        hib, source = True, "unsure"
+        because = (f"{'; '.join(t for t, _ in items)} — that says lower is better, but no metric name says so: a "
+                   "leaderboard of a lower-is-better metric lists the best first, and a paper's table often lists "
+                   "its baselines first, the lowest scores at the top")
+        unsure.append(f"direction: {because}")
     elif len(says) == 1:
         hib, source = items[0][1], "evidence"
         because = "; ".join(t for t, _ in items)

@@ -20,19 +20,21 @@ HIGHER_METRICS = frozenset({
     "auc", "auroc", "roc", "bleu", "sacrebleu", "rouge", "rouge1", "rouge2", "rougel", "rougelsum", "chrf",
     "meteor", "bertscore", "comet", "bleurt", "pass", "main", "spearman", "pearson", "kappa", "mcc", "r2", "hit", "hits", "top1",
     "top5", "mAP".lower(), "cos", "sim", "similarity", "v_measure", "ap", "iou", "dice", "psnr", "ssim",
+    "miou", "macc", "ap50", "ap75", "aps", "apm", "apl", "pq",
 })
 #: Metric keys where lower is better.
 LOWER_METRICS = frozenset({
     "ppl", "perplexity", "bpb", "bits", "loss", "nll", "logloss", "error", "err", "errors", "wer", "cer", "ter",
     "rmse", "mae", "mse", "mape", "smape", "rmsle", "time", "runtime", "latency", "seconds", "minutes", "hours",
     "milliseconds", "ece", "brier", "fid", "bias", "mase", "crps", "wql", "msis", "nrmse", "wape", "rmsse",
+    "hallucination",
 })
 #: Words that qualify a metric without changing its direction (``acc_norm``, ``ndcg_at_10``, ``error rate``).
 MODIFIERS = frozenset({
     "norm", "normalized", "normalised", "at", "top", "macro", "micro", "weighted", "rate", "s", "sec", "ms",
     "per", "byte", "word", "token", "char", "score", "denoised", "inference", "test", "val", "dev", "k",
     "strict", "quasi", "prefix", "mean", "avg", "overall", "total", "pct", "percent", "cosine", "max", "min",
-    "neg", "negative", "log", "median", "quantile",
+    "neg", "negative", "log", "median", "quantile", "box", "bbox", "mask", "segm",
 })
 #: Metric keys unambiguous enough to count as the last word of a header (``boolq_acc``) or in a file name.
 STRONG = frozenset({
@@ -40,6 +42,8 @@ STRONG = frozenset({
     "rougel", "chrf", "ppl", "perplexity", "bpb", "rmse", "mae", "mse", "wer", "cer", "nll", "logloss", "loss",
     "mase", "smape", "mape", "crps", "wql",
 })
+_TIME_UNITS = frozenset({"s", "sec", "secs", "seconds", "ms", "msec", "min", "mins", "minutes", "h", "hours"})
+"""A unit in brackets that says a column holds times (lower is better)."""
 _PART = re.compile(r"\s+[-–—]\s+|\s*[|:/]\s*")
 _BRACKET = re.compile(r"\(([^()]*)\)\s*$")
 
@@ -99,6 +103,10 @@ def metric_of(header: str) -> MetricName | None:
     bracket = _BRACKET.search(text)
     if bracket and _is_metric(bracket.group(1)):
         return MetricName(bracket.group(1).strip(), _direction(bracket.group(1)))
+    if bracket and bracket.group(1).strip().lower() in _TIME_UNITS:  # "Prefill (s)", "End-to-End (ms)": a time
+        return MetricName(text, False, whole=True)
+    if bracket and re.fullmatch(r"[\w ]+/\s*(?:s|sec|second)", bracket.group(1).strip().lower()):
+        return MetricName(text, True, whole=True)  # "Decode (tokens/s)": a rate, a throughput
     lead = text.split("(", 1)[0].strip() if bracket else (parts[0].strip() if len(parts) >= 2 else "")
     if lead and _is_metric(lead):  # "<metric> (<subset>)", "WER - dev-clean"
         return MetricName(lead, _direction(lead))

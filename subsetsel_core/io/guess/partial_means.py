@@ -78,32 +78,56 @@ _ERROR_WORDS = frozenset({"err", "error", "errors", "loss"})
 _MAX_PAIRS = 20_000
 
 
-def complements(kinds: Mapping[str, Column], columns: Sequence[str]) -> dict[str, str]:
-    """Column → why it is set aside, for a column named as an error that is 100 (or 1) minus another column in
-    every row (timm's ``top1_err`` next to ``top1``): the same task's score turned round, not a task of its own."""
-    out: dict[str, str] = {}
-    errors = [c for c in columns if set(tokens(c)) & _ERROR_WORDS]
-    if len(errors) * len(columns) > _MAX_PAIRS:
-        return out  # a table of error columns (every task scored by an error rate): no complement to look for
-    for c in errors:
-        a = kinds[c].numbers
-        for other in columns:
-            if other == c or other in errors or other in out:
+def complements(kinds: Mapping[str, Column], columns: Sequence[str]) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """Columns that are 100 (or 1) minus another column in every row: the same task's score turned round.
+
+    Returns
+    -------
+    reasons : dict of str to str
+        The side named as an error or by a lower-is-better metric (timm's ``top1_err`` next to ``top1``,
+        Vectara's ``Hallucination Rate`` next to ``Factual Consistency Rate``), set aside with why.
+    flagged : list of (str, str)
+        Pairs whose names say neither side is the error: in doubt, the second read as a task.
+    """
+    reasons: dict[str, str] = {}
+    flagged: list[tuple[str, str]] = []
+    if len(columns) ** 2 > _MAX_PAIRS:
+        return reasons, flagged  # a wide table: no pair search
+    lower = {c for c in columns if set(tokens(c)) & _ERROR_WORDS or ((m := metric_of(c)) is not None
+                                                                       and m.higher_is_better is False)}
+    for i, c in enumerate(columns):
+        if c in reasons:
+            continue
+        for other in columns[i + 1:]:
+            if other in reasons or (c in lower) == (other in lower) and (c in lower):
                 continue
-            b = kinds[other].numbers
-            both = np.isfinite(a) & np.isfinite(b)
-            if both.sum() < 3:
+            whole = _sums_to(kinds[c], kinds[other])
+            if whole is None:
                 continue
-            tol = 0.51 * (10.0 ** -kinds[c].decimals + 10.0 ** -kinds[other].decimals) + 1e-9
-            total = a[both] + b[both]
-            for whole in (100.0, 1.0):
-                if np.all(np.abs(total - whole) <= tol):
-                    out[c] = (f"{whole:g} − '{other}' in every row (its error: the same task turned "
-                              "round), not a task")
-                    break
-            if c in out:
-                break
-    return out
+            if c in lower or other in lower:
+                err, kept = (c, other) if c in lower else (other, c)
+                reasons[err] = (f"{whole:g} − '{kept}' in every row (its error: the same task turned round), "
+                                "not a task")
+            else:
+                flagged.append((other, f"set_aside: '{other}' is {whole:g} − '{c}' in every row: the same task "
+                                       "turned round, not a task of its own; read as a task"))
+            break
+    return reasons, flagged
+
+
+def _sums_to(a: Column, b: Column) -> float | None:
+    """100 or 1 when two columns add up to it in every row both fill (three rows at least, to their rounding)."""
+    both = np.isfinite(a.numbers) & np.isfinite(b.numbers)
+    if both.sum() < 3:
+        return None
+    tol = 0.51 * (10.0 ** -a.decimals + 10.0 ** -b.decimals) + 1e-9
+    if min(np.ptp(a.numbers[both]), np.ptp(b.numbers[both])) <= 10 * tol:
+        return None  # a constant or coarsely rounded column matches anything within its rounding
+    total = a.numbers[both] + b.numbers[both]
+    for whole in (100.0, 1.0):
+        if np.all(np.abs(total - whole) <= tol):
+            return whole
+    return None
 
 
 _SPREAD_WORDS = frozenset({"stderr", "std", "stdev", "stddev", "sem", "variance", "ci95"})

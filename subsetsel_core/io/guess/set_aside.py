@@ -27,6 +27,7 @@ from subsetsel_core.io.guess.column_kinds import (
     has_word,
     named_derived,
     parse_dates,
+    tokens,
 )
 from subsetsel_core.io.guess.metric_names import MetricName, arrow_of, metric_of
 from subsetsel_core.io.guess.partial_means import (
@@ -183,7 +184,8 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
     constant = [c for c in numbers if _constant(kinds[c])]  # no mean of the rows; a task that ranks nothing
     reasons.update(raw_twins([c for c in numbers if c not in keep]))
     reasons.update(differences([c for c in numbers if c not in keep and c not in reasons]))
-    reasons.update(complements(kinds, [c for c in numbers if c not in keep and c not in reasons]))
+    turned, twins = complements(kinds, [c for c in numbers if c not in keep and c not in reasons])
+    reasons.update(turned)
     reasons.update(spreads([c for c in numbers if c not in keep and c not in reasons]))
     numbers = [c for c in numbers if c not in reasons]
     searched = len(numbers) <= MAX_COLUMNS  # partial means are looked for (pairs of column runs: not on wide tables)
@@ -211,7 +213,7 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
     dropped = set(drop)
     ref = [c for c in ref if c not in dropped]  # nor is a column the user set aside
     hints: list[tuple[str, bool]] = []
-    flagged: list[tuple[str, str]] = []
+    flagged: list[tuple[str, str]] = list(twins)
     ref_m = np.column_stack([kinds[c].numbers for c in ref]) if ref else np.empty((len(df), 0))
     decimals = int(np.median([kinds[c].decimals for c in ref])) if ref else 0
     # named averages, ranks, win rates: checked against the task columns
@@ -220,6 +222,10 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
         found = derived(kinds[c], ref_m, decimals)
         if found is None:  # nothing to check it against: its name says what it is
             reasons[c] = "named as an average, a rank or a win rate"
+        elif found.reason.startswith("named a rank; it does not order") and not {"rank", "ranking"} & set(tokens(c)):
+            # GenEval's "Position" task, ScienceQA's "NO" (no context): a word that may name a rank, numbers that do not
+            flagged.append((c, f"set_aside: '{c}' may name a rank, but it does not order the rows by their mean score: "
+                               "a task of its own, or not a task; read as a task"))
         else:
             reasons[c] = found.reason
             if found.higher_is_better is not None:

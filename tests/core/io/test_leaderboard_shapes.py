@@ -8,7 +8,8 @@ the Open ASR leaderboard, BEIR, the Monash forecasting archive, Chronos, the Aut
 TabRepo, OpenML's evaluations, HELM's efficiency table, SUPERB, Atari, D4RL, Chatbot Arena's
 categories, LiveBench, a recommender table, OGB, MLPerf Training, XTREME, OpenCompass's summary, a
 table of translation metrics, timm's results, BFCL, EvalPlus, LMArena's table, CleanRL's docs, the Open
-Medical-LLM, BigCode and Open VLM leaderboards, GIFT-Eval and TabArena; the numbers are made up. Result
+Medical-LLM, BigCode and Open VLM leaderboards, GIFT-Eval, TabArena, and README tables of mmsegmentation, RULER,
+Vectara's hallucination leaderboard, GenEval, ScienceQA, YOLOv7 and LongBench; the numbers are made up. Result
 folders: the Open LLM Leaderboard's details files (an ``all`` task), lm-eval 0.4.0 files
 with ``groups`` but no ``group_subtasks``, and lighteval's results (``<task>:_average|<shots>``
 subset means, the model named in ``config_general``).
@@ -89,6 +90,13 @@ CASES: dict[str, tuple[str, str | None, int, str, set[str]]] = {
     "openvlm.csv": ("models-as-rows", "Method", 10, "higher", {"set_aside"}),
     "gift_eval.csv": ("long", "model", 4, "lower", {"score_column"}),
     "tabarena.csv": ("long", "method", 3, "lower", set()),
+    "segformer.md": ("models-as-rows", "config", 3, "higher", {"set_aside"}),
+    "ruler.md": ("models-as-rows", "Models", 6, "higher", set()),
+    "vectara.md": ("models-as-rows", "Model", 2, "higher", set()),
+    "geneval.md": ("models-as-rows", "Model", 6, "higher", {"set_aside"}),
+    "scienceqa.md": ("models-as-rows", "Method", 7, "higher", {"direction"}),
+    "yolov7.md": ("models-as-rows", "Model", 3, "higher", {"set_aside"}),
+    "longbench.md": ("models-as-rows", "", 6, "higher", set()),
 }
 
 
@@ -507,4 +515,57 @@ def test_model_names_written_as_links_are_read_as_their_text() -> None:
     bench = load_scores(raw, read("open_medical.csv").to_format(missing="drop-models"), label="open_medical.csv")
     assert "BioMistral/BioMistral-7B" in bench.models
     assert not any("<" in m for m in bench.models)
-    assert any("HTML links as the links' text" in f.message for f in bench.report.findings)
+    assert any("written with markup (HTML or markdown links" in f.message for f in bench.report.findings)
+
+
+def test_readme_tables_read_as_github_reads_them() -> None:
+    seg = read_table(SHAPES / "segformer.md", object_text=True)  # escaped bars inside a cell, headings above
+    assert list(seg.columns)[:3] == ["Method", "Backbone", "Crop Size"] and "\\|" not in seg["download"].iloc[0]
+    assert " | [log](" in seg["download"].iloc[0]
+    ruler = read_table(SHAPES / "ruler.md", object_text=True)  # rows without edge bars, a sentence above
+    assert list(ruler.columns)[:4] == ["Models", "Claimed Length", "Effective Length", "4K"] and len(ruler) == 11
+    g = read("ruler.md")
+    assert {a.column: a.reason for a in g.set_aside}["Avg."] == "the row mean"
+    assert "Llama2 (7B)" in names_of_models("ruler.md", g)
+    yolo = read_table(SHAPES / "yolov7.md", object_text=True)  # the empty separator row is no model
+    assert len(yolo) == 6 and list(yolo.columns)[2:5] == ["AP test", "AP 50 test", "AP 75 test"]
+    with pytest.raises(InputError, match="line 4 of the markdown table has 3 cells but its header"):
+        read_table(b"| a | b |\n|:-:|--|\n| x | 1 |\n| y | 2 | 3 |\n", label="t.md")
+
+
+def names_of_models(name: str, g: TableGuess) -> list[str]:
+    from subsetsel_core.io.guess.result import names_of
+
+    assert g.model_column is not None
+    return list(names_of(read_table(SHAPES / name, object_text=True)[g.model_column]))
+
+
+def test_a_score_and_its_complement_are_one_task() -> None:
+    g = read("vectara.md")
+    why = {a.column: a.reason for a in g.set_aside}
+    assert why["Hallucination Rate"].startswith("1 − 'Factual Consistency Rate' in every row")
+    rng = np.random.default_rng(5)
+    a = rng.uniform(20, 80, 8).round(1)
+    df = pd.DataFrame({"model": [f"m{i}" for i in range(8)], "Pass": a, "Fail share": (100 - a).round(1),
+                       "other": rng.uniform(20, 80, 8).round(1)})
+    g2 = read("c.csv", df.to_csv(index=False))
+    assert any(u.startswith("set_aside: 'Fail share' is 100 − 'Pass' in every row") for u in g2.unsure)
+
+
+def test_a_word_that_may_name_a_rank_is_a_task_in_doubt_when_it_orders_nothing() -> None:
+    g = read("geneval.md")
+    assert "Position" not in {a.column for a in g.set_aside}
+    assert any(u.startswith("set_aside: 'Position' may name a rank") for u in g.unsure)
+
+
+def test_rows_listed_lowest_first_alone_leave_the_direction_unsure() -> None:
+    g = read("scienceqa.md")
+    assert g.direction == "unsure" and "a paper's table often lists its baselines first" in g.direction_because
+    ranked = "Model,Rank,a,b,c\nm1,1,0.1,0.2,0.3\nm2,2,0.2,0.3,0.4\nm3,3,0.5,0.6,0.7\n"
+    assert read("r.csv", ranked).direction == "lower"  # a column named Rank is a leaderboard's own word
+
+
+def test_times_in_brackets_are_lower_is_better() -> None:
+    g = read("llm_perf.csv")
+    assert {"Prefill (s)", "End-to-End (s)"} <= set(g.lower_is_better_datasets) | {
+        a.column for a in g.set_aside}
