@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.result_json import lone_surrogate
 
 
 def is_records(raw: bytes) -> bool:
@@ -48,6 +49,7 @@ def records_frame(raw: bytes, label: str) -> pd.DataFrame:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(f"{label}: a JSON table that is not UTF-8 (byte {exc.start}). Save it again as UTF-8.") from None
+    lone_surrogate(text, label)
     try:
         items = json.loads(text, parse_float=str, parse_int=str, parse_constant=str, object_pairs_hook=_pairs)
     except json.JSONDecodeError as exc:

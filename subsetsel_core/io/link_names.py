@@ -12,6 +12,18 @@ import pandas as pd
 
 _ANCHOR = re.compile(r"\s*<a\b[^>]*>(.*?)</a>\s*", re.IGNORECASE | re.DOTALL)
 _TAG = re.compile(r"<[^>]+>")
+_ANCHORS = re.compile(r"<a\b[^>]*>(.*?)</a>", re.IGNORECASE | re.DOTALL)
+_HREF = re.compile(r"""href\s*=\s*["']?([^"'\s>]+)""", re.IGNORECASE)
+
+
+def _href(anchor: str) -> str:
+    """The address of a link whose text is empty, the name it points to (``https://…/org/model`` → ``org/model``)."""
+    m = _HREF.search(anchor)
+    if m is None:
+        return ""
+    path = m.group(1).split("://", 1)[-1].split("?", 1)[0].rstrip("/")
+    parts = path.split("/")[1:]  # without the host
+    return "/".join(parts[-2:]) if parts else ""
 
 
 _MD_LINK = re.compile(r"\[([^\[\]]+)\]\([^()\s]*\)")
@@ -28,13 +40,22 @@ def link_text(cell: str) -> str:
     'a/b'
     >>> link_text("[Llama2](https://huggingface.co/meta-llama/Llama-2-7b-chat-hf) (7B)")
     'Llama2 (7B)'
+    >>> link_text('<a href="https://hf.co/o/m">o/m</a>  <a href="https://hf.co/d">📑</a>')
+    'o/m'
     >>> link_text("**NAT**"), link_text("AP<sub>50</sub>"), link_text("a/b")
     ('NAT', 'AP 50', 'a/b')
     """
     out = cell
-    m = _ANCHOR.fullmatch(out)
+    m = _ANCHOR.fullmatch(out) if out.lower().count("<a") == 1 else None
     if m is not None:
-        out = html.unescape(_TAG.sub("", m.group(1))).strip() or out
+        out = html.unescape(_TAG.sub("", m.group(1))).strip() or _href(m.group(0)) or out
+    elif "<a" in out.lower():  # several links (the Open LLM Leaderboard's model link and its 📑 details link)
+        texts = [html.unescape(_TAG.sub("", t)).strip() for t in _ANCHORS.findall(out)]
+        rest = _ANCHORS.sub("", out)
+        if texts and texts[0] and not any(ch.isalnum() for ch in rest):
+            out = texts[0]
+        else:  # a link left open, or text around it: its text without the tags
+            out = html.unescape(_TAG.sub("", out)).strip() or out
     if "](" in out:
         out = _MD_LINK.sub(r"\1", out)
     if "<" in out:  # AP<sub>50</sub><sup>test</sup>: AP 50 test

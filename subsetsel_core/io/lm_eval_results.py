@@ -169,14 +169,35 @@ def _reads_as_number(value: Any) -> bool:
     return True
 
 
-def _shots(data: Mapping[str, Any], task: str) -> int | None:
-    """The few-shot examples a task was run with: 0.4's ``n-shot`` or ``configs.<task>.num_fewshot``, 0.3's
-    ``config.num_fewshot`` (None: not recorded, or not a whole number)."""
-    for value in (_at(data, "n-shot", task), _at(data, "configs", task, "num_fewshot"),
-                  _at(data, "config", "num_fewshot")):
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            return value
-    return None
+def _shots(data: Mapping[str, Any], task: str) -> str:
+    """The few-shot examples a task was run with, in words (``"8-shot"``; empty: not recorded): 0.4's ``n-shot``,
+    its ``configs.<task>.num_fewshot``, 0.3's ``config.num_fewshot``; when two of them disagree, both; a value that
+    is not a whole number of shots is said as it is written."""
+    said = []
+    for key, value in (("n-shot", _at(data, "n-shot", task)), ("configs", _at(data, "configs", task, "num_fewshot")),
+                       ("config", _at(data, "config", "num_fewshot"))):
+        if value is None:
+            continue
+        n = _whole(value)
+        said.append((key, f"{n}-shot" if n is not None else f"{key} num_fewshot {str(value)[:20]}"))
+    if not said:
+        return ""
+    distinct = list(dict.fromkeys(text for _, text in said))
+    return distinct[0] if len(distinct) == 1 else " / ".join(f"{text} ({key})" for key, text in said)
+
+
+def _whole(value: Any) -> int | None:
+    """A count of shots written as 8, 8.0 or "8" (None: not a whole number from 0 to 10,000)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        value = value.strip()
+        if not value.isdigit():
+            return None
+        value = int(value)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return value if isinstance(value, int) and 0 <= value <= 10_000 else None
 
 
 def _at(data: Any, *keys: str) -> Any:
@@ -191,7 +212,7 @@ def run_setting(data: Mapping[str, Any], task: str) -> str:
     """How a task's run was set up, in words (``"10-shot"``, ``"0-shot, limit 100"``; empty: not recorded)."""
     shots = _shots(data, task)
     limit = _at(data, "config", "limit")
-    parts = ([f"{shots}-shot"] if shots is not None else []) + (
+    parts = ([shots] if shots else []) + (
         [f"limit {limit:g}"] if isinstance(limit, int | float) and not isinstance(limit, bool) else [])
     return ", ".join(parts)
 

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.cell_tokens import MISSING_TOKENS
 from subsetsel_core.io.tables import text_codes
 from subsetsel_core.text.safe_text import shorten
 
@@ -31,7 +32,6 @@ UNITS = frozenset(
     "B kB KB MB GB TB KiB MiB GiB TiB ns us µs μs ms s sec min h hr hrs px Hz kHz MHz GHz k K M bn".split()
 )
 """Unit suffixes recognised after a number (``12 MB``, ``250ms``, ``1.2k``)."""
-MISSING_TOKENS = frozenset({"", "nan", "na", "n/a", "#n/a", "null", "none", "-", "—", "–", "?", ".", "missing"})
 DISTINCT_MIN_ROWS = 256
 """Columns this long are parsed once per distinct cell (shorter ones cell by cell, which is quicker for them)."""
 _DECIMAL_COMMA = re.compile(r"^[+-]?\d*,\d+(?:[eE][+-]?\d+)?$")

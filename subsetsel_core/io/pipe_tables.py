@@ -51,9 +51,14 @@ def is_rule_line(line: str) -> bool:
     return "|" in line and "-" in line and all(_RULE_CELL.match(c) for c in _cells(line))
 
 
+def _lines(text: str) -> list[str]:
+    """The text's lines, split at line feeds only (a U+2028 inside a name is part of the name, as markdown reads it)."""
+    return [line.removesuffix("\r") for line in text.split("\n")]
+
+
 def has_rule_line(text: str) -> bool:
     """Whether a text holds a markdown table's delimiter line under a line with a bar."""
-    lines = text.splitlines()
+    lines = _lines(text)
     return any(is_rule_line(line) and i > 0 and "|" in lines[i - 1] for i, line in enumerate(lines) if "-" in line)
 
 
@@ -65,7 +70,7 @@ def markdown_table(text: str, label: str) -> pd.DataFrame | None:
     InputError
         Several tables (their lines named), or a row with more cells than the header (its line named).
     """
-    lines = text.splitlines()
+    lines = _lines(text)
     starts = [i - 1 for i, line in enumerate(lines) if i > 0 and "|" in lines[i - 1] and "-" in line
               and is_rule_line(line) and len(_cells(line)) == len(_cells(lines[i - 1]))]
     if not starts:

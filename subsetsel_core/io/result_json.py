@@ -12,6 +12,7 @@ range (``1e999``) parses as an infinity, which
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from subsetsel_core.errors import InputError
@@ -19,6 +20,29 @@ from subsetsel_core.io.result_records import NotANumber
 
 MAX_DIGITS = 400
 """Longest number a result file may hold, in characters (a float holds ~309 digits)."""
+
+
+_SURROGATE = re.compile(r"(?<!\\)\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+                        r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})(?<!\\)\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+
+
+def lone_surrogate(text: str, where: str) -> None:
+    """Refuse a JSON text with a ``\\ud800``-style escape that is half of a UTF-16 pair (a lone surrogate): no
+    character, and no name can hold it.
+
+    Raises
+    ------
+    InputError
+        Naming the line and column of the escape.
+    """
+    m = _SURROGATE.search(text) if "\\u" in text else None
+    if m is None:
+        return
+    line = text.count("\n", 0, m.start()) + 1
+    column = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+    raise InputError(f"{where}: holds {m.group(0)} at line {line}, column {column}: half of a UTF-16 pair (a lone "
+                     "surrogate), which is no character. Write the character itself, or its whole pair.",
+                     field="scores_file")
 
 
 def parse_json(raw: bytes, where: str) -> Any:
@@ -37,6 +61,7 @@ def parse_json(raw: bytes, where: str) -> Any:
             "remove it from the folder.",
             field="scores_file",
         ) from None
+    lone_surrogate(text, where)
     try:
         return json.loads(text, parse_int=_parse_int, parse_constant=_parse_constant, object_pairs_hook=_unique)
     except _Duplicate as dup:

@@ -16,9 +16,11 @@ import io
 import re
 from collections import Counter
 
+import numpy as np
 import pandas as pd
 
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.cell_tokens import MISSING_TOKENS
 
 #: How many lines are looked at; a title or a short header shows in the first few.
 _LINES = 40
@@ -49,12 +51,22 @@ def _blank(row: list[str]) -> bool:
 
 
 def _header_line(rows: list[list[str]], width: int) -> int | None:
-    """The first line (1-based) with ``width`` cells, all filled and none a number: the row of column names."""
+    """The first line (1-based) with ``width`` cells, all filled, none a number or a gap (``-``): the row of column
+    names."""
     for n, row in enumerate(rows, start=1):
         cells = [c.strip() for c in row]
-        if len(cells) == width and all(cells) and not any(_number(c) for c in cells):
+        if len(cells) == width and all(cells) and not any(_number(c) or c.lower() in MISSING_TOKENS for c in cells):
             return n
     return None
+
+
+def _count(row: list[str]) -> int:
+    return sum(_number(c.strip()) for c in row if c.strip())
+
+
+def _numbers_below(rows: list[list[str]]) -> float:
+    """How many numbers the rows below a header hold (the median row; 0 without rows)."""
+    return float(np.median([_count(r) for r in rows])) if rows else 0.0
 
 
 def _number(cell: str) -> bool:
@@ -124,6 +136,19 @@ def check_shape(text: str, sep: str, label: str) -> list[str] | None:
     h = len(header)
     first = sep.join(header).strip(sep + " ")
     quoted = f"'{first[:60]}{'…' if len(first) > 60 else ''}'"
+    second = _header_line(rows[1:2], width) == 1  # line 2 reads as a row of column names
+    if second and h > width:
+        raise InputError(
+            f"{label}: line 1 ({quoted}) has {h} cells but line 2 and the lines below it have {width} (separated by "
+            f"{shown}), and line 2 reads as the row of column names: line 1 looks like a title above the table. "
+            "Delete the lines above the header so that the file starts with the row of column names.")
+    if second and h == width and sum(bool(c.strip()) for c in header) * 2 >= h \
+            and _count(header) < _numbers_below(body[1:]):
+        raise InputError(
+            f"{label}: lines 1 ({quoted}) and 2 both read as rows of column names (fewer numbers than in the rows "
+            "below): a title above the table, or a header in two rows (groups above the column names). "
+            "Keep one row of column names at the top: delete the line above it, or join a group's name into each "
+            "of its column names ('Reasoning - GSM8K').")
     if h < width:
         at = _header_line(rows[1:], width)
         if h == width - 1 and all(len(r) == width and not r[-1].strip() for r in body if len(r) == width):
@@ -216,3 +241,27 @@ def sniff_delimiter(text: str) -> str:
         if counts[best] > 0:
             return best
     return ","
+
+
+_UNNAMED = re.compile(r"^Unnamed: \d+$")
+
+
+def check_unnamed_tail(df: pd.DataFrame, label: str) -> None:
+    """Refuse a last column the header leaves unnamed that holds values in a few rows only (a stray cell after the
+    last delimiter of lines that otherwise end with an empty one): neither a column nor nothing.
+
+    Raises
+    ------
+    InputError
+        Naming the first line with a value there.
+    """
+    if df.shape[1] < 2 or not _UNNAMED.match(str(df.columns[-1])):
+        return
+    last = df.iloc[:, -1]
+    filled = last.notna() & (last.astype(str).str.strip() != "")
+    if 0 < int(filled.sum()) * 2 <= len(df):
+        row = int(filled.to_numpy().argmax())
+        raise InputError(
+            f"{label}: line {row + 2} has a value ('{str(last.iloc[row])[:40]}') in a last column the header does not "
+            f"name, which {len(df) - int(filled.sum())} of the {len(df)} rows leave empty (their lines end with a "
+            "delimiter). Remove the stray value, or name the column in the header.")

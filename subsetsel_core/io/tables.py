@@ -28,6 +28,7 @@ from subsetsel_core.io.table_shape import (
     check_not_json,
     check_not_latex,
     check_shape,
+    check_unnamed_tail,
     drop_trailing,
     parser_problem,
     sniff_delimiter,
@@ -271,8 +272,8 @@ def _read_csv(raw: bytes, label: str, dtype: type) -> pd.DataFrame:
         check_not_json(head, label)
         check_not_latex(head, label)
         sep = excel.group(1) if excel else sniff_delimiter(head)
+        trailing = check_shape(head, sep, label)  # before the names: a title or a header in two rows repeats names
         check_header(head, sep, label)
-        trailing = check_shape(head, sep, label)
         buffer = io.BytesIO(raw)
     else:
         text = text.removeprefix("\ufeff")
@@ -287,8 +288,8 @@ def _read_csv(raw: bytes, label: str, dtype: type) -> pd.DataFrame:
         check_not_json(head, label)
         check_not_latex(head, label)
         sep = excel.group(1) if excel else sniff_delimiter(head)
+        trailing = check_shape(head, sep, label)  # before the names: a title or a header in two rows repeats names
         check_header(head, sep, label)
-        trailing = check_shape(head, sep, label)
         buffer = io.StringIO(text)
     try:
         # a delimiter at the end of every row is one more, empty, cell per row, not a shift of every column
@@ -300,6 +301,7 @@ def _read_csv(raw: bytes, label: str, dtype: type) -> pd.DataFrame:
         raise InputError(f"{label}: the file is empty. Give a table with a header row.") from None
     if trailing is not None:
         df = drop_trailing(df, label)
+    check_unnamed_tail(df, label)
     if encoding != "utf-8":
         df.attrs["encoding"] = encoding
     return tidy_pipe_table(df) if sep == "|" else df

@@ -16,7 +16,8 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from subsetsel_core.io.numeric_cells import MISSING_TOKENS, PERCENT_READ, REWRITES, parse_numbers
+from subsetsel_core.io.cell_tokens import MISSING_TOKENS
+from subsetsel_core.io.numeric_cells import PERCENT_READ, REWRITES, parse_numbers
 from subsetsel_core.text.rounding import text
 
 SPARE_ROWS = 3

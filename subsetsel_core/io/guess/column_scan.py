@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from subsetsel_core.io.cell_tokens import MISSING_TOKENS
 from subsetsel_core.io.guess.column_kinds import (
     DATE_WORDS,
     SIZE_WORDS,
@@ -24,7 +25,6 @@ from subsetsel_core.io.guess.column_kinds import (
     read_column,
     tokens,
 )
-from subsetsel_core.io.numeric_cells import MISSING_TOKENS
 
 _DECIMALS_FROM = 2000  # cells the rounding is read from (as read_column)
 

@@ -10,9 +10,10 @@ with. Whatever the user sets (a layout, a column, a direction) is taken as given
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -53,7 +54,7 @@ __all__ = ["GUESS_LAYOUTS", "SetAside", "TableGuess", "guess_table", "release_da
 GUESS_LAYOUTS: tuple[str, ...] = ("auto", *LAYOUTS)
 
 
-def guess_table(
+def _guess_table(
     df: pd.DataFrame,
     *,
     label: str = "scores",
@@ -174,6 +175,12 @@ def guess_table(
         if wide.guess.layout == "wide" else None  # datasets as rows: a column may name each one's metric
     return _directions(_metric_set_aside(wide.guess, cells), label, higher_is_better, lower_is_better_datasets,
                        higher_is_better_datasets, wide.hints, cells[1] if cells else None, wide.ranks)
+
+
+@functools.wraps(_guess_table)
+def guess_table(df: pd.DataFrame, **options: Any) -> TableGuess:  # noqa: D103 - the docstring is _guess_table's
+    with np.errstate(over="ignore", invalid="ignore"):  # scores near 1e308 overflow sums: they are refused at load
+        return _guess_table(df, **options)
 
 
 def _require(cols: Sequence[str], column: str | None, role: str, label: str) -> None:

@@ -115,3 +115,25 @@ def test_mteb_files_before_1_11_take_the_main_score_of_their_task_type_said_in_a
     assert list(wide.loc["SciFact"]) == pytest.approx([0.4, 0.5, 0.6])  # ndcg_at_10, not ndcg_at_1
     said = [w for w in table.warnings if "before 1.11 give no main_score" in w]
     assert len(said) == 1 and "'cosine_spearman'" in said[0] and "STS22" in said[0] and "'ndcg_at_10'" in said[0]
+
+
+@pytest.mark.parametrize(("shots", "said"), [(8.0, "8-shot for org/m2"), ("8", "8-shot for org/m2"),
+                                             ({"x": 1}, "n-shot num_fewshot {'x': 1}")])
+def test_shots_written_otherwise_are_read_or_said(tmp_path: Path, shots: object, said: str) -> None:
+    for i in range(3):
+        data = json.loads(_lm(f"org/m{i}", {"gsm8k": {"exact_match,strict-match": 0.3 + i / 10}}))
+        data["n-shot"]["gsm8k"] = shots if i == 2 else 5
+        (tmp_path / f"m{i}.json").write_text(json.dumps(data))
+    warned = [w for w in read_results(tmp_path).warnings if "run differently" in w]
+    assert said in warned[0] and "5-shot for org/m0, org/m1" in warned[0]
+
+
+def test_a_lone_surrogate_in_a_result_file_or_a_table_is_named(tmp_path: Path) -> None:
+    from subsetsel_core.errors import InputError
+    from subsetsel_core.io.tables import read_table
+
+    (tmp_path / "m.json").write_text(_lm("org/m\\ud800", {"arc": {"acc,none": 0.5}}).replace("\\\\ud800", "\\ud800"))
+    with pytest.raises(InputError, match=r"holds \\ud800 at line 1, column \d+: half of a UTF-16 pair"):
+        read_results(tmp_path)
+    with pytest.raises(InputError, match=r"holds \\udc00 at line 1"):
+        read_table(b'[{"model": "a\\udc00", "x": 1}]', label="t.json")

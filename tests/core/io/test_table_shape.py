@@ -93,3 +93,33 @@ def test_a_value_after_the_last_delimiter_further_down_is_refused_not_lost() -> 
     lines += [f"x{i},0.1,0.2,0.3," for i in range(60)] + ["late,0.1,0.2,0.3,0.9"]
     with pytest.raises(InputError, match=r"line 66 has a value \('0.9'\) after the last of the 4 columns"):
         _read("\n".join(lines) + "\n")
+
+
+BOARD = "model,MMLU,ARC,GSM8K\nllama,45.1,50.2,12.3\nmistral,60.1,59.9,40.2\nqwen,58.0,55.5,51.2\nphi,56.0,61.0,55.0\n"
+
+
+@pytest.mark.parametrize(("top", "needle"), [
+    ("Results: a, b, c, d, e, f, g, h\n", r"line 1 \('Results: a, b, c, d, e, f, g, h'\) has 8 cells but line 2"),
+    ("Leaderboard,v2,2024,final\n", r"lines 1 \('Leaderboard,v2,2024,final'\) and 2 both read as rows of column"),
+    (",Knowledge,Knowledge,Math\n", "a header in two rows"),
+])
+def test_a_title_or_a_group_row_with_as_many_cells_is_refused(top: str, needle: str) -> None:
+    with pytest.raises(InputError, match=needle):
+        _read(top + BOARD)
+
+
+def test_a_first_row_of_gaps_is_no_second_header() -> None:
+    df = _read(BOARD.replace("llama,45.1,50.2,12.3", "llama,-,-,-"))
+    assert list(df.columns) == ["model", "MMLU", "ARC", "GSM8K"]
+
+
+def test_a_stray_value_in_an_unnamed_last_column_is_refused() -> None:
+    lines = [line + "," for line in BOARD.splitlines()]
+    lines[3] += "99"
+    with pytest.raises(InputError, match=r"line 4 has a value \('99'\) in a last column the header does not name"):
+        _read("\n".join(lines) + "\n")
+
+
+def test_a_line_separator_inside_a_markdown_name_is_part_of_the_name() -> None:
+    df = _read("| model | a | b |\n|---|---|---|\n| llama\u20287b | 1 | 2 |\n| qwen | 3 | 4 |\n")
+    assert list(df["model"]) == ["llama\u20287b", "qwen"]
