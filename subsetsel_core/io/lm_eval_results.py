@@ -266,6 +266,18 @@ def _file_records(file: JsonFile, model: str, label: str, groups: set[str],
 _NAME_TIME = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2})[-:](\d{2})[-:](\d{2})(\.\d+)?")
 
 
+_SHOTS_SUFFIX = re.compile(r"^(.*)\|(\d+)$")
+
+
+def _shot_variants(tasks: set[str]) -> dict[str, list[str]]:
+    """Task → its few-shot counts, for tasks named ``<task>|<shots>`` at two counts or more (lighteval's keys)."""
+    by: dict[str, set[str]] = {}
+    for t in tasks:
+        if (m := _SHOTS_SUFFIX.match(t)) is not None:
+            by.setdefault(m.group(1), set()).add(m.group(2))
+    return {b: sorted(v, key=int) for b, v in sorted(by.items()) if len(v) > 1}
+
+
 def name_time(path: str) -> float | None:
     """The time a results file's name holds (``results_2024-01-06T09-45-44.755529.json``, as lm-eval, lighteval and
     the Open LLM Leaderboard name them), in seconds since 1970 (UTC), or None."""
@@ -338,6 +350,12 @@ def read(files: Sequence[JsonFile], label: str, skip_unreadable: bool = False) -
     warnings = []
     if aside:
         warnings.append(f"skipped {len(aside)} unreadable file(s): " + "; ".join(f"{p} ({why})" for p, why in aside))
+    shots = _shot_variants({r.dataset for r in records})
+    if shots:
+        warnings.append(f"{len(shots)} task(s) are in the files at several few-shot counts (lighteval names the shots "
+                        "in the task: " + "; ".join(f"{b}|{', |'.join(v)}" for b, v in list(shots.items())[:4])
+                        + "): each is read as a task of its own, which the models run at another count lack; give "
+                        "runs of one setting per task.")
     if groups:
         notes.append(f"set aside {len(groups)} group score(s) that aggregate their subtasks: {names(groups)}.")
         aside += [(g, "a group score: the mean of its subtasks, which are in the file") for g in sorted(groups)]

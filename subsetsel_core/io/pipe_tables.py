@@ -71,8 +71,13 @@ def markdown_table(text: str, label: str) -> pd.DataFrame | None:
         Several tables (their lines named), or a row with more cells than the header (its line named).
     """
     lines = _lines(text)
-    starts = [i - 1 for i, line in enumerate(lines) if i > 0 and "|" in lines[i - 1] and "-" in line
-              and is_rule_line(line) and len(_cells(line)) == len(_cells(lines[i - 1]))]
+    under = [i for i, line in enumerate(lines) if i > 0 and "|" in lines[i - 1] and "-" in line and is_rule_line(line)]
+    starts = [i - 1 for i in under if len(_cells(lines[i])) == len(_cells(lines[i - 1]))]
+    if not starts and under:
+        i = under[0]
+        raise InputError(f"{label}: line {i + 1}, the delimiter line of a markdown table, has {len(_cells(lines[i]))} "
+                         f"cells but its header (line {i}) has {len(_cells(lines[i - 1]))}. Give the delimiter line "
+                         "one '---' per column.")
     if not starts:
         return None
     spans = []

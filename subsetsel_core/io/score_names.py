@@ -7,7 +7,7 @@ import pandas as pd
 
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.link_names import link_texts
-from subsetsel_core.io.names import check_normalisation
+from subsetsel_core.io.names import check_normalisation, short
 from subsetsel_core.io.tables import line_numbers, row_numbers, text_codes
 from subsetsel_core.io.validation import ReportBuilder
 
@@ -20,6 +20,17 @@ def sort_labels(values: pd.Series) -> list[str]:
         order = np.argsort(num.to_numpy(), kind="stable")
         return [str(uniq[i]) for i in order]
     return sorted(str(u) for u in uniq)
+
+
+def _same_once_read(raw: pd.Series, read: pd.Series, label: str, column: str) -> None:
+    """Refuse two different cells that become one name once their markup is read (two links with one text)."""
+    firsts: dict[str, str] = {}
+    for before, after in zip(raw, read, strict=True):
+        other = firsts.setdefault(after, before)
+        if other != before:
+            raise InputError(f"{label}: two {column} names are both '{short(after)}' once their links are read as "
+                             f"text ('{short(other, 90)}' and '{short(before, 90)}'). Give them names of their own "
+                             "(the link text is the name).")
 
 
 def clean_names(
@@ -55,6 +66,7 @@ def clean_names(
         rb.add("info", "whitespace", f"{label}: removed spaces around {changed} {column} names.")
     links = int(per_cell[(out != stripped).to_numpy()].sum())
     if links:
+        _same_once_read(stripped, out, label, column)
         rb.add("info", "links", f"{label}: read {links} {column} names written with markup (HTML or markdown links, bold markers, tags) as their text.")
     check_normalisation(out, label, column)
     name_codes, names = out.factorize()

@@ -137,3 +137,14 @@ def test_a_lone_surrogate_in_a_result_file_or_a_table_is_named(tmp_path: Path) -
         read_results(tmp_path)
     with pytest.raises(InputError, match=r"holds \\udc00 at line 1"):
         read_table(b'[{"model": "a\\udc00", "x": 1}]', label="t.json")
+
+
+def test_lighteval_tasks_at_two_shot_counts_are_said(tmp_path: Path) -> None:
+    shutil.copytree(RESULTS / "lighteval", tmp_path / "r")
+    model = tmp_path / "r" / "lab" / "model-c"
+    first = next(model.glob("results_*.json"))
+    data = json.loads(first.read_text())
+    data["results"] = {k.replace("gsm8k|5", "gsm8k|8"): v for k, v in data["results"].items()}
+    first.write_text(json.dumps(data))
+    said = [w for w in read_results(tmp_path / "r").warnings if "several few-shot counts" in w]
+    assert len(said) == 1 and "gsm8k|5, |8" in said[0]

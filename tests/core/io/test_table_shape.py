@@ -123,3 +123,19 @@ def test_a_stray_value_in_an_unnamed_last_column_is_refused() -> None:
 def test_a_line_separator_inside_a_markdown_name_is_part_of_the_name() -> None:
     df = _read("| model | a | b |\n|---|---|---|\n| llama\u20287b | 1 | 2 |\n| qwen | 3 | 4 |\n")
     assert list(df["model"]) == ["llama\u20287b", "qwen"]
+
+
+def test_a_markdown_delimiter_line_of_the_wrong_width_is_named() -> None:
+    with pytest.raises(InputError, match=r"line 3, the delimiter line of a markdown table, has 2 cells but its header"):
+        _read("Intro text\n| model | a | b | c |\n|---|---|\n| x | 1 | 2 | 3 |\n")
+
+
+def test_two_links_with_one_text_are_refused_by_name() -> None:
+    from subsetsel_core.benchmark import load_scores
+    from subsetsel_core.io.score_format import ScoreFormat
+
+    raw = ('model,a,b,c\n<a href="https://hf.co/org/x">org/x</a>,1,2,3\n<a href="https://hf.co/org/y">org/x</a>,2,3,4\n'
+           'plain,3,4,5\n')
+    with pytest.raises(InputError, match="two 'model' names are both 'org/x' once their links are read as text"):
+        load_scores(raw.encode(), ScoreFormat(layout="models-as-rows", dataset_column="dataset", model_column="model"),
+                    label="t.csv")
