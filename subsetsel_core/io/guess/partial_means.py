@@ -39,20 +39,27 @@ column runs grow with the square)."""
 _RAW = frozenset({"raw", "unnormalized", "unnormalised"})
 
 
-def raw_twins(columns: Sequence[str]) -> dict[str, str]:
-    """Column → why it is set aside, for ``<X> Raw`` (or ``Raw <X>``, ``<X> (raw)``) when ``<X>``
-    is a column too: the same task before the leaderboard normalised it."""
+def _affix_twins(columns: Sequence[str], affixes: frozenset[str], why: str) -> dict[str, str]:
+    """Column → ``why`` (with ``{twin}``), for a column named ``<X> <affix>`` or ``<affix> <X>`` when ``<X>`` is a
+    column too."""
     by_words = {" ".join(tokens(c)): c for c in columns}
     out = {}
     for c in columns:
-        words = tokens(c)
-        if len(words) < 2 or not ({words[0], words[-1]} & _RAW):
+        words = tokens(c.replace("Δ", " delta "))
+        if len(words) < 2 or not ({words[0], words[-1]} & affixes):
             continue
-        rest = " ".join(w for i, w in enumerate(words) if not (w in _RAW and i in (0, len(words) - 1)))
+        rest = " ".join(w for i, w in enumerate(words) if not (w in affixes and i in (0, len(words) - 1)))
         twin = by_words.get(rest)
         if twin is not None and twin != c:
-            out[c] = f"the raw form of '{twin}' (the same task before the leaderboard's normalisation)"
+            out[c] = why.format(twin=twin)
     return out
+
+
+def raw_twins(columns: Sequence[str]) -> dict[str, str]:
+    """Column → why it is set aside, for ``<X> Raw`` (or ``Raw <X>``, ``<X> (raw)``) when ``<X>``
+    is a column too: the same task before the leaderboard normalised it."""
+    return _affix_twins(columns, _RAW, "the raw form of '{twin}' (the same task before the leaderboard's "
+                                       "normalisation)")
 
 
 _DIFF = frozenset({"diff", "difference", "delta", "change", "gap", "drop", "gain"})
@@ -61,17 +68,8 @@ _DIFF = frozenset({"diff", "difference", "delta", "change", "gap", "drop", "gain
 def differences(columns: Sequence[str]) -> dict[str, str]:
     """Column → why it is set aside, for ``<X>_diff`` (``<X> delta``, ``Δ<X>``, ``diff <X>``) when ``<X>`` is a
     column too: X's difference from another result (timm's ``top1_diff`` against ImageNet-1k), a derived column."""
-    by_words = {" ".join(tokens(c)): c for c in columns}
-    out = {}
-    for c in columns:
-        words = tokens(c.replace("Δ", " delta "))
-        if len(words) < 2 or not ({words[0], words[-1]} & _DIFF):
-            continue
-        rest = " ".join(w for i, w in enumerate(words) if not (w in _DIFF and i in (0, len(words) - 1)))
-        twin = by_words.get(rest)
-        if twin is not None and twin != c:
-            out[c] = f"the difference of '{twin}' from another result (a derived column), not a task"
-    return out
+    return _affix_twins(columns, _DIFF, "the difference of '{twin}' from another result (a derived column), not a "
+                                        "task")
 
 
 _ERROR_WORDS = frozenset({"err", "error", "errors", "loss"})
