@@ -20,21 +20,23 @@ HIGHER_METRICS = frozenset({
     "auc", "auroc", "roc", "bleu", "sacrebleu", "rouge", "rouge1", "rouge2", "rougel", "rougelsum", "chrf",
     "meteor", "bertscore", "comet", "bleurt", "pass", "main", "spearman", "pearson", "kappa", "mcc", "r2", "hit", "hits", "top1",
     "top5", "mAP".lower(), "cos", "sim", "similarity", "v_measure", "ap", "iou", "dice", "psnr", "ssim",
-    "miou", "macc", "ap50", "ap75", "aps", "apm", "apl", "pq",
+    "miou", "macc", "ap50", "ap75", "aps", "apm", "apl", "pq", "stoi", "estoi", "pesq", "sdr", "sisdr", "mos",
+    "dnsmos", "aucroc", "aucpr", "auprc",
 })
 #: Metric keys where lower is better.
 LOWER_METRICS = frozenset({
     "ppl", "perplexity", "bpb", "bits", "loss", "nll", "logloss", "error", "err", "errors", "wer", "cer", "ter",
     "rmse", "mae", "mse", "mape", "smape", "rmsle", "time", "runtime", "latency", "seconds", "minutes", "hours",
     "milliseconds", "ece", "brier", "fid", "bias", "mase", "crps", "wql", "msis", "nrmse", "wape", "rmsse",
-    "hallucination",
+    "hallucination", "lpips", "epe", "absrel", "sqrel", "rel", "rmselog", "fl",
 })
 #: Words that qualify a metric without changing its direction (``acc_norm``, ``ndcg_at_10``, ``error rate``).
 MODIFIERS = frozenset({
     "norm", "normalized", "normalised", "at", "top", "macro", "micro", "weighted", "rate", "s", "sec", "ms",
     "per", "byte", "word", "token", "char", "score", "denoised", "inference", "test", "val", "dev", "k",
     "strict", "quasi", "prefix", "mean", "avg", "overall", "total", "pct", "percent", "cosine", "max", "min",
-    "neg", "negative", "log", "median", "quantile", "box", "bbox", "mask", "segm",
+    "neg", "negative", "log", "median", "quantile", "box", "bbox", "mask", "segm", "abs", "sq", "si", "all", "vgg",
+    "alex",
 })
 #: Metric keys unambiguous enough to count as the last word of a header (``boolq_acc``) or in a file name.
 STRONG = frozenset({
@@ -42,6 +44,9 @@ STRONG = frozenset({
     "rougel", "chrf", "ppl", "perplexity", "bpb", "rmse", "mae", "mse", "wer", "cer", "nll", "logloss", "loss",
     "mase", "smape", "mape", "crps", "wql",
 })
+SPACED = STRONG - {"loss", "accuracy", "match"}
+"""Metric keys unambiguous enough to count as the last word of a header after a space (``ESOL RMSE``, ``MUTAG
+Acc``); not ``loss`` (a task may be named "Hearing Loss")."""
 _TIME_UNITS = frozenset({"s", "sec", "secs", "seconds", "ms", "msec", "min", "mins", "minutes", "h", "hours"})
 """A unit in brackets that says a column holds times (lower is better)."""
 _PART = re.compile(r"\s+[-–—]\s+|\s*[|:/]\s*")
@@ -111,8 +116,8 @@ def metric_of(header: str) -> MetricName | None:
     if lead and _is_metric(lead):  # "<metric> (<subset>)", "WER - dev-clean"
         return MetricName(lead, _direction(lead))
     words = tokens(text)
-    if len(words) >= 2 and "_" in text:
-        for n in (2, 1):  # the last words after an underscore: "task_acc_norm", "boolq_acc"
+    if len(words) >= 2 and ("_" in text or words[-1] in SPACED):
+        for n in (2, 1):  # the last words after an underscore: "task_acc_norm", "boolq_acc"; "ESOL RMSE"
             tail = "_".join(words[-n:])
             if tail in STRONG or (n == 1 and words[-1] in STRONG):
                 return MetricName(tail if tail in STRONG else words[-1], _direction(tail))

@@ -25,7 +25,7 @@ _ATTRIBUTE_MARKS = ("❤", "♥", "⭐", "👍", "★")  # likes and stars
 ATTRIBUTE_WORDS = frozenset({"memory", "dimension", "dimensions", "dim", "dims", "tokens", "gflops", "flops", "macs",
                              "throughput", "likes", "downloads", "hearts", "votes", "gb", "mb", "cutoff", "vocab",
                              "seqlen", "cost", "price", "co2", "emissions", "rtf", "rtfx", "speed", "speedup",
-                             "fps", "qps", "truncated", "crop"})
+                             "fps", "qps", "truncated", "crop", "latency"})
 
 
 def correlations(a: np.ndarray, b: np.ndarray, ok: np.ndarray) -> np.ndarray:
@@ -96,8 +96,8 @@ def other_scales(kinds: Mapping[str, Column], plain: Sequence[str], ref: Sequenc
         what = ("whole numbers, one per row (codes or ids)" if codes else "whole numbers (counts)" if whole
                 else "numbers")
         inside = float(np.mean((v >= lo) & (v <= hi)))
-        attribute = m is None and (has_word(c, ATTRIBUTE_WORDS) or any(e in c for e in _ATTRIBUTE_MARKS)
-                                   or _COUNT_PART.search(c) is not None)
+        attribute = (m is None or m.whole) and (has_word(c, ATTRIBUTE_WORDS) or any(e in c for e in _ATTRIBUTE_MARKS)
+                                                or _COUNT_PART.search(c) is not None)
         if attribute and (inside < 0.5 or whole):
             reasons[c] = (f"a model attribute by its name; {what} {_range(v.min(), v.max())} "
                           f"(the {len(ref)} task columns: {_range(lo, hi)})")
@@ -108,7 +108,8 @@ def other_scales(kinds: Mapping[str, Column], plain: Sequence[str], ref: Sequenc
             continue
         if c not in in_ref and inside < 0.5 and arrow_of(c) is None:  # an arrow (FID↓, Recall↑) declares a score
             why = f"{what} {_range(v.min(), v.max())}, on another scale than the {len(ref)} task columns ({_range(lo, hi)})"
-            percent = 0.0 <= lo and hi <= 1.0 and float(v.min()) >= 0.0 and float(v.max()) <= 100.0  # of 0–1 tasks
+            percent = (0.0 <= lo and hi <= 1.0 and float(v.min()) >= 0.0 and float(v.max()) <= 100.0  # of 0–1 tasks
+                       and float(np.mean((v / 100 >= lo) & (v / 100 <= hi))) >= 0.5)  # and lie where they do
             if strong and (len(ref) >= FEW_TASKS or percent):
                 reasons[c] = why
                 continue

@@ -191,7 +191,7 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
     searched = len(numbers) <= MAX_COLUMNS  # partial means are looked for (pairs of column runs: not on wide tables)
     order = [c for c in numbers if not named_derived(c)] if searched else []
     if searched:
-        reasons.update(partial_means(kinds, order, [c for c in order if c not in keep and metric_of(c) is None]))
+        reasons.update(partial_means(kinds, order, [c for c in order if c not in keep and not _own_metric(c)]))
     numbers = [c for c in numbers if c not in reasons]
     candidates = [c for c in numbers if named_derived(c)]
     plain = [c for c in numbers if c not in candidates]
@@ -283,6 +283,13 @@ def _metrics_only(tasks: Sequence[str], metric: Mapping[str, MetricName | None],
     shown = ", ".join(f"'{c}'" for c in tasks[:4]) + (" …" if len(tasks) > 4 else "")
     return [(tasks[0], f"set_aside: every task column names a metric ({shown}), none a dataset: if they score one "
                        "task, there are no datasets to choose among; read as tasks")]
+
+
+def _own_metric(column: str) -> bool:
+    """Whether a header names a task's own metric in a part of its own (``MMLU - EM``, ``mmlu_acc``, ``acc``): no mean
+    of a group of tasks. A metric word after a space (``Non-Live AST Acc``, BFCL's group means) is not such a part."""
+    m = metric_of(column)
+    return m is not None and (m.whole or not column.rstrip().lower().endswith(" " + m.metric.lower()))
 
 
 def _numbered(columns: Sequence[str]) -> bool:

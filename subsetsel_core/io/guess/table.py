@@ -23,6 +23,7 @@ from subsetsel_core.io.guess.aggregates import rank_look
 from subsetsel_core.io.guess.column_kinds import (
     DATASET_WORDS,
     MODEL_WORDS,
+    RANK_WORDS,
     Column,
     has_word,
     pick,
@@ -232,7 +233,10 @@ def _wide_guess(df: pd.DataFrame, kinds: dict[str, Column], layout: str, given: 
     fold = fold or None
     keyed = [c for c in cols if c != fold and is_key(kinds[c])]
     unique = [c for c in keyed if kinds[c].kind == "text" and _unique(df, c, fold)]
-    by_words = {"model": pick(keyed, MODEL_WORDS), "dataset": pick(keyed, DATASET_WORDS)}
+    names = [c for c in keyed if not set(tokens(c)) & RANK_WORDS]  # ProteinGym's Model_rank names no model
+    text = [c for c in names if kinds[c].kind == "text"]
+    by_words = {"model": pick(text, MODEL_WORDS) or pick(names, MODEL_WORDS),
+                "dataset": pick(text, DATASET_WORDS) or pick(names, DATASET_WORDS)}
     fallback = unique[0] if unique else next((c for c in cols if c != fold), cols[0])
     if layout == "models-as-rows":
         _require(cols, named["model"], "model", label)

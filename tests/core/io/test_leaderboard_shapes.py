@@ -27,6 +27,7 @@ import pandas as pd
 import pytest
 
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.guess.metric_names import metric_of
 from subsetsel_core.io.guess.table import TableGuess, guess_table
 from subsetsel_core.io.result_folders import read_results
 from subsetsel_core.io.tables import read_table
@@ -97,6 +98,7 @@ CASES: dict[str, tuple[str, str | None, int, str, set[str]]] = {
     "scienceqa.md": ("models-as-rows", "Method", 7, "higher", {"direction"}),
     "yolov7.md": ("models-as-rows", "Model", 3, "higher", {"set_aside"}),
     "longbench.md": ("models-as-rows", "", 6, "higher", set()),
+    "proteingym_summary.csv": ("models-as-rows", "Model_name", 17, "higher", set()),
 }
 
 
@@ -569,3 +571,23 @@ def test_times_in_brackets_are_lower_is_better() -> None:
     g = read("llm_perf.csv")
     assert {"Prefill (s)", "End-to-End (s)"} <= set(g.lower_is_better_datasets) | {
         a.column for a in g.set_aside}
+
+
+def test_metric_words_of_other_fields_decide_and_a_metric_off_scale_is_in_doubt() -> None:
+    molnet = read("m.csv", "Model,ESOL RMSE,Lipo RMSE,FreeSolv RMSE,BBBP AUC\nA,0.8,0.7,2.0,0.9\nB,0.9,0.6,2.2,0.8\n"
+                           "C,0.7,0.65,1.9,0.85\n")
+    assert molnet.direction == "lower" and molnet.higher_is_better_datasets == ("BBBP AUC",)
+    depth = read("d.csv", "Model,Abs Rel.,Sq Rel.,RMSE,RMSElog,SI-SDR\nA,0.115,0.903,4.863,0.193,12.1\n"
+                          "B,0.109,0.873,4.960,0.209,13.0\nC,0.120,0.95,4.70,0.2,11.0\nD,0.1,0.8,4.4,0.18,14.0\n")
+    assert "RMSE" not in {a.column for a in depth.set_aside}
+    assert any(u.startswith("set_aside: 'RMSE' holds numbers") for u in depth.unsure)
+    assert depth.direction == "lower" and depth.higher_is_better_datasets == ("SI-SDR",)
+    for header, higher in (("LPIPS", False), ("EPE", False), ("Fl-all", False), ("PESQ", True), ("STOI", True)):
+        assert metric_of(header) is not None and metric_of(header).higher_is_better is higher, header
+    assert metric_of("Hearing Loss") is None and metric_of("Word in Context Accuracy") is None
+
+
+def test_a_rank_column_is_no_model_column() -> None:
+    g = read("proteingym_summary.csv")
+    assert g.model_column == "Model_name"
+    assert {a.column: a.reason for a in g.set_aside}["Model_rank"].startswith("a rank of the rows")
