@@ -12,6 +12,7 @@ variables the CLI reads (an :class:`~subsetsel_core.errors.InputError`, exit cod
 from __future__ import annotations
 
 import argparse
+import csv
 import math
 import os
 import re
@@ -52,8 +53,13 @@ def _shown(value: str) -> str:
 
 
 def names(value: str) -> list[str]:
-    """A comma-separated list of names (an argparse type; blanks dropped)."""
-    return [v.strip() for v in value.split(",") if v.strip()]
+    """A comma-separated list of names (an argparse type; blanks dropped); a name with a comma in it is quoted as in
+    CSV: ``'"Pima, 35",Wine'``."""
+    try:
+        cells = next(csv.reader([value], skipinitialspace=True), [])
+    except csv.Error:
+        cells = value.split(",")
+    return [v.strip() for v in cells if v.strip()]
 
 
 def _whole(value: str) -> int:

@@ -141,8 +141,9 @@ def decide_flag(topic: str, unsure: str) -> str | None:
     from subsetsel_core.io.guess.summary_rows import summary_row
 
     row = summary_row(unsure) if topic == "rows" else None
-    if row is not None and "," not in row:
-        return f"--drop-rows {shlex.quote(row)}"
+    if row is not None:  # a name with a comma is quoted as in CSV, as --drop-rows reads it
+        shown = row if "," not in row else '"' + row.replace('"', '""') + '"'
+        return f"--drop-rows {shlex.quote(shown)}"
     return UNSURE_FLAGS.get(topic)
 
 

@@ -120,3 +120,15 @@ def test_messages_name_the_files_lines_after_a_row_is_set_aside(change: str, lin
     with pytest.raises(InputError) as exc:
         load_scores("\n".join([header, avg, *rest]).encode() + b"\n", fmt, label="t.csv")
     assert exc.value.rows == lines
+
+
+def test_a_row_name_with_a_comma_is_named_quoted_and_read_back(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from subsetsel_core.cli.args import names
+
+    assert names('"Avg, all",Wine') == ["Avg, all", "Wine"] and names("a, b") == ["a", "b"]
+    table = tmp_path / "t.csv"
+    table.write_text('dataset,A,B,C\n"Avg, all",0.5,0.6,0.7\nWine,0.4,0.5,0.9\nIris,0.3,0.2,0.1\nPima,0.35,0.5,0.2\n')
+    base = ["select", "--scores", str(table), "--strategy", "random", "--k", "2", "--representation", "names"]
+    assert main(base) == 2
+    assert """[decide with --drop-rows '"Avg, all"']""" in capsys.readouterr().err
+    assert main([*base, "--drop-rows", '"Avg, all"']) == 0
