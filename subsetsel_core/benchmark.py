@@ -297,17 +297,24 @@ def load_scores(
         rb.add("info", "encoding", note)
     cube, datasets, models, folds, dropped = score_cube(df, fmt, label, rb)
     cube, flipped = orient(cube, datasets, dropped, fmt, label, rb)
+    columns_of = {"models-as-rows": "datasets", "wide": "models"}.get(fmt.layout)  # the table's columns hold these
     if len(datasets) < MIN_DATASETS:
+        by_column = columns_of == "datasets"
         raise InputError(
             f"{label}: only {len(datasets)} dataset(s) left; at least {MIN_DATASETS} are needed to "
-            "compare rankings. Check the dataset column and the missing-score policy.",
-            field="missing" if dropped and fmt.missing in ("drop-datasets", "complete-block") else "dataset_column",
+            "compare rankings. Check " + ("the columns set aside (one may be a task set aside by mistake)" if by_column
+                                          else "the dataset column") + " and the missing-score policy.",
+            field="missing" if dropped and fmt.missing in ("drop-datasets", "complete-block") else
+            "keep_columns" if by_column else "dataset_column",
         )
     if len(models) < MIN_MODELS:
+        by_column = columns_of == "models"
         raise InputError(
             f"{label}: only {len(models)} model(s) left; at least {MIN_MODELS} are needed to rank. "
-            "Check the model column and the missing-score policy.",
-            field="missing" if dropped and fmt.missing in ("drop-models", "complete-block") else "model_column",
+            "Check " + ("the columns set aside (one may be a model set aside by mistake)" if by_column
+                        else "the model column") + " and the missing-score policy.",
+            field="missing" if dropped and fmt.missing in ("drop-models", "complete-block") else
+            "keep_columns" if by_column else "model_column",
         )
 
     flat = np.sort(cube, axis=2)

@@ -131,11 +131,14 @@ def _perm_status(job: jobs.Job | None, res: EvaluationResult) -> None:
         return
     pt: PermutationTest | None = job.result
     drawn = 0 if pt is None else pt.drawn
+    verdict_n = 0 if pt is None else pt.shuffles()  # each metric is a family with its own sequential stop
     reach = "" if pt is None else f"; smallest p still reachable {format_p(pt.smallest_reachable())}"
     early = pt is not None and any(pt.stopped.values())
     text = {"running": f"Permutation test: {drawn} of at most {job.total} shuffles so far{reach} · "
                        f"{rounding.text(job.elapsed, 'seconds')} s",
-            "done": f"Permutation test finished in {rounding.text(job.elapsed, 'seconds')} s after {drawn} shuffles"
+            "done": f"Permutation test finished in {rounding.text(job.elapsed, 'seconds')} s after {verdict_n} "
+                    f"shuffles for the verdict's metric" + (f" ({drawn} for the metric that took the most)"
+                                                           if drawn != verdict_n else "")
                     + (f" (sequential stop: {pt.stop_after if pt else ''} shuffles reached the largest gain)"
                        if early else ""),
             "stopped": f"Permutation test stopped after {drawn} shuffles: no verdict"}.get(job.status, "Failed")

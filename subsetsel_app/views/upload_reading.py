@@ -39,6 +39,7 @@ from subsetsel_core.io.score_format import (
     MISSING_TITLES,
     ScoreFormat,
 )
+from subsetsel_core.io.validation import ValidationReport
 
 HIGHER, LOWER = "higher is better", "lower is better"
 #: The other orientation of a wide table.
@@ -73,6 +74,15 @@ class Reading:
     dates: tuple[tuple[str, str], ...] = ()
     blocked: tuple[str, ...] = ()
     assumption: str | None = None
+    direction_open: bool = False
+
+    def shown_report(self, report: ValidationReport) -> ValidationReport:
+        """The validation report as the page shows it: while the direction is not answered, its orientation
+        fact says so (the table is loaded with the evidence's leaning only to check it)."""
+        if not self.direction_open:
+            return report
+        return replace(report, facts=tuple((k, "not decided yet: answer under 'Scores' above") if k == "orientation"
+                                           else (k, v) for k, v in report.facts))
 
 
 def _auto(head: pd.DataFrame, scores: upload.UploadedTable) -> TableGuess | None:
@@ -387,4 +397,5 @@ def form(head: pd.DataFrame, scores: upload.UploadedTable) -> Reading:
     except InputError as exc:
         st.error(widgets.md_escape(upload.error_text(exc)), icon=widgets.ICONS["error"])
         return Reading(None, reading, blocked=(UNREAD,))
-    return Reading(fmt, reading, tuple(release_dates(head, reading).items()), tuple(blocked), assumption)
+    return Reading(fmt, reading, tuple(release_dates(head, reading).items()), tuple(blocked), assumption,
+                   ss[K.UP_HIGHER] is None)

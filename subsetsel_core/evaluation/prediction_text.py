@@ -7,7 +7,7 @@ strategy's, and the overlap is that of the bands between the two curves (random'
 band [2.5 %, mean] with the strategy's upper half [mean, 97.5 %]); the overlap is smaller than
 the gain exactly when one curve lies outside the other's band. A gain is predicted when,
 averaged over k, the gain exceeds the overlap and is at least :data:`MIN_RELATIVE` of random's
-predicted share. The reason names ℓ against the typical nearest-neighbour distance and τ²
+predicted share and :data:`MIN_GAIN` of the model pairs. The reason names ℓ against the typical nearest-neighbour distance and τ²
 against σ². Every number in a sentence goes through :mod:`subsetsel_core.text.rounding`.
 """
 
@@ -25,6 +25,8 @@ from subsetsel_core.text.rounding import text
 
 MIN_RELATIVE = 0.1
 """Smallest gain that counts, as a share of random's predicted inverted share (a tenth fewer inversions)."""
+MIN_GAIN = 0.001
+"""Nor a gain under a tenth of a percent of model pairs (random's and the strategy's shares both about 0%)."""
 SHORT = 0.5
 """ℓ below this many nearest-neighbour distances: no dataset informs its neighbours."""
 FLAT = 0.1
@@ -83,7 +85,7 @@ def gain_verdict(pred: Prediction) -> GainVerdict:
     overlap = float(np.maximum(0.0, np.minimum(c_r, hi_b) - np.maximum(lo_r, c_b)).mean())
     title = REGISTRY[best].title
     k0, k1 = int(pred.ks[0]), int(pred.ks[-1])
-    if gain > overlap and gain >= MIN_RELATIVE * float(c_r.mean()):
+    if gain > overlap and gain >= max(MIN_RELATIVE * float(c_r.mean()), MIN_GAIN):
         return GainVerdict(True, f"the geometry predicts a gain over random: {title} is predicted to invert "
                                  f"{percent(float(pred.curve(best).mean()))} of model pairs on average over "
                                  f"k = {k0}…{k1}, random {percent(float(pred.curve(BASELINE).mean()))}; {facts}.",

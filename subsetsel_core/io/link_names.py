@@ -1,7 +1,8 @@
-"""Names written with markup, read as their text: HTML links, as Hugging Face leaderboards export their model
-column (``<a target="_blank" href="https://huggingface.co/org/model" …>org/model</a>``), markdown links
-(``[Llama2](https://…) (7B)``), bold or italic markers around the whole name (``**NAT**``) and formatting tags
-(``AP<sub>50</sub>``)."""
+"""Names written as links, read as their text: HTML links, as Hugging Face leaderboards export their model column
+(``<a target="_blank" href="https://huggingface.co/org/model" …>org/model</a>``), and markdown links
+(``[Llama2](https://…) (7B)``) — :func:`link_text`, for every table. A markdown table's cells also lose bold or
+italic markers around the whole cell (``**NAT**``) and formatting tags (``AP<sub>50</sub>``) — :func:`markup_text`;
+in a CSV those characters may be part of a name."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ def _href(anchor: str) -> str:
 
 _MD_LINK = re.compile(r"\[([^\[\]]+)\]\([^()\s]*\)")
 _EMPHASIS = re.compile(r"^(\*\*|__|\*|_)(.+)\1$")
+_BOLD = re.compile(r"\*\*(\S(?:.*?\S)?)\*\*")
 _FORMAT = re.compile(r"</?(?:b|strong|i|em|u|ins|mark|sup|sub|span|font)\b[^>]*>", re.IGNORECASE)
 
 
@@ -42,8 +44,8 @@ def link_text(cell: str) -> str:
     'Llama2 (7B)'
     >>> link_text('<a href="https://hf.co/o/m">o/m</a>  <a href="https://hf.co/d">📑</a>')
     'o/m'
-    >>> link_text("**NAT**"), link_text("AP<sub>50</sub>"), link_text("a/b")
-    ('NAT', 'AP 50', 'a/b')
+    >>> link_text("**bold**")  # a CSV's name as it is: only a markdown table's markup is read (markup_text)
+    '**bold**'
     """
     out = cell
     m = _ANCHOR.fullmatch(out) if out.lower().count("<a") == 1 else None
@@ -58,18 +60,35 @@ def link_text(cell: str) -> str:
             out = html.unescape(_TAG.sub("", out)).strip() or out
     if "](" in out:
         out = _MD_LINK.sub(r"\1", out)
+    return out.strip() or cell
+
+
+def markup_text(cell: str) -> str:
+    """A markdown table's cell without its markup: :func:`link_text`, formatting tags, and bold or italic markers
+    around the whole cell.
+
+    Examples
+    --------
+    >>> markup_text("**NAT**"), markup_text("AP<sub>50</sub>"), markup_text("[a](u) (7B)")
+    ('NAT', 'AP 50', 'a (7B)')
+    >>> markup_text("**GPT-3 (CoT)** (ALE)")
+    'GPT-3 (CoT) (ALE)'
+    """
+    out = link_text(cell)
     if "<" in out:  # AP<sub>50</sub><sup>test</sup>: AP 50 test
         spaced = _FORMAT.sub(lambda t: " " if t.group(0).lower() in ("<sub>", "<sup>") else "", out)
         out = re.sub(r"\s+", " ", spaced).strip()
     e = _EMPHASIS.match(out.strip())
     if e is not None and e.group(2).strip():
         out = e.group(2).strip()
+    if "**" in out:  # "**GPT-3 (CoT)** (ALE)": bold inside
+        out = _BOLD.sub(r"\1", out)
     return out.strip() or cell
 
 
 def link_texts(names: pd.Series) -> tuple[pd.Series, int]:
     """:func:`link_text` of every cell of a column of names, and how many cells were rewritten."""
-    links = names.str.contains(r"<|\]\(|^[*_]", regex=True, na=False)
+    links = names.str.contains(r"<a|\]\(", case=False, regex=True, na=False)
     if not bool(links.any()):
         return names, 0
     out = names.copy()

@@ -12,7 +12,7 @@ import re
 import pandas as pd
 
 from subsetsel_core.errors import InputError
-from subsetsel_core.io.link_names import link_text
+from subsetsel_core.io.link_names import markup_text
 
 _RULE = re.compile(r"^\s*:?-{3,}:?\s*$")
 _RULE_CELL = re.compile(r"^\s*:?-+:?\s*$")
@@ -44,6 +44,15 @@ def _cells(line: str) -> list[str]:
     if text.endswith("|") and not text.endswith("\\|"):
         text = text[:-1]
     return [c.strip().replace("\\|", "|") for c in _BAR.split(text)]
+
+
+def _number_inside(cell: str) -> bool:
+    """Whether a cell is a number once its markup is gone (``**85.2**``): the score reader reads and says that."""
+    try:
+        float(markup_text(cell).rstrip("%*†‡"))
+    except ValueError:
+        return False
+    return True
 
 
 def is_rule_line(line: str) -> bool:
@@ -91,7 +100,7 @@ def markdown_table(text: str, label: str) -> pd.DataFrame | None:
         raise InputError(f"{label}: holds {len(spans)} markdown tables ({shown}). Keep the one with the scores in the "
                          "file (or save it as CSV), so that it is clear which is read.")
     a, b = spans[0]
-    header = [link_text(c) for c in _cells(lines[a])]  # "**NAT**", "AP<sub>50</sub>", "[BoolQ](…)": the names
+    header = [markup_text(c) for c in _cells(lines[a])]  # "**NAT**", "AP<sub>50</sub>", "[BoolQ](…)": the names
     rows = []
     for n in range(a + 2, b):
         cells = _cells(lines[n])
@@ -100,6 +109,7 @@ def markdown_table(text: str, label: str) -> pd.DataFrame | None:
                              f"(line {a + 1}) has {len(header)}. Check that line for an extra '|' (write a bar inside "
                              "a cell as '\\|').")
         if any(cells):  # a row of empty cells separates groups of rows; it holds nothing
+            cells = [c if _number_inside(c) else markup_text(c) for c in cells]  # names without their markup
             rows.append(cells + [""] * (len(header) - len(cells)))  # missing cells are empty, as markdown reads them
     if not rows:
         raise InputError(f"{label}: the markdown table (line {a + 1}) has a header but no rows. Add the rows below "

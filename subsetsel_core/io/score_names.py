@@ -64,10 +64,11 @@ def clean_names(
     changed = int(per_cell[(stripped != raw).to_numpy()].sum())
     if changed:
         rb.add("info", "whitespace", f"{label}: removed spaces around {changed} {column} names.")
-    links = int(per_cell[(out != stripped).to_numpy()].sum())
+    links = int((out != stripped).sum())  # distinct names (a melted table repeats each per cell)
     if links:
         _same_once_read(stripped, out, label, column)
-        rb.add("info", "links", f"{label}: read {links} {column} names written with markup (HTML or markdown links, bold markers, tags) as their text.")
+        rb.add("info", "links", f"{label}: read {links} {column} names written with markup (HTML or markdown links, "
+                                "bold markers, tags) as their text.")
     check_normalisation(out, label, column)
     name_codes, names = out.factorize()
     labels = sort_labels(pd.Series(names))

@@ -256,6 +256,16 @@ class Derived:
     because: str = ""
 
 
+def maybe_rank(col: Column) -> bool:
+    """Whether a column named by a word that may name a rank (``#``, ``No``, ``Position``, ``Place``; not ``Rank``)
+    holds something else than ranks: numbers that are not whole (ScienceQA's ``NO``, GenEval's ``Position``)."""
+    words = set(tokens(col.name))
+    if words & {"rank", "ranking"} or not (words & RANK_WORDS or col.name.strip().lower() in ("#", "no", "no.")):
+        return False
+    fin = col.numbers[np.isfinite(col.numbers)]
+    return fin.size > 0 and not bool(np.all((fin * 2) % 1 == 0))  # ranks are whole (or half, for ties) numbers
+
+
 def named_derived(name: str) -> bool:
     """Whether a column is named as an average, a rank or a win rate."""
     words = tokens(name)

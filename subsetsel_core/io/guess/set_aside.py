@@ -25,6 +25,7 @@ from subsetsel_core.io.guess.column_kinds import (
     Column,
     derived,
     has_word,
+    maybe_rank,
     named_derived,
     parse_dates,
     tokens,
@@ -189,11 +190,12 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
     reasons.update(spreads([c for c in numbers if c not in keep and c not in reasons]))
     numbers = [c for c in numbers if c not in reasons]
     searched = len(numbers) <= MAX_COLUMNS  # partial means are looked for (pairs of column runs: not on wide tables)
-    order = [c for c in numbers if not named_derived(c)] if searched else []
+    derived_name = {c for c in numbers if named_derived(c) and not maybe_rank(kinds[c])}  # "NO" of decimals: a task
+    order = [c for c in numbers if c not in derived_name] if searched else []
     if searched:
         reasons.update(partial_means(kinds, order, [c for c in order if c not in keep and not _own_metric(c)]))
     numbers = [c for c in numbers if c not in reasons]
-    candidates = [c for c in numbers if named_derived(c)]
+    candidates = [c for c in numbers if c in derived_name]
     plain = [c for c in numbers if c not in candidates]
     groups = _group_averages(candidates) if not plain else []
     if groups:  # only named aggregates (LiveBench's categories): the group averages are the tasks, in doubt

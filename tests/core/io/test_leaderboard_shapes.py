@@ -91,11 +91,11 @@ CASES: dict[str, tuple[str, str | None, int, str, set[str]]] = {
     "openvlm.csv": ("models-as-rows", "Method", 10, "higher", {"set_aside"}),
     "gift_eval.csv": ("long", "model", 4, "lower", {"score_column"}),
     "tabarena.csv": ("long", "method", 3, "lower", set()),
-    "segformer.md": ("models-as-rows", "config", 3, "higher", {"set_aside"}),
+    "segformer.md": ("models-as-rows", "Method", 3, "higher", {"model_column", "set_aside"}),
     "ruler.md": ("models-as-rows", "Models", 6, "higher", set()),
     "vectara.md": ("models-as-rows", "Model", 2, "higher", set()),
-    "geneval.md": ("models-as-rows", "Model", 6, "higher", {"set_aside"}),
-    "scienceqa.md": ("models-as-rows", "Method", 7, "higher", {"direction"}),
+    "geneval.md": ("models-as-rows", "Model", 6, "higher", set()),
+    "scienceqa.md": ("models-as-rows", "Method", 8, "higher", {"direction"}),
     "yolov7.md": ("models-as-rows", "Model", 3, "higher", {"set_aside"}),
     "longbench.md": ("models-as-rows", "", 6, "higher", set()),
     "proteingym_summary.csv": ("models-as-rows", "Model_name", 17, "higher", set()),
@@ -523,7 +523,7 @@ def test_model_names_written_as_links_are_read_as_their_text() -> None:
 def test_readme_tables_read_as_github_reads_them() -> None:
     seg = read_table(SHAPES / "segformer.md", object_text=True)  # escaped bars inside a cell, headings above
     assert list(seg.columns)[:3] == ["Method", "Backbone", "Crop Size"] and "\\|" not in seg["download"].iloc[0]
-    assert " | [log](" in seg["download"].iloc[0]
+    assert seg["download"].iloc[0] == "model | log"  # two links with a bar between, their text
     ruler = read_table(SHAPES / "ruler.md", object_text=True)  # rows without edge bars, a sentence above
     assert list(ruler.columns)[:4] == ["Models", "Claimed Length", "Effective Length", "4K"] and len(ruler) == 11
     g = read("ruler.md")
@@ -554,10 +554,14 @@ def test_a_score_and_its_complement_are_one_task() -> None:
     assert any(u.startswith("set_aside: 'Fail share' is 100 − 'Pass' in every row") for u in g2.unsure)
 
 
-def test_a_word_that_may_name_a_rank_is_a_task_in_doubt_when_it_orders_nothing() -> None:
-    g = read("geneval.md")
-    assert "Position" not in {a.column for a in g.set_aside}
-    assert any(u.startswith("set_aside: 'Position' may name a rank") for u in g.unsure)
+def test_a_word_that_may_name_a_rank_is_a_task_when_it_holds_no_ranks() -> None:
+    g = read("geneval.md")  # GenEval's "Position" holds scores 0–1
+    assert "Position" not in {a.column for a in g.set_aside} and not any("'Position'" in u for u in g.unsure)
+    rng = np.random.default_rng(2)
+    df = pd.DataFrame({"model": [f"m{i}" for i in range(6)], "Place": [3, 1, 6, 2, 5, 4],
+                       **{t: rng.uniform(0.2, 0.9, 6).round(3) for t in ("a", "b", "c")}})
+    g2 = read("p.csv", df.to_csv(index=False))  # whole numbers that order nothing: in doubt
+    assert any(u.startswith("set_aside: 'Place' may name a rank") for u in g2.unsure)
 
 
 def test_rows_listed_lowest_first_alone_leave_the_direction_unsure() -> None:
@@ -591,3 +595,21 @@ def test_a_rank_column_is_no_model_column() -> None:
     g = read("proteingym_summary.csv")
     assert g.model_column == "Model_name"
     assert {a.column: a.reason for a in g.set_aside}["Model_rank"].startswith("a rank of the rows")
+
+
+def test_a_column_named_no_that_holds_decimals_is_a_task() -> None:
+    g = read("scienceqa.md")
+    assert "NO" not in {a.column for a in g.set_aside} and g.n_datasets == 8
+    ranked = "Model,No.,a,b,c\nm1,1,0.5,0.6,0.7\nm2,2,0.2,0.3,0.4\nm3,3,0.1,0.2,0.3\n"
+    assert {a.column: a.reason for a in read("r.csv", ranked).set_aside}["No."].startswith("a rank of the rows")
+
+
+def test_too_few_task_columns_names_the_columns_set_aside() -> None:
+    from subsetsel_core.benchmark import load_scores
+    from subsetsel_core.io.score_format import ScoreFormat
+
+    raw = b"model,a,b,Notes\nm1,1,2,x\nm2,2,3,y\nm3,3,1,z\n"
+    with pytest.raises(InputError, match="Check the columns set aside") as err:
+        load_scores(raw, ScoreFormat(layout="models-as-rows", dataset_column="dataset", model_column="model",
+                                     drop_columns=("Notes",)), label="t.csv")
+    assert err.value.field == "keep_columns"
