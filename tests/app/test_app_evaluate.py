@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 import apphelpers as H  # puts the repository root on sys.path (before subsetsel_app imports)
@@ -43,7 +44,11 @@ def test_short_evaluation_shows_curves_table_and_verdict():
     assert not (table.astype(str) == "0.0000").any().any() and not (table.astype(str) == "None").any().any()
     verdicts = [x.value for x in at.success] + [x.value for x in at.info]
     assert any("shuffled descriptors give" in v for v in verdicts)
-    assert any("Permutation test finished" in str(p.proto.text) for p in at.get("progress"))
+    finished = next(str(p.proto.text) for p in at.get("progress") if "Permutation test finished" in str(p.proto.text))
+    said = re.search(r"after (\d+) shuffles for the verdict's metric", finished)
+    assert said is not None, finished
+    shown = re.search(r"over (\d+) shuffles\)", " ".join(verdicts))  # the verdict's null: the same shuffles
+    assert shown is not None and shown.group(1) == said.group(1), (finished, verdicts)
     labels = {b.proto.label for b in at.get("download_button")}
     assert {"Results (JSON)", "AUC table (CSV)", "Curves (CSV)"} <= labels
 

@@ -152,3 +152,11 @@ def test_a_direction_chosen_against_the_evidence_is_said_so_everywhere() -> None
     assert any(e.label == "Direction per dataset (4 datasets)" for e in at.expander)
     assert "(Calibration - ECE); their scores are negated" not in text(at.warning)
     assert not use(at).disabled and not use(at).help
+
+
+def test_an_unanswered_direction_is_not_stated_in_the_validation_table() -> None:
+    at = upload_file("scienceqa.md", (FIXTURES / "shapes" / "scienceqa.md").read_bytes())
+    facts = [df.value for df in at.dataframe if "check" in getattr(df.value, "columns", [])]
+    orientation = [str(v) for f in facts for k, v in zip(f["check"], f["value"], strict=True) if k == "orientation"]
+    assert use(at).disabled
+    assert orientation[-1].startswith("not decided yet"), orientation  # the upload's (the first: the active sample)

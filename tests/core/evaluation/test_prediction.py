@@ -221,3 +221,27 @@ def test_the_staged_preview_shows_the_cheap_strategies_first_then_exactly_the_fu
     assert np.array_equal(steps[0].predicted["fafi-euclidean"], full.predicted["fafi-euclidean"])
     again = list(P.staged(b, rep, cfg))  # cached: the full prediction at once
     assert len(again) == 1 and again[0] is predict(b, rep, cfg, observe=False)
+
+
+class _Flat:
+    """A prediction whose random and FAFI curves both invert almost no model pair (models far apart)."""
+
+    def __init__(self, random: float, fafi: float) -> None:
+        self.fit = GPFit(1.0, 1.0, 0.01, 0.0)
+        self.nn_distance, self.diameter = 1.0, 3.0
+        self.ks = np.arange(2, 7)
+        self.predicted = {"random": random, "fafi-cosine": fafi}
+
+    def best_deterministic(self) -> str:
+        return "fafi-cosine"
+
+    def curve(self, strategy: str) -> np.ndarray:
+        return np.full(5, self.predicted[strategy])
+
+    def band(self, strategy: str) -> tuple[np.ndarray, np.ndarray]:
+        return self.curve(strategy), self.curve(strategy)
+
+
+def test_no_gain_is_predicted_from_shares_that_are_both_about_zero() -> None:
+    assert not gain_verdict(_Flat(2e-5, 1e-6)).predicts_gain  # type: ignore[arg-type]
+    assert gain_verdict(_Flat(0.05, 0.02)).predicts_gain  # type: ignore[arg-type]
