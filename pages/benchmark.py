@@ -129,7 +129,7 @@ with tab_upload:
                 st.caption("Fix the file or the options above; the active benchmark is unchanged.")
                 why.append(view.NOT_LOADED)
             else:
-                widgets.show_report(reading.shown_report(check.report), expanded_info=True)
+                widgets.show_report(upload.shown_report(check.report, reading.direction_open), expanded_info=True)
                 if check.suggested_aliases:
                     st.info("Close matches found for names missing from the descriptors: "
                             + widgets.md_escape("; ".join(f"'{a}' → '{b}'" for a, b in check.suggested_aliases.items())))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -109,6 +109,15 @@ def error_text(exc: InputError, hints: Mapping[str, str] | None = None) -> str:
     (``hints``: a part of a page that words some fixes its own way, by ``field``)."""
     hint = (hints or {}).get(exc.field or "") or FIELD_HINTS.get(exc.field or "")
     return f"{exc} {hint}" if hint else str(exc)
+
+
+def shown_report(report: ValidationReport, direction_open: bool) -> ValidationReport:
+    """The validation report of an upload as the page shows it: while the direction is not answered, its
+    orientation fact says so (the table is loaded with the evidence's leaning only to check it)."""
+    if not direction_open:
+        return report
+    return replace(report, facts=tuple((k, "not decided yet: answer under 'Scores' above") if k == "orientation"
+                                       else (k, v) for k, v in report.facts))
 
 
 def read_header(table: UploadedTable) -> pd.DataFrame:

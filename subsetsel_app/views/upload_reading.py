@@ -39,7 +39,6 @@ from subsetsel_core.io.score_format import (
     MISSING_TITLES,
     ScoreFormat,
 )
-from subsetsel_core.io.validation import ValidationReport
 
 HIGHER, LOWER = "higher is better", "lower is better"
 #: The other orientation of a wide table.
@@ -67,6 +66,8 @@ class Reading:
     assumption : str or None
         What the reading assumes (the direction, when nothing in the file says it), to show
         on the button that uses it.
+    direction_open : bool
+        Whether the direction is not answered yet (:func:`~subsetsel_app.upload.shown_report`).
     """
 
     fmt: ScoreFormat | None
@@ -75,14 +76,6 @@ class Reading:
     blocked: tuple[str, ...] = ()
     assumption: str | None = None
     direction_open: bool = False
-
-    def shown_report(self, report: ValidationReport) -> ValidationReport:
-        """The validation report as the page shows it: while the direction is not answered, its orientation
-        fact says so (the table is loaded with the evidence's leaning only to check it)."""
-        if not self.direction_open:
-            return report
-        return replace(report, facts=tuple((k, "not decided yet: answer under 'Scores' above") if k == "orientation"
-                                           else (k, v) for k, v in report.facts))
 
 
 def _auto(head: pd.DataFrame, scores: upload.UploadedTable) -> TableGuess | None:
