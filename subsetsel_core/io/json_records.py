@@ -20,7 +20,7 @@ from subsetsel_core.io.result_json import lone_surrogate
 def is_records(raw: bytes) -> bool:
     """Whether the bytes start as a JSON list of objects (``[`` then ``{``), the shape of records."""
     head = raw[:4096].removeprefix(b"\xef\xbb\xbf").lstrip()
-    return head[:1] == b"[" and head[1:].lstrip()[:1] in (b"{", b"")
+    return head[:1] == b"[" and head[1:].lstrip()[:1] in (b"{", b"", b"]")
 
 
 def records_frame(raw: bytes, label: str) -> pd.DataFrame:
@@ -80,6 +80,9 @@ def records_frame(raw: bytes, label: str) -> pd.DataFrame:
             row[key] = _cell(value)
             columns.setdefault(key, None)
         rows.append(row)
+    if not columns:
+        raise InputError(f"{label}: its {len(rows)} JSON objects hold no keys, so no column. A table as JSON records "
+                         "holds one object per row with a key per column ({\"model\": …, \"task\": score}).")
     return pd.DataFrame.from_records(rows, columns=list(columns)).fillna("").astype(object)
 
 

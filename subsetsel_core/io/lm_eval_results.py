@@ -44,6 +44,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from subsetsel_core.errors import InputError
+from subsetsel_core.io.link_names import link_text
 from subsetsel_core.io.result_files import JsonFile
 from subsetsel_core.io.result_records import (
     Parsed,
@@ -112,7 +113,7 @@ def model_name(data: Mapping[str, Any], file: JsonFile, where: str = "") -> tupl
     name = text_field(data, "model_name", where) or text_field(
         object_field(data, "config_general", where), "model_name", where, "config_general.model_name")  # lighteval
     if name:
-        return name, True, revision
+        return link_text(name), True, revision  # a model_name written as an HTML link: its text, as the tables read it
     for key in MODEL_ARG_KEYS:
         found = pairs.get(key)
         if found is None or found == "":
@@ -364,7 +365,8 @@ def read(files: Sequence[JsonFile], label: str, skip_unreadable: bool = False) -
                      f"is the folder or file name: {names(unnamed, 3)}.")
     if empty:
         warnings.append(f"{len(empty)} file(s) hold no numeric task result: {names(empty, 3)}.")
+    lighteval = bool(runs) and all(isinstance(f.data.get("config_general"), Mapping) for f, _, _ in runs)
     return Parsed(tuple(records), tuple(notes), None,
                   "each task's first metric as the harness lists it (its metric_list order, first filter)",
-                  len(runs), TITLE, "the latest run (by the file's date, or the time in its name)", tuple(warnings),
+                  len(runs), "lighteval" if lighteval else TITLE, "the latest run (by the file's date, or the time in its name)", tuple(warnings),
                   tuple(aside), settings=settings)

@@ -93,7 +93,11 @@ def test_results_stay_results_and_records_are_tables(tmp_path: Path) -> None:
     assert not is_result_source(b' [{"model": "a"}]')
     lm_eval = next(LM_EVAL.rglob("results*.json"))
     assert is_result_source(lm_eval) and is_result_source(lm_eval.read_bytes())
-    assert is_result_source(b"[]")  # no records: the results reader words what it is
+    assert not is_result_source(b"[]")  # an empty list: the records reader says it holds no records
+    with pytest.raises(InputError, match="a JSON list with no records"):
+        read_table(b"[]", label="t.json")
+    with pytest.raises(InputError, match="its 2 JSON objects hold no keys"):
+        read_table(b"[{}, {}]", label="t.json")
 
 
 def test_the_command_line_selects_from_records(tmp_path: Path) -> None:

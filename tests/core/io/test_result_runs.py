@@ -148,3 +148,13 @@ def test_lighteval_tasks_at_two_shot_counts_are_said(tmp_path: Path) -> None:
     first.write_text(json.dumps(data))
     said = [w for w in read_results(tmp_path / "r").warnings if "several few-shot counts" in w]
     assert len(said) == 1 and "gsm8k|5, |8" in said[0]
+
+
+def test_a_model_name_written_as_a_link_and_lightevals_own_title(tmp_path: Path) -> None:
+    for i in range(3):
+        data = json.loads(_lm(f"org/m{i}", {"arc": {"acc,none": 0.4 + i / 10}}))
+        data["model_name"] = f'<a href="https://hf.co/org/m{i}">org/m{i}</a>'
+        (tmp_path / f"m{i}.json").write_text(json.dumps(data))
+    assert sorted(set(read_results(tmp_path).frame["model"])) == ["org/m0", "org/m1", "org/m2"]
+    notes = read_results(RESULTS / "lighteval").notes
+    assert any(n.startswith("read 5 lighteval result file(s)") for n in notes), notes
