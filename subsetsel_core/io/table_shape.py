@@ -226,8 +226,9 @@ def parser_problem(said: str, sep: str) -> str:
         return (f"line {m.group(2)} has {m.group(3)} cells but the lines before it have {m.group(1)} (cells "
                 f"separated by {shown}). Check that line for an extra delimiter or a quote left open.")
     if "EOF inside string" in said or "EOF while" in said:
-        m = re.search(r"line (\d+)", said)
-        return (f"a quote opened{' on line ' + m.group(1) if m else ''} is never closed. Close the quote or remove "
+        m = re.search(r"(line|row) (\d+)", said)  # pandas counts rows from 0 with the header as row 0
+        line = None if m is None else int(m.group(2)) + (m.group(1) == "row")
+        return (f"a quote opened{f' on line {line}' if line else ''} is never closed. Close the quote or remove "
                 "it.")
     return f"the cells could not be split (separated by {shown}). Check that every row has as many cells as the header."
 
@@ -265,3 +266,31 @@ def check_unnamed_tail(df: pd.DataFrame, label: str) -> None:
             f"{label}: line {row + 2} has a value ('{str(last.iloc[row])[:40]}') in a last column the header does not "
             f"name, which {len(df) - int(filled.sum())} of the {len(df)} rows leave empty (their lines end with a "
             "delimiter). Remove the stray value, or name the column in the header.")
+
+
+def delimiter(head: str, said: str | None, label: str) -> str:
+    """The table's delimiter: the one an Excel ``sep=`` line names (checked against the header), else sniffed."""
+    if said is None:
+        return sniff_delimiter(head)
+    check_sep_line(head, said, label)
+    return said
+
+
+def check_sep_line(head: str, sep: str, label: str) -> None:
+    """Refuse an Excel ``sep=`` first line that names a delimiter the header (the next line) does not use, when it
+    uses another one: which is meant cannot be told.
+
+    Raises
+    ------
+    InputError
+        Naming both delimiters and the fix.
+    """
+    header = head.split("\n", 1)[0]
+    if sep in header:
+        return
+    used = max(_DELIMS, key=header.count)
+    if header.count(used) == 0:
+        return
+    raise InputError(f"{label}: line 1 says 'sep={sep}' (cells separated by {_SHOWN.get(sep, repr(sep))}), but the "
+                     f"header on line 2 has none and uses {_SHOWN[used]}. Delete the 'sep=' line, or save the table "
+                     "again with the delimiter it names.")

@@ -29,9 +29,9 @@ from subsetsel_core.io.table_shape import (
     check_not_latex,
     check_shape,
     check_unnamed_tail,
+    delimiter,
     drop_trailing,
     parser_problem,
-    sniff_delimiter,
 )
 from subsetsel_core.settings import server as server_settings
 from subsetsel_core.text.rounding import text
@@ -271,7 +271,7 @@ def _read_csv(raw: bytes, label: str, dtype: type) -> pd.DataFrame:
             return md if dtype is object else md.astype(str)  # a README's table, prose around it or not
         check_not_json(head, label)
         check_not_latex(head, label)
-        sep = excel.group(1) if excel else sniff_delimiter(head)
+        sep = delimiter(head, excel.group(1) if excel else None, label)
         trailing = check_shape(head, sep, label)  # before the names: a title or a header in two rows repeats names
         check_header(head, sep, label)
         buffer = io.BytesIO(raw)
@@ -287,7 +287,7 @@ def _read_csv(raw: bytes, label: str, dtype: type) -> pd.DataFrame:
         head = text[: 1 << 16]
         check_not_json(head, label)
         check_not_latex(head, label)
-        sep = excel.group(1) if excel else sniff_delimiter(head)
+        sep = delimiter(head, excel.group(1) if excel else None, label)
         trailing = check_shape(head, sep, label)  # before the names: a title or a header in two rows repeats names
         check_header(head, sep, label)
         buffer = io.StringIO(text)

@@ -462,6 +462,11 @@ def build_round3() -> list[Case]:
             "scores.csv", lambda: _wide_csv().replace(b"\n", b",\n").replace(b",\n", b"\n", 1), None)),
         Case("messages", "a LaTeX tabular saved as .csv", _scores_file("scores.csv", lambda: _latex_table(),
                                                                       "is a LaTeX table")),
+        Case("messages", "a quote left open names its line", _scores_file(
+            "scores.csv", lambda: _wide_csv() + b'"unfinished,1,2,3,4\n', "a quote opened on line 8 is never closed")),
+        Case("messages", "an Excel sep= line that the header contradicts", _scores_file(
+            "scores.csv", lambda: b"sep=;\n" + _wide_csv(), "line 1 says 'sep=;'")),
+        Case("messages", "an empty JSON list", _scores_file("scores.json", b"[]", "a JSON list with no records")),
         Case("messages", "recipe naming a table that does not exist", _recipe_unknown_table),
         Case("warnings", "a flipped direction", _table_warning(lambda d: d, ["--lower-is-better-datasets", "d0"],
                                                                "negated")),
