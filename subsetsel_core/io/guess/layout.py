@@ -75,6 +75,10 @@ def _name_column(keys: Sequence[str], kinds: Mapping[str, Column], words: Sequen
     return pick([c for c in cands if kinds[c].kind == "text"], words) or pick(cands, words)
 
 
+#: Words of a text column that describe datasets (ProteinGym's ``Taxon``, ``UniProt ID``; a corpus' ``Language``).
+DATASET_META = ("taxon", "taxa", "uniprot", "species", "organism", "domain", "modality", "language", "languages",
+                "selection", "subject", "genre")
+
 #: The cells of a yes/no column (EvalPlus's ``prompted``, a leaderboard's ``Open?``): a flag, never names.
 FLAG_CELLS = frozenset({"true", "false", "yes", "no", "y", "n", "t", "f", "✓", "✗", "✔", "✘", "x", "-", ""})
 
@@ -238,6 +242,9 @@ def orientation(name: str, names: pd.Series, kinds: Mapping[str, Column], others
     meta = [c for c in others if kinds[c].kind == "text" and kinds[c].named_meta]
     if meta:
         mod.append((2, f"{_listed(meta)} describes models"))
+    about = [c for c in others if kinds[c].kind == "text" and has_word(c, DATASET_META)]
+    if about:
+        dat.append((2, f"{_listed(about)} {'describes' if len(about) == 1 else 'describe'} datasets"))
     text = names.astype(str)
     if len(text) and text.map(looks_like_model).mean() >= 0.5:
         mod.append((2, "the row names look like model names"))

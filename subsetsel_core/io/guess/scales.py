@@ -19,7 +19,7 @@ from subsetsel_core.io.guess.column_kinds import Column, has_word
 from subsetsel_core.io.guess.metric_names import MetricName, arrow_of
 from subsetsel_core.text.rounding import text
 
-_COUNT_PART = re.compile(r"(?:^|\s[-–—|:/]\s*)#\s*\w")  # "MMLU - # eval", "# prompt tokens": counts
+_COUNT_PART = re.compile(r"(?:^|\s[-–—|:/]\s*)#\s*\w|^(?:number|num|count) of\b", re.IGNORECASE)  # "# eval", "Number of Mutants"
 _ATTRIBUTE_MARKS = ("❤", "♥", "⭐", "👍", "★")  # likes and stars
 #: Words that name a model's attribute, not a task (``Memory Usage (GB, fp32)``, ``Embedding Dimensions``).
 ATTRIBUTE_WORDS = frozenset({"memory", "dimension", "dimensions", "dim", "dims", "tokens", "gflops", "flops", "macs",

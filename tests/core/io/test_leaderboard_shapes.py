@@ -99,6 +99,7 @@ CASES: dict[str, tuple[str, str | None, int, str, set[str]]] = {
     "yolov7.md": ("models-as-rows", "Model", 3, "higher", {"set_aside"}),
     "longbench.md": ("models-as-rows", "", 6, "higher", set()),
     "proteingym_summary.csv": ("models-as-rows", "Model_name", 17, "higher", set()),
+    "proteingym_dms_ndcg.csv": ("wide", None, 16, "higher", {"layout"}),
 }
 
 
