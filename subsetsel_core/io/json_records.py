@@ -15,6 +15,7 @@ import pandas as pd
 
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.result_json import lone_surrogate
+from subsetsel_core.io.table_shape import is_number
 
 
 def is_records(raw: bytes) -> bool:
@@ -114,12 +115,4 @@ def _kind(value: object) -> str:
         return "a list"
     if value is None:
         return "null"
-    return "a number" if not isinstance(value, str) or _number(value) else f"the text {value[:30]!r}"
-
-
-def _number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+    return "a number" if not isinstance(value, str) or is_number(value) else f"the text {value[:30]!r}"

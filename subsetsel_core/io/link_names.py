@@ -11,7 +11,6 @@ import re
 
 import pandas as pd
 
-_ANCHOR = re.compile(r"\s*<a\b[^>]*>(.*?)</a>\s*", re.IGNORECASE | re.DOTALL)
 _TAG = re.compile(r"<[^>]+>")
 _ANCHORS = re.compile(r"<a\b[^>]*>(.*?)</a>", re.IGNORECASE | re.DOTALL)
 _HREF = re.compile(r"""href\s*=\s*["']?([^"'\s>]+)""", re.IGNORECASE)
@@ -48,15 +47,12 @@ def link_text(cell: str) -> str:
     '**bold**'
     """
     out = cell
-    m = _ANCHOR.fullmatch(out) if out.lower().count("<a") == 1 else None
-    if m is not None:
-        out = html.unescape(_TAG.sub("", m.group(1))).strip() or _href(m.group(0)) or out
-    elif "<a" in out.lower():  # several links (the Open LLM Leaderboard's model link and its 📑 details link)
-        texts = [html.unescape(_TAG.sub("", t)).strip() for t in _ANCHORS.findall(out)]
-        rest = _ANCHORS.sub("", out)
-        if texts and texts[0] and not any(ch.isalnum() for ch in rest):
-            out = texts[0]
-        else:  # a link left open, or text around it: its text without the tags
+    if "<a" in out.lower():  # links: the first's text when nothing but symbols is around them (the Open LLM
+        anchors = list(_ANCHORS.finditer(out))  # Leaderboard's model link and its 📑 details link), else no tags
+        if anchors and not any(ch.isalnum() for ch in _ANCHORS.sub("", out)):
+            first = anchors[0]
+            out = html.unescape(_TAG.sub("", first.group(1))).strip() or _href(first.group(0)) or out
+        else:
             out = html.unescape(_TAG.sub("", out)).strip() or out
     if "](" in out:
         out = _MD_LINK.sub(r"\1", out)

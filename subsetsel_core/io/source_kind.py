@@ -47,8 +47,8 @@ def _table_records(raw: bytes) -> bool:
 
     if not is_records(raw):
         return False
-    if len(raw) > max_json_bytes():
-        return True  # too big for a result file: read as a table, whose limit then speaks
+    if len(raw) > max_json_bytes() or b'"evaluation_results"' not in raw:
+        return True  # too big for a result file (the table's limit then speaks), or no Every Eval Ever record
     try:
         data = json.loads(raw.decode("utf-8-sig"))
     except (ValueError, RecursionError):

@@ -21,6 +21,7 @@ import pandas as pd
 
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.cell_tokens import MISSING_TOKENS
+from subsetsel_core.io.encodings import check_header
 
 #: How many lines are looked at; a title or a short header shows in the first few.
 _LINES = 40
@@ -55,13 +56,13 @@ def _header_line(rows: list[list[str]], width: int) -> int | None:
     names."""
     for n, row in enumerate(rows, start=1):
         cells = [c.strip() for c in row]
-        if len(cells) == width and all(cells) and not any(_number(c) or c.lower() in MISSING_TOKENS for c in cells):
+        if len(cells) == width and all(cells) and not any(is_number(c) or c.lower() in MISSING_TOKENS for c in cells):
             return n
     return None
 
 
 def _count(row: list[str]) -> int:
-    return sum(_number(c.strip()) for c in row if c.strip())
+    return sum(is_number(c.strip()) for c in row if c.strip())
 
 
 def _numbers_below(rows: list[list[str]]) -> float:
@@ -69,7 +70,8 @@ def _numbers_below(rows: list[list[str]]) -> float:
     return float(np.median([_count(r) for r in rows])) if rows else 0.0
 
 
-def _number(cell: str) -> bool:
+def is_number(cell: str) -> bool:
+    """Whether a cell reads as a number (``85.2``, ``85.2%``)."""
     try:
         float(cell.rstrip("%"))
     except ValueError:
@@ -266,6 +268,39 @@ def check_unnamed_tail(df: pd.DataFrame, label: str) -> None:
             f"{label}: line {row + 2} has a value ('{str(last.iloc[row])[:40]}') in a last column the header does not "
             f"name, which {len(df) - int(filled.sum())} of the {len(df)} rows leave empty (their lines end with a "
             "delimiter). Remove the stray value, or name the column in the header.")
+
+
+def check_first_lines(head: str, said: str | None, label: str) -> tuple[str, list[str] | None]:
+    """Every check of a CSV's first lines, in order (JSON or LaTeX given as CSV, the delimiter, the shape, the
+    header's names), and what the parser needs from them.
+
+    Parameters
+    ----------
+    head : str
+        The start of the table's text.
+    said : str or None
+        The delimiter an Excel ``sep=`` line names.
+    label : str
+        File name for messages.
+
+    Returns
+    -------
+    sep : str
+        The delimiter.
+    trailing : list of str or None
+        :func:`check_shape`'s header names when every row ends with a delimiter.
+
+    Raises
+    ------
+    InputError
+        As the checks do.
+    """
+    check_not_json(head, label)
+    check_not_latex(head, label)
+    sep = delimiter(head, said, label)
+    trailing = check_shape(head, sep, label)  # before the names: a title or a header in two rows repeats names
+    check_header(head, sep, label)
+    return sep, trailing
 
 
 def delimiter(head: str, said: str | None, label: str) -> str:

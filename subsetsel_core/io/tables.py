@@ -14,7 +14,6 @@ import pandas as pd
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.encodings import (
     check_columns,
-    check_header,
     is_utf8,
     legacy_text,
     utf16_text,
@@ -25,11 +24,8 @@ from subsetsel_core.io.parquet_guard import check_parquet, unreadable_parquet
 from subsetsel_core.io.pipe_tables import has_rule_line, markdown_table, tidy_pipe_table
 from subsetsel_core.io.table_shape import (
     TRAILING,
-    check_not_json,
-    check_not_latex,
-    check_shape,
+    check_first_lines,
     check_unnamed_tail,
-    delimiter,
     drop_trailing,
     parser_problem,
 )
@@ -260,37 +256,25 @@ def _read_csv(raw: bytes, label: str, dtype: type) -> pd.DataFrame:
     if block is not None:  # one of the product's exports (a subset CSV, a template): its provenance block is no row
         raw = raw.removeprefix(b"\xef\xbb\xbf")[block.end():]
     text, encoding = _decode(raw, label)
-    buffer: io.IOBase
     if text is None:  # UTF-8: the parser reads these bytes, as it would the text's
         raw = raw.removeprefix(b"\xef\xbb\xbf")
         excel = _EXCEL_SEP.match(raw[:16].decode("utf-8", errors="ignore"))
         if excel:
             raw = raw[raw.find(b"\n") + 1:]
         head = raw[: 1 << 16].decode("utf-8", errors="ignore")
-        if has_rule_line(head) and (md := markdown_table(raw.decode("utf-8"), label)) is not None:
-            return md if dtype is object else md.astype(str)  # a README's table, prose around it or not
-        check_not_json(head, label)
-        check_not_latex(head, label)
-        sep = delimiter(head, excel.group(1) if excel else None, label)
-        trailing = check_shape(head, sep, label)  # before the names: a title or a header in two rows repeats names
-        check_header(head, sep, label)
-        buffer = io.BytesIO(raw)
     else:
         text = text.removeprefix("\ufeff")
         excel = _EXCEL_SEP.match(text)
         if excel:
             text = text[excel.end():]
-        if has_rule_line(text[: 1 << 16]) and (md := markdown_table(text, label)) is not None:
-            md = md if dtype is object else md.astype(str)
-            md.attrs["encoding"] = encoding
-            return md
         head = text[: 1 << 16]
-        check_not_json(head, label)
-        check_not_latex(head, label)
-        sep = delimiter(head, excel.group(1) if excel else None, label)
-        trailing = check_shape(head, sep, label)  # before the names: a title or a header in two rows repeats names
-        check_header(head, sep, label)
-        buffer = io.StringIO(text)
+    if has_rule_line(head) and (md := markdown_table(raw.decode("utf-8") if text is None else text, label)) is not None:
+        md = md if dtype is object else md.astype(str)  # a README's table, prose around it or not
+        if encoding != "utf-8":
+            md.attrs["encoding"] = encoding
+        return md
+    sep, trailing = check_first_lines(head, excel.group(1) if excel else None, label)
+    buffer: io.IOBase = io.BytesIO(raw) if text is None else io.StringIO(text)
     try:
         # a delimiter at the end of every row is one more, empty, cell per row, not a shift of every column
         names = None if trailing is None else [*trailing, TRAILING]
