@@ -79,11 +79,12 @@ with tab_upload:
     st.markdown("Scores as a **long** table (one row per dataset, model and optional fold), a **wide** one "
                 "(one row per dataset, one column per model) or a **leaderboard** (one row per model, one column "
                 "per dataset, with columns such as Rank, Average or Company set aside); CSV, gzip CSV, TSV, "
-                "Parquet, JSON records (a list of one object per row) or a README's markdown table. Descriptor tables have a dataset column plus numeric, categorical or text columns.")
+                "Parquet, JSON records (a list of one object per row, or JSON Lines) or a README's markdown table. Descriptor tables have a dataset column plus numeric, categorical or text columns.")
     nonce = st.session_state[K.UP_NONCE]
     up_cols = st.columns(2)
     scores_file = widgets.file_uploader("Scores", where=up_cols[0],
-                                       type=["csv", "gz", "tsv", "txt", "md", "markdown", "parquet", "pq", "json"],
+                                       type=["csv", "gz", "tsv", "txt", "md", "markdown", "parquet", "pq", "json", "jsonl",
+                                             "ndjson"],
                                        key=f"up_scores_{nonce}")
     desc_files = widgets.file_uploader("Descriptor tables (optional, one or more)", where=up_cols[1],
                                       type=["csv", "gz", "tsv", "txt", "parquet", "pq"],

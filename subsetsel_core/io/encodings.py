@@ -1,4 +1,5 @@
-"""Decoding table text: UTF-8, UTF-16 with a byte-order mark, cp1252; refusing mixed encodings."""
+"""Decoding table text: UTF-8, UTF-16 (with a byte-order mark, or without one when its zero bytes say so), cp1252;
+refusing mixed encodings."""
 
 from __future__ import annotations
 
@@ -41,6 +42,30 @@ def utf16_text(raw: bytes, label: str) -> str | None:
                     f"{label}: starts as UTF-16 (byte-order mark) but is not valid UTF-16 "
                     f"(byte {exc.start}). Save it again as UTF-8 CSV."
                 ) from None
+    return None
+
+
+def bomless_utf16(raw: bytes) -> str | None:
+    """The byte order of UTF-16 text written without a byte-order mark (``"utf-16-le"`` or
+    ``"utf-16-be"``), else None.
+
+    A table's text is mostly ASCII, which UTF-16 writes as one zero byte and one printable byte:
+    the evidence is the first 4,096 bytes' zero bytes, at least 90 % of one parity's bytes and
+    none of the other's, with those bytes decoding to text without control characters (tab, line
+    ends aside). Text of any 8-bit encoding has no zero bytes at all, so it never looks like this.
+    """
+    head = raw[: 4096 - 4096 % 2] if len(raw) >= 2 else b""
+    if len(head) < 4 or len(raw) % 2:
+        return None
+    even, odd = head[0::2], head[1::2]
+    for zeros, other, enc in ((odd, even, "utf-16-le"), (even, odd, "utf-16-be")):
+        if zeros.count(0) >= 0.9 * len(zeros) and other.count(0) == 0:
+            try:
+                text = head.decode(enc)
+            except UnicodeDecodeError:
+                return None
+            if not any(ord(c) < 32 and c not in "\t\r\n" for c in text):
+                return enc
     return None
 
 

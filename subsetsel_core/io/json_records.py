@@ -2,7 +2,8 @@
 and many leaderboards' downloads write it — read as the table it is.
 
 The cells keep their text, as a CSV's do: numbers exactly as written in the file (``parse_float=str``),
-``null`` an empty cell, ``true``/``false`` as words. No result file of lm-eval, MTEB or Every Eval Ever
+``null`` an empty cell, ``true``/``false`` as words. JSON Lines (``.jsonl``, ``.ndjson``: an object per line, as
+``to_json(orient="records", lines=True)`` writes it) is read the same way. No result file of lm-eval, MTEB or Every Eval Ever
 is a list at the top, so a list of objects is never mistaken for one.
 """
 
@@ -24,13 +25,20 @@ def is_records(raw: bytes) -> bool:
     return head[:1] == b"[" and head[1:].lstrip()[:1] in (b"{", b"", b"]")
 
 
+def is_json_lines(label: str) -> bool:
+    """Whether the file's name says JSON Lines (``.jsonl``, ``.ndjson``): one JSON object per line."""
+    return label.lower().endswith((".jsonl", ".ndjson"))
+
+
 def records_frame(raw: bytes, label: str) -> pd.DataFrame:
-    """The table of a JSON list of flat objects, one row per object and one column per key.
+    """The table of a JSON list of flat objects (or of JSON Lines, one object per line), one row per
+    object and one column per key.
 
     Parameters
     ----------
     raw : bytes
-        The file's bytes (UTF-8 JSON whose top is a list).
+        The file's bytes (UTF-8 JSON whose top is a list; with a ``.jsonl`` or ``.ndjson`` name,
+        one JSON object per non-blank line).
     label : str
         File name for messages.
 
@@ -51,31 +59,29 @@ def records_frame(raw: bytes, label: str) -> pd.DataFrame:
     except UnicodeDecodeError as exc:
         raise InputError(f"{label}: a JSON table that is not UTF-8 (byte {exc.start}). Save it again as UTF-8.") from None
     lone_surrogate(text, label)
-    try:
-        items = json.loads(text, parse_float=str, parse_int=str, parse_constant=str, object_pairs_hook=_pairs)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{label}: is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}). The file "
-                         "may be cut short; save it again.") from None
-    except RecursionError:
-        raise InputError(f"{label}: nests too deeply to be a table of records. Give a list of flat objects, "
-                         "or the table as CSV.") from None
+    if is_json_lines(label):
+        lines = [(n, line) for n, line in enumerate(text.split("\n"), start=1) if line.strip()]
+        items = [_parse(line, label, n) for n, line in lines]
+        where = [f"line {n}" for n, _ in lines]
+    else:
+        items = _parse(text, label, None)
+        where = [f"item {i + 1}" for i in range(len(items))] if isinstance(items, list) else []
     if not isinstance(items, list) or not items:
-        raise InputError(f"{label}: a JSON list with no records. Give one object per row (a model or a dataset), "
-                         "or the table as CSV.")
+        raise InputError(f"{label}: a JSON {'Lines file' if is_json_lines(label) else 'list'} with no records. Give "
+                         "one object per row (a model or a dataset), or the table as CSV.")
     columns: dict[str, None] = {}
     rows: list[dict[str, str]] = []
-    for i, item in enumerate(items):
+    for item, at in zip(items, where, strict=True):
         if not isinstance(item, _Pairs):
-            raise InputError(f"{label}: item {i + 1} of the JSON list is {_kind(item)}, not an object: a table as "
-                             "JSON records holds one object per row ({\"model\": …, \"task\": score}). Give the table "
-                             "in that form, or as CSV.")
+            raise InputError(f"{label}: {at}{'' if at.startswith('line') else ' of the JSON list'} is {_kind(item)}, not an object: a table as JSON records holds one "
+                             "object per row ({\"model\": …, \"task\": score}). Give the table in that form, or as CSV.")
         row: dict[str, str] = {}
         for key, value in item.pairs:
             if key in row:
-                raise InputError(f"{label}: item {i + 1} gives the key {key!r} twice, so which value counts is not "
+                raise InputError(f"{label}: {at} gives the key {key!r} twice, so which value counts is not "
                                  "defined. Keep one of them.")
             if isinstance(value, _Pairs | list):
-                raise InputError(f"{label}: item {i + 1}'s {key!r} is {_kind(value)}, not a single value: a table as "
+                raise InputError(f"{label}: {at}'s {key!r} is {_kind(value)}, not a single value: a table as "
                                  "JSON records holds one value per key. Flatten it (a column per inner key), or give "
                                  "the table as CSV.")
             row[key] = _cell(value)
@@ -85,6 +91,19 @@ def records_frame(raw: bytes, label: str) -> pd.DataFrame:
         raise InputError(f"{label}: its {len(rows)} JSON objects hold no keys, so no column. A table as JSON records "
                          "holds one object per row with a key per column ({\"model\": …, \"task\": score}).")
     return pd.DataFrame.from_records(rows, columns=list(columns)).fillna("").astype(object)
+
+
+def _parse(text: str, label: str, line: int | None) -> Any:
+    """One JSON document (the whole file, or JSON Lines' line ``line``), numbers kept as their text."""
+    try:
+        return json.loads(text, parse_float=str, parse_int=str, parse_constant=str, object_pairs_hook=_pairs)
+    except json.JSONDecodeError as exc:
+        at = f"line {exc.lineno}, column {exc.colno}" if line is None else f"line {line}, column {exc.colno}"
+        raise InputError(f"{label}: is not valid JSON ({exc.msg} at {at}). The file may be cut short; save it "
+                         "again.") from None
+    except RecursionError:
+        raise InputError(f"{label}: nests too deeply to be a table of records. Give a list of flat objects, "
+                         "or the table as CSV.") from None
 
 
 class _Pairs:

@@ -264,7 +264,7 @@ def _file_records(file: JsonFile, model: str, label: str, groups: set[str],
     return out
 
 
-_NAME_TIME = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2})[-:](\d{2})[-:](\d{2})(\.\d+)?")
+_NAME_TIME = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})T(\d{1,2})[-:](\d{1,2})[-:](\d{1,2})(\.\d+)?")  # an hour may be unpadded
 
 
 _SHOTS_SUFFIX = re.compile(r"^(.*)\|(\d+)$")

@@ -45,7 +45,7 @@ _TAGS = re.compile(r"</?(?:b|strong|i|em|u|ins|mark|sup|sub|span|font)\b[^>]*>",
 _EMPHASIS = re.compile(r"^(\*\*|__|\*|_)(" + _NUM + r"[*†‡§¶]*)\1$")
 _FOOTNOTE = re.compile(r"^(" + _NUM + r")\s*(?:[*†‡§¶]+|\^\w)$")
 _SPREAD = re.compile(r"^(" + _NUM + r")\s*(?:(?:±|\+/-|\+-)\s*\d[\d.]*%?|\(\s*±?\s*\d[\d.]*%?\s*\))$")
-_PAIR = re.compile(r"^([+-]?\d+\.\d+)\s*/\s*([+-]?\d+\.\d+)$")
+_PAIR = re.compile(r"^([+-]?\d+(?:\.\d+)?)\s*/\s*([+-]?\d+(?:\.\d+)?)$")
 _WITH_UNIT = re.compile(r"^([+-]?(?:\d[\d,.]*|\.\d+)(?:[eE][+-]?\d+)?)\s*([A-Za-zµμ]{1,3})$")
 
 
@@ -224,11 +224,37 @@ def _unmarked(t: pd.Series, notes: list[str]) -> pd.Series:
         notes.append(SPREAD_REMOVED)
     pair = out.str.extract(_PAIR)
     both = pair[0].notna() & present
-    if both.any() and bool(both[present].all()):
+    if both.any() and bool(both[present].all()) and two_numbers(pair[0][present], pair[1][present]):
         mean = (pd.to_numeric(pair[0]) + pd.to_numeric(pair[1])) / 2
         out = out.where(~both, mean.map(lambda x: format(float(x), ".15g")))
         notes.append(PAIR_MEAN)
     return out
+
+
+def two_numbers(first: pd.Series, second: pd.Series) -> bool:
+    """Whether a column's ``a/b`` cells hold two scores (``94.1/92.2``, WeatherBench's ``154 / 334``: RMSE at
+    3 and 5 days), read as their mean, rather than a fraction or a date.
+
+    Two numbers on other scales (super-resolution's PSNR/SSIM ``39.10/0.9773``, a median ratio beyond 10) are not
+    averaged. Otherwise cells with decimals on both sides are two scores. Whole numbers are two scores only when the
+    second ones differ from row to row (``3/5``, ``17/20`` with one denominator count what was
+    solved out of a total) and they are no dates: not every number a day or a month (``3/12``,
+    ``28/2``), nor months next to years (``09/2022``, ``2022/09``).
+    """
+    a, b = pd.to_numeric(first), pd.to_numeric(second)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = float(np.nanmedian(np.abs(a.to_numpy(dtype=float)) / np.abs(b.to_numpy(dtype=float)))) if len(a) else 1.0
+    if not 0.1 <= ratio <= 10:  # super-resolution's PSNR/SSIM, 39.10/0.9773: two metrics on other scales, no mean
+        return False
+    if bool((first.str.contains(".", regex=False) & second.str.contains(".", regex=False)).all()):
+        return True
+
+    def within(x: pd.Series, lo: int, hi: int) -> bool:
+        return bool(x.between(lo, hi).all())
+
+    dates = (within(a, 0, 31) and within(b, 0, 31)) or (within(a, 1, 12) and within(b, 1900, 2100)) or (
+        within(a, 1900, 2100) and within(b, 1, 12))
+    return second.nunique() >= 2 and not dates
 
 
 def pair_means(values: pd.Series, columns: pd.Series) -> pd.Series:
@@ -244,6 +270,10 @@ def pair_means(values: pd.Series, columns: pd.Series) -> pd.Series:
         return values
     present = ~text.str.lower().isin(MISSING_TOKENS)
     whole = (has | ~present).groupby(columns.to_numpy()).transform("all")
+    for c in pd.unique(columns.to_numpy()[has.to_numpy()]):  # a column of fractions or dates is no pair of scores
+        mine = has.to_numpy() & (columns.to_numpy() == c)
+        if not two_numbers(pair[0][mine], pair[1][mine]):
+            whole[columns.to_numpy() == c] = False
     use = has & whole.to_numpy()
     if not bool(use.any()):
         return values

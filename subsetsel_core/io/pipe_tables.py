@@ -101,7 +101,7 @@ def markdown_table(text: str, label: str) -> pd.DataFrame | None:
                          "file (or save it as CSV), so that it is clear which is read.")
     a, b = spans[0]
     header = [markup_text(c) for c in _cells(lines[a])]  # "**NAT**", "AP<sub>50</sub>", "[BoolQ](…)": the names
-    rows = []
+    rows, lines_of = [], []
     for n in range(a + 2, b):
         cells = _cells(lines[n])
         if len(cells) > len(header):
@@ -111,7 +111,15 @@ def markdown_table(text: str, label: str) -> pd.DataFrame | None:
         if any(cells):  # a row of empty cells separates groups of rows; it holds nothing
             cells = [c if _number_inside(c) else markup_text(c) for c in cells]  # names without their markup
             rows.append(cells + [""] * (len(header) - len(cells)))  # missing cells are empty, as markdown reads them
+            lines_of.append(n - 1)  # a row's index is its line in the file less 2, as a CSV's is
     if not rows:
         raise InputError(f"{label}: the markdown table (line {a + 1}) has a header but no rows. Add the rows below "
                          "its delimiter line.")
-    return pd.DataFrame(rows, columns=header, dtype=object)
+    return pd.DataFrame(rows, columns=header, dtype=object, index=_file_index(lines_of))
+
+
+def _file_index(lines_of: list[int]) -> pd.Index:
+    """The rows' index: each row's file line less 2 (a range when the rows are consecutive lines)."""
+    if lines_of and lines_of == list(range(lines_of[0], lines_of[0] + len(lines_of))):
+        return pd.RangeIndex(lines_of[0], lines_of[0] + len(lines_of))
+    return pd.Index(lines_of, dtype="int64")

@@ -193,13 +193,21 @@ def _without_rows(df: pd.DataFrame, fmt: ScoreFormat, label: str) -> pd.DataFram
         return df
     from subsetsel_core.io.guess.summary_rows import remove_rows
 
-    return remove_rows(df.set_axis(pd.RangeIndex(len(df))), _name_column(list(df.columns), fmt, label),
-                       fmt.drop_rows, label)
+    return remove_rows(df.set_axis(_file_rows(df)), _name_column(list(df.columns), fmt, label), fmt.drop_rows, label)
 
 
 def _positions(df: pd.DataFrame, fmt: ScoreFormat) -> pd.Index:
     """Each row's position in the file's table (the index :func:`_without_rows` keeps when rows are set aside)."""
-    return pd.Index(df.index) if fmt.drop_rows else pd.RangeIndex(len(df))
+    return pd.Index(df.index) if fmt.drop_rows else _file_rows(df)
+
+
+def _file_rows(df: pd.DataFrame) -> pd.Index:
+    """Each row's line in the file less 2: the index :func:`~subsetsel_core.io.tables.read_table` gives (lines above
+    the header it left out, a README's prose, counted), or 0, 1, … for a table given another index."""
+    i = df.index
+    if pd.api.types.is_integer_dtype(i.dtype) and i.is_monotonic_increasing and i.is_unique and (len(i) == 0 or i[0] >= 0):
+        return i
+    return pd.RangeIndex(len(df))
 
 
 def _unique_columns(df: pd.DataFrame, fmt: ScoreFormat) -> tuple[str, ...]:

@@ -197,7 +197,7 @@ def drop_trailing(df: pd.DataFrame, label: str) -> pd.DataFrame:
     if filled.any():
         row = int(filled.to_numpy().argmax())
         raise InputError(
-            f"{label}: line {row + 2} has a value ('{str(extra.iloc[row])[:40]}') after the last of the "
+            f"{label}: line {int(df.index[row]) + 2} has a value ('{str(extra.iloc[row])[:40]}') after the last of the "
             f"{df.shape[1]} columns the header names, where the other lines end with an empty cell (a "
             "delimiter at the end of each line). Remove it, or name its column in the header.")
     return df
@@ -216,20 +216,21 @@ def check_not_json(text: str, label: str) -> None:
     raise InputError(
         f"{label}: is a JSON file (it starts with '{head[0]}'), not a table of values separated by commas. Give the "
         "score table as CSV, TSV or Parquet; if the file holds lm-eval, MTEB or Every Eval Ever results, or a "
-        "table as JSON records (a list of objects, one per row), give it back its .json name so that it is read "
-        "as what it holds.")
+        "table as JSON records (a list of objects, one per row), give it back its .json name (.jsonl for one "
+        "object per line) so that it is read as what it holds.")
 
 
-def parser_problem(said: str, sep: str) -> str:
-    """The CSV parser's complaint in a reader's words: which line has how many cells."""
+def parser_problem(said: str, sep: str, skipped: int = 0) -> str:
+    """The CSV parser's complaint in a reader's words: which line has how many cells (``skipped``: lines above
+    the header the parser was not given, so that the line named is the file's)."""
     shown = {",": "commas", ";": "semicolons", "\t": "tabs", "|": "bars"}.get(sep, repr(sep))
     m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", said)
     if m:
-        return (f"line {m.group(2)} has {m.group(3)} cells but the lines before it have {m.group(1)} (cells "
+        return (f"line {int(m.group(2)) + skipped} has {m.group(3)} cells but the lines before it have {m.group(1)} (cells "
                 f"separated by {shown}). Check that line for an extra delimiter or a quote left open.")
     if "EOF inside string" in said or "EOF while" in said:
         m = re.search(r"(line|row) (\d+)", said)  # pandas counts rows from 0 with the header as row 0
-        line = None if m is None else int(m.group(2)) + (m.group(1) == "row")
+        line = None if m is None else int(m.group(2)) + (m.group(1) == "row") + skipped
         return (f"a quote opened{f' on line {line}' if line else ''} is never closed. Close the quote or remove "
                 "it.")
     return f"the cells could not be split (separated by {shown}). Check that every row has as many cells as the header."
@@ -265,7 +266,7 @@ def check_unnamed_tail(df: pd.DataFrame, label: str) -> None:
     if 0 < int(filled.sum()) * 2 <= len(df):
         row = int(filled.to_numpy().argmax())
         raise InputError(
-            f"{label}: line {row + 2} has a value ('{str(last.iloc[row])[:40]}') in a last column the header does not "
+            f"{label}: line {int(df.index[row]) + 2} has a value ('{str(last.iloc[row])[:40]}') in a last column the header does not "
             f"name, which {len(df) - int(filled.sum())} of the {len(df)} rows leave empty (their lines end with a "
             "delimiter). Remove the stray value, or name the column in the header.")
 

@@ -13,13 +13,14 @@ import pandas as pd
 
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.encodings import (
+    bomless_utf16,
     check_columns,
     is_utf8,
     legacy_text,
     utf16_text,
 )
 from subsetsel_core.io.file_guard import read_input_file
-from subsetsel_core.io.json_records import is_records, records_frame
+from subsetsel_core.io.json_records import is_json_lines, is_records, records_frame
 from subsetsel_core.io.parquet_guard import check_parquet, unreadable_parquet
 from subsetsel_core.io.pipe_tables import has_rule_line, markdown_table, tidy_pipe_table
 from subsetsel_core.io.table_shape import (
@@ -94,6 +95,15 @@ def _decode(raw: bytes, label: str) -> tuple[str | None, str]:
     text = utf16_text(raw, label)
     if text is not None:
         return text, "utf-16"
+    order = bomless_utf16(raw)
+    if order is not None:
+        try:
+            return raw.decode(order), order
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                f"{label}: looks like UTF-16 without a byte-order mark ({order[-2:].upper()}) but is not valid "
+                f"UTF-16 (byte {exc.start}). Save it again as UTF-8 CSV."
+            ) from None
     if b"\x00" in raw[:4096]:
         raise InputError(
             f"{label}: is a binary file, not a text table. Save it as CSV (comma-separated) "
@@ -223,7 +233,7 @@ def _read_table(source: TableSource, label: str, object_text: bool) -> pd.DataFr
                 raise InputError(f"{label}: is a zip archive, not a Parquet file. Unzip it and give the table "
                                  "inside, or save the table again as Parquet or CSV.")
             df = _read_parquet(raw, label)
-        elif label.lower().endswith(".json") and is_records(raw):  # a table as JSON records
+        elif (label.lower().endswith(".json") and is_records(raw)) or is_json_lines(label):  # a table as JSON records
             frame = records_frame(raw, label)
             df = frame if object_text else frame.astype(str)
         else:
@@ -253,7 +263,9 @@ def _read_csv(raw: bytes, label: str, dtype: type) -> pd.DataFrame:
     if raw[:2] == b"\x1f\x8b":
         raw = _gunzip(raw, label)
     block = _COMMENT_BLOCK.match(raw.removeprefix(b"\xef\xbb\xbf"))
+    skipped = 0  # lines above the header left out: messages count the file's lines
     if block is not None:  # one of the product's exports (a subset CSV, a template): its provenance block is no row
+        skipped = block.group(0).count(b"\n")
         raw = raw.removeprefix(b"\xef\xbb\xbf")[block.end():]
     text, encoding = _decode(raw, label)
     if text is None:  # UTF-8: the parser reads these bytes, as it would the text's
@@ -273,6 +285,7 @@ def _read_csv(raw: bytes, label: str, dtype: type) -> pd.DataFrame:
         if encoding != "utf-8":
             md.attrs["encoding"] = encoding
         return md
+    skipped += 1 if excel else 0
     sep, trailing = check_first_lines(head, excel.group(1) if excel else None, label)
     buffer: io.IOBase = io.BytesIO(raw) if text is None else io.StringIO(text)
     try:
@@ -280,9 +293,11 @@ def _read_csv(raw: bytes, label: str, dtype: type) -> pd.DataFrame:
         names = None if trailing is None else [*trailing, TRAILING]
         df = pd.read_csv(buffer, sep=sep, dtype=dtype, keep_default_na=False, header=0, names=names)
     except pd.errors.ParserError as exc:
-        raise InputError(f"{label}: not a well-formed CSV table: {parser_problem(str(exc), sep)}") from None
+        raise InputError(f"{label}: not a well-formed CSV table: {parser_problem(str(exc), sep, skipped)}") from None
     except pd.errors.EmptyDataError:
         raise InputError(f"{label}: the file is empty. Give a table with a header row.") from None
+    if skipped:  # a row's index is its line in the file less 2, as for a file that starts with its header
+        df.index = pd.RangeIndex(skipped, skipped + len(df))
     if trailing is not None:
         df = drop_trailing(df, label)
     check_unnamed_tail(df, label)
@@ -298,6 +313,9 @@ def encoding_note(df: pd.DataFrame, label: str) -> str | None:
         return None
     if enc == "utf-16":
         return f"{label}: read as UTF-16 (it starts with a UTF-16 byte-order mark, as Excel writes it)."
+    if enc.startswith("utf-16-"):
+        return (f"{label}: read as UTF-16 ({'little' if enc.endswith('le') else 'big'}-endian) without a "
+                "byte-order mark: every other byte of its text is zero, as UTF-16 writes ASCII.")
     return (
         f"{label}: not UTF-8; read as {enc} (Windows Western European). Check that accented "
         "names look right, or save the file as UTF-8."

@@ -21,8 +21,8 @@ import numpy as np
 
 from subsetsel_core.io.guess.column_kinds import (
     OVERALL_SCORE,
-    RANK_WORDS,
     Column,
+    names_rank,
     row_means,
     spearman,
     tokens,
@@ -53,7 +53,7 @@ def is_aggregate(name: str) -> bool:
 
 def is_rank(name: str) -> bool:
     """Whether a header names a rank of the rows."""
-    return bool(set(tokens(name)) & RANK_WORDS) or name.strip().lower() in ("#", "no", "no.")
+    return names_rank(name) or name.strip().lower() in ("#", "no", "no.")
 
 
 def _order(v: np.ndarray) -> int:

@@ -52,6 +52,15 @@ OVERALL_SCORE = frozenset({"overall", "total", "final", "aggregate", "combined",
 RANK_WORDS = frozenset({"rank", "ranking", "position", "pos", "place"})
 """Words that name a rank of the rows (``#`` and ``No.`` number them, which may be a rank or the order of a paper's
 rows)."""
+CMC_RANK = re.compile(r"\b(?:rank|r)\s*[-@_]?\s*\d+\b(?![.\d])", re.IGNORECASE)
+"""``Rank-1``, ``R@5``, ``rank10``: retrieval's and re-identification's accuracy at rank k (higher is better), no rank
+of the rows."""
+
+
+def names_rank(name: str) -> bool:
+    """Whether a header names a rank of the rows by its words (``Rank``, ``Model_rank``, ``Position``; not
+    ``Rank-1``, an accuracy)."""
+    return bool(set(tokens(name)) & RANK_WORDS) and CMC_RANK.search(str(name)) is None
 SIZE_WORDS = frozenset({"params", "parameters", "param", "size", "nparams", "billion"})
 _META_WORDS = frozenset({"company", "organization", "organisation", "org", "developer", "creator", "provider",
                          "license", "licence", "vendor", "author", "authors", "type", "family", "access",
@@ -260,7 +269,7 @@ def maybe_rank(col: Column) -> bool:
     """Whether a column named by a word that may name a rank (``#``, ``No``, ``Position``, ``Place``; not ``Rank``)
     holds something else than ranks: numbers that are not whole (ScienceQA's ``NO``, GenEval's ``Position``)."""
     words = set(tokens(col.name))
-    if words & {"rank", "ranking"} or not (words & RANK_WORDS or col.name.strip().lower() in ("#", "no", "no.")):
+    if words & {"rank", "ranking"} or not (names_rank(col.name) or col.name.strip().lower() in ("#", "no", "no.")):
         return False
     fin = col.numbers[np.isfinite(col.numbers)]
     return fin.size > 0 and not bool(np.all((fin * 2) % 1 == 0))  # ranks are whole (or half, for ties) numbers
@@ -269,8 +278,8 @@ def maybe_rank(col: Column) -> bool:
 def named_derived(name: str) -> bool:
     """Whether a column is named as an average, a rank or a win rate."""
     words = tokens(name)
-    return bool(set(words) & {"win", "winrate", "wins", "rank", "ranking", "position", "pos", "place", "average", "avg",
-                              "mean", "overall", "total", "aggregate"}) or name.strip().lower() in ("#", "no", "no.") \
+    return bool(set(words) & {"win", "winrate", "wins", "average", "avg", "mean", "overall", "total", "aggregate"}) \
+        or names_rank(name) or name.strip().lower() in ("#", "no", "no.") \
         or (bool(words) and words[-1] == "score" and set(words[:-1]) <= OVERALL_SCORE)
 
 
@@ -320,7 +329,7 @@ def derived(col: Column, scores: np.ndarray, decimals: int) -> Derived | None:
                            f"it {'rises' if rho > 0 else 'falls'} with the rows' wins on the score columns")
         return Derived("named a win rate; it does not follow the rows' wins on the score columns")
     mean = row_means(scores)
-    if words & RANK_WORDS or low in ("#", "no", "no."):
+    if names_rank(col.name) or low in ("#", "no", "no."):
         rho = spearman(v, mean)
         if rho <= -0.9:
             return Derived("a rank of the rows", True, "rank 1 has the highest mean score")

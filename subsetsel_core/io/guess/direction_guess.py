@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from subsetsel_core.errors import InputError
-from subsetsel_core.io.guess.column_kinds import RANK_WORDS, tokens
+from subsetsel_core.io.guess.column_kinds import CMC_RANK, RANK_WORDS, tokens
 from subsetsel_core.io.guess.metric_names import MetricName, file_metric, metric_of, score_metric
 from subsetsel_core.io.names import describe_mismatch
 
@@ -90,6 +90,23 @@ def dataset_metrics(datasets: Sequence[str], score_column: str | None, headers: 
     return tuple(out)
 
 
+def _second_metric(datasets: Sequence[str], per: Mapping[str, bool]) -> dict[str, list[str]]:
+    """Columns ``<task> <word>`` that name no metric of known direction, next to ``<task> <metric>`` columns of the
+    same tasks that do (continual learning's ``Split CIFAR-100 Forgetting`` beside ``Split CIFAR-100 Acc``): a
+    second metric, whose direction the first one's does not tell. By that last word, at least two columns each."""
+    def split(d: str) -> tuple[str, str] | None:
+        parts = re.split(r"[\s_]+", str(d).strip())
+        return (" ".join(parts[:-1]).lower(), parts[-1]) if len(parts) >= 2 and not parts[-1].isdigit() else None
+
+    tasks = {p[0] for d in per if (p := split(d)) is not None}
+    groups: dict[str, list[str]] = {}
+    for d in datasets:
+        p = split(d)
+        if d not in per and p is not None and p[0] in tasks:
+            groups.setdefault(p[1], []).append(d)
+    return {w: cols for w, cols in groups.items() if len(cols) >= 2}
+
+
 def _listed(names: Sequence[str], limit: int = 3) -> str:
     shown = ", ".join(f"'{n}'" for n in names[:limit])
     return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
@@ -158,7 +175,7 @@ def decide_direction(datasets: Sequence[str], score_column: str | None, label: s
     elif named:
         majority = sum(per.values()) * 2 >= len(per)
         agree = [m.metric for m in named if m.higher_is_better == majority]
-        kinds = list(dict.fromkeys(re.sub(r"[_@\s-]+\d+$", "", a) or a for a in agree))
+        kinds = list(dict.fromkeys(a if CMC_RANK.fullmatch(a) else re.sub(r"[_@\s-]+\d+$", "", a) or a for a in agree))
         where = "datasets" if metric_cells else "dataset columns"
         text = (f"the metric names of {len(agree)} of {len(datasets)} {where} ({_listed(kinds, 3)}) say "
                 f"{'higher' if majority else 'lower'} is better")
@@ -206,6 +223,13 @@ def decide_direction(datasets: Sequence[str], score_column: str | None, label: s
         con = [t for t, v in items if not v]
         because = f"the evidence conflicts: {'; '.join(pro)} (higher), but {'; '.join(con)} (lower)"
         unsure.append(f"direction: {because}")
+    other = _second_metric(datasets, per) if headers and score_column is None and not metric_cells else {}
+    if other and source in ("evidence", "assumed"):
+        word, cols = next(iter(other.items()))
+        source = "unsure"
+        unsure.append(f"direction: {_listed(cols, 3)} score the same tasks as columns that name their metric, with "
+                      f"another metric ('{word}') whose name does not say which way it is better; read as "
+                      f"{'higher' if hib else 'lower'} is better like the others, which may be wrong")
     lo = tuple(d for d, v in per.items() if not v and hib) if score_column is None else ()
     hi = tuple(d for d, v in per.items() if v and not hib) if score_column is None else ()
     if lower_ds or higher_ds:

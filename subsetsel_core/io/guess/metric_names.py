@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from subsetsel_core.io.guess.column_kinds import direction_of, negated, tokens
+from subsetsel_core.io.guess.column_kinds import CMC_RANK, direction_of, negated, tokens
 
 #: Metric keys where higher is better (as result files and leaderboards spell them).
 HIGHER_METRICS = frozenset({
@@ -21,14 +21,16 @@ HIGHER_METRICS = frozenset({
     "meteor", "bertscore", "comet", "bleurt", "pass", "main", "spearman", "pearson", "kappa", "mcc", "r2", "hit", "hits", "top1",
     "top5", "mAP".lower(), "cos", "sim", "similarity", "v_measure", "ap", "iou", "dice", "psnr", "ssim",
     "miou", "macc", "ap50", "ap75", "aps", "apm", "apl", "pq", "stoi", "estoi", "pesq", "sdr", "sisdr", "mos",
-    "dnsmos", "aucroc", "aucpr", "auprc",
+    "dnsmos", "aucroc", "aucpr", "auprc", "nds", "hota", "mota", "idf1", "assa", "deta", "rcll", "prcn", "tpr",
+    "bwt", "fwt",
 })
 #: Metric keys where lower is better.
 LOWER_METRICS = frozenset({
     "ppl", "perplexity", "bpb", "bits", "loss", "nll", "logloss", "error", "err", "errors", "wer", "cer", "ter",
     "rmse", "mae", "mse", "mape", "smape", "rmsle", "time", "runtime", "latency", "seconds", "minutes", "hours",
     "milliseconds", "ece", "brier", "fid", "bias", "mase", "crps", "wql", "msis", "nrmse", "wape", "rmsse",
-    "hallucination", "lpips", "epe", "absrel", "sqrel", "rel", "rmselog", "fl",
+    "hallucination", "lpips", "epe", "absrel", "sqrel", "rel", "rmselog", "fl", "forgetting", "mate", "maoe",
+    "mave", "maae", "fpr", "fpr95", "fnr", "eer", "fp", "fn", "idsw", "frag", "ade", "fde", "minade", "minfde",
 })
 #: Words that qualify a metric without changing its direction (``acc_norm``, ``ndcg_at_10``, ``error rate``).
 MODIFIERS = frozenset({
@@ -42,7 +44,7 @@ MODIFIERS = frozenset({
 STRONG = frozenset({
     "acc", "accuracy", "acc_norm", "exact_match", "em", "f1", "ndcg", "mrr", "auc", "auroc", "bleu", "rouge",
     "rougel", "chrf", "ppl", "perplexity", "bpb", "rmse", "mae", "mse", "wer", "cer", "nll", "logloss", "loss",
-    "mase", "smape", "mape", "crps", "wql",
+    "mase", "smape", "mape", "crps", "wql", "map", "forgetting",
 })
 SPACED = STRONG - {"loss", "accuracy", "match"}
 """Metric keys unambiguous enough to count as the last word of a header after a space (``ESOL RMSE``, ``MUTAG
@@ -51,6 +53,11 @@ _TIME_UNITS = frozenset({"s", "sec", "secs", "seconds", "ms", "msec", "min", "mi
 """A unit in brackets that says a column holds times (lower is better)."""
 _PART = re.compile(r"\s+[-–—]\s+|\s*[|:/]\s*")
 _BRACKET = re.compile(r"\(([^()]*)\)\s*$")
+_UNIT = re.compile(r"\s*\[([^\[\]]*)\]\s*$")
+_RATE = re.compile(r"(?:[\w ]+ )?(?:tokens?|samples?|images?|imgs?|queries|query|requests?|frames?|it|items?|steps?"
+                   r"|sentences?|words?|chars?|characters?|examples?|seqs?|sequences?|docs?|documents?)\s*/\s*"
+                   r"(?:s|sec|second)")  # "tokens/s", "images / s": a throughput (not "m/s", a velocity)
+_COMPLEMENT = re.compile(r"(?<![\w.])1\s*[-−–]\s*([A-Za-z]\w*)")  # "1-acc", "1 − IoU": one less a metric
 
 
 @dataclass(frozen=True)
@@ -82,8 +89,11 @@ def _is_metric(text: str) -> bool:
 
 
 def _direction(text: str) -> bool | None:
+    """What a metric's words say; a word after ``1 -`` is its complement (nuScenes' ``mAAE (1-acc)``: an error)."""
     t = set(tokens(text))
-    lo, hi = bool(t & LOWER_METRICS), bool(t & HIGHER_METRICS)
+    flipped = {w.lower() for w in _COMPLEMENT.findall(text)}
+    lo = bool((t - flipped) & LOWER_METRICS) or bool(flipped & HIGHER_METRICS)
+    hi = bool((t - flipped) & HIGHER_METRICS) or bool(flipped & LOWER_METRICS)
     return None if lo == hi else hi != negated(text)
 
 
@@ -95,9 +105,17 @@ def metric_of(header: str) -> MetricName | None:
     acc; ``"Salient Translation Error Detection"`` → None.
     """
     text = str(header).strip()
+    unit = _UNIT.search(text)  # "T850 RMSE (3 / 5 days) [K]": a unit in square brackets after the name
+    if unit and text[:unit.start()].strip():
+        if unit.group(1).strip().lower() in _TIME_UNITS:
+            return MetricName(text, False, whole=True)
+        text = text[:unit.start()].strip()
     arrow = arrow_of(text)
     if arrow is not None:  # "MMLU ↑", "Average ⬆️": the header says which way is better
         return MetricName(text, arrow)
+    cmc = CMC_RANK.search(text)
+    if cmc is not None:  # "Market-1501 Rank-1": the share of queries matched at rank 1, an accuracy
+        return MetricName(cmc.group(0), True, whole=cmc.group(0) == text)
     parts = [p for p in _PART.split(text) if p.strip()]
     if len(parts) >= 2:  # "<scenario> - <metric>": the last part is the metric (any words of it decide)
         last = parts[-1].strip()
@@ -110,17 +128,18 @@ def metric_of(header: str) -> MetricName | None:
         return MetricName(bracket.group(1).strip(), _direction(bracket.group(1)))
     if bracket and bracket.group(1).strip().lower() in _TIME_UNITS:  # "Prefill (s)", "End-to-End (ms)": a time
         return MetricName(text, False, whole=True)
-    if bracket and re.fullmatch(r"[\w ]+/\s*(?:s|sec|second)", bracket.group(1).strip().lower()):
+    if bracket and _RATE.fullmatch(bracket.group(1).strip().lower()):
         return MetricName(text, True, whole=True)  # "Decode (tokens/s)": a rate, a throughput
     lead = text.split("(", 1)[0].strip() if bracket else (parts[0].strip() if len(parts) >= 2 else "")
     if lead and _is_metric(lead):  # "<metric> (<subset>)", "WER - dev-clean"
         return MetricName(lead, _direction(lead))
-    words = tokens(text)
-    if len(words) >= 2 and ("_" in text or words[-1] in SPACED):
-        for n in (2, 1):  # the last words after an underscore: "task_acc_norm", "boolq_acc"; "ESOL RMSE"
-            tail = "_".join(words[-n:])
-            if tail in STRONG or (n == 1 and words[-1] in STRONG):
-                return MetricName(tail if tail in STRONG else words[-1], _direction(tail))
+    for name in (text, lead) if lead else (text,):  # "Z500 RMSE (3 / 5 days)": the name before a bracket
+        words = tokens(name)
+        if len(words) >= 2 and ("_" in name or words[-1] in SPACED):
+            for n in (2, 1):  # the last words after an underscore: "task_acc_norm", "boolq_acc"; "ESOL RMSE"
+                tail = "_".join(words[-n:])
+                if tail in STRONG or (n == 1 and words[-1] in STRONG):
+                    return MetricName(tail if tail in STRONG else words[-1], _direction(tail))
     return None
 
 

@@ -19,13 +19,22 @@ from subsetsel_core.io.guess.column_kinds import Column, has_word
 from subsetsel_core.io.guess.metric_names import MetricName, arrow_of
 from subsetsel_core.text.rounding import text
 
-_COUNT_PART = re.compile(r"(?:^|\s[-–—|:/]\s*)#\s*\w|^(?:number|num|count) of\b", re.IGNORECASE)  # "# eval", "Number of Mutants"
+#: "# eval", "Number of Mutants", AlpacaEval's "n_wins", "num_samples", "sample_count"
+_COUNT_PART = re.compile(r"(?:^|\s[-–—|:/]\s*)#\s*\w|^(?:number|num|count) of\b|^(?:n|num|count)_[a-z]|_count$",
+                         re.IGNORECASE)
 _ATTRIBUTE_MARKS = ("❤", "♥", "⭐", "👍", "★")  # likes and stars
 #: Words that name a model's attribute, not a task (``Memory Usage (GB, fp32)``, ``Embedding Dimensions``).
 ATTRIBUTE_WORDS = frozenset({"memory", "dimension", "dimensions", "dim", "dims", "tokens", "gflops", "flops", "macs",
                              "throughput", "likes", "downloads", "hearts", "votes", "gb", "mb", "cutoff", "vocab",
                              "seqlen", "cost", "price", "co2", "emissions", "rtf", "rtfx", "speed", "speedup",
                              "fps", "qps", "truncated", "crop", "latency"})
+
+
+def named_count(col: Column) -> bool:
+    """Whether a column is named as a count (``# eval``, ``Number of Mutants``, ``n_wins``) and holds whole numbers:
+    a count, not a score, whatever the other columns hold."""
+    v = col.numbers[np.isfinite(col.numbers)]
+    return _COUNT_PART.search(col.name) is not None and v.size > 0 and bool(np.all(v % 1 == 0))
 
 
 def correlations(a: np.ndarray, b: np.ndarray, ok: np.ndarray) -> np.ndarray:

@@ -41,7 +41,7 @@ from subsetsel_core.io.guess.partial_means import (
     spreads,
 )
 from subsetsel_core.io.guess.result import SetAside
-from subsetsel_core.io.guess.scales import ATTRIBUTE_WORDS, correlations, other_scales
+from subsetsel_core.io.guess.scales import ATTRIBUTE_WORDS, correlations, named_count, other_scales
 from subsetsel_core.io.score_format import check_roles
 from subsetsel_core.text.rounding import text
 
@@ -188,6 +188,8 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
     turned, twins = complements(kinds, [c for c in numbers if c not in keep and c not in reasons])
     reasons.update(turned)
     reasons.update(spreads([c for c in numbers if c not in keep and c not in reasons]))
+    reasons.update({c: "a model attribute by its name: a count (whole numbers), not a score" for c in numbers
+                    if c not in keep and c not in reasons and named_count(kinds[c])})
     numbers = [c for c in numbers if c not in reasons]
     searched = len(numbers) <= MAX_COLUMNS  # partial means are looked for (pairs of column runs: not on wide tables)
     derived_name = {c for c in numbers if named_derived(c) and not maybe_rank(kinds[c])}  # "NO" of decimals: a task

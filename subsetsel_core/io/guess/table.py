@@ -36,6 +36,7 @@ from subsetsel_core.io.guess.layout import (
     SAMPLE_ROWS,
     LongRoles,
     fold_column,
+    is_flag,
     is_key,
     long_roles,
     orientation,
@@ -212,6 +213,13 @@ def _forced_long(cols: Sequence[str], kinds: Mapping[str, Column], given: Mappin
     return LongRoles(str(roles["dataset"]), str(roles["model"]), str(roles["score"]), given["fold"] or None)
 
 
+def _links(values: pd.Series) -> bool:
+    """Whether every filled cell of a column is a web address."""
+    cells = values.astype(str).str.strip()
+    cells = cells[cells != ""]
+    return len(cells) > 0 and bool(cells.str.match(r"(?:https?|ftp)://\S+$").all())
+
+
 def _sorted(values: pd.Series) -> tuple[str, ...]:
     return tuple(sorted(str(v) for v in pd.unique(values) if str(v) != ""))
 
@@ -234,6 +242,9 @@ def _wide_guess(df: pd.DataFrame, kinds: dict[str, Column], layout: str, given: 
     keyed = [c for c in cols if c != fold and is_key(kinds[c])]
     unique = [c for c in keyed if kinds[c].kind == "text" and _unique(df, c, fold)]
     names = [c for c in keyed if not set(tokens(c)) & RANK_WORDS]  # ProteinGym's Model_rank names no model
+    # nor does a column of links (SWE-bench's 'site') or of yes and no (its 'os_model': true/false)
+    names = [c for c in names if not _links(df[c]) and not is_flag(df[c])]
+    unique = [c for c in unique if c in names]
     text = [c for c in names if kinds[c].kind == "text"]
     by_words = {"model": pick(text, MODEL_WORDS) or pick(names, MODEL_WORDS),
                 "dataset": pick(text, DATASET_WORDS) or pick(names, DATASET_WORDS)}
@@ -255,7 +266,7 @@ def _wide_guess(df: pd.DataFrame, kinds: dict[str, Column], layout: str, given: 
             name = unique[0]
         else:
             others = f" ({', '.join(repr(c) for c in unique[:4])} are)" if unique else ""
-            apart = column_apart(df, pd.factorize(names_of(df[name]))[0], [c for c in keyed if c != name and kinds[c].kind == "text"])
+            apart = column_apart(df, pd.factorize(names_of(df[name]))[0], [c for c in names if c != name and kinds[c].kind == "text"])
             fix = (f"its rows differ in '{apart}': keep one {apart} per {role} (filter the others out of the file), "
                    f"or name '{apart}' as the fold column if the rows are folds") if apart is not None else \
                 f"name the column of {role} names, or the fold column if the repeats are folds"

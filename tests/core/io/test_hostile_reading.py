@@ -207,6 +207,22 @@ def test_utf16_with_bom_as_excel_writes_it() -> None:
     be = load_scores(b"\xfe\xff" + long_text().encode("utf-16-be"), label="be.csv", fold_column="fold")
     assert NFC in be.datasets
 
+@pytest.mark.parametrize("order", ["utf-16-le", "utf-16-be"])
+def test_utf16_without_bom_is_read_with_a_note(order: str) -> None:
+    """PowerShell's and some exporters' UTF-16 has no byte-order mark: its zero bytes say the order."""
+    b = load_scores(long_text().encode(order), label="nobom.csv", fold_column="fold")
+    assert NFC in b.datasets and sorted(b.datasets) == sorted(DATASETS)
+    side = "little" if order.endswith("le") else "big"
+    assert any(f.topic == "encoding" and f"{side}-endian" in f.message for f in b.report.findings)
+
+
+def test_zero_bytes_without_the_utf16_pattern_are_binary() -> None:
+    with pytest.raises(InputError, match="odd.csv: is a binary file"):
+        load_scores(b"dataset,model\x00\x00\x01,score\n" * 20, label="odd.csv")
+    with pytest.raises(InputError, match="cut.csv: is a binary file"):  # odd length: no UTF-16 text
+        load_scores(long_text().encode("utf-16-le") + b"x", label="cut.csv")
+
+
 
 def test_cp1252_file_is_decoded_with_a_note() -> None:
     text = long_text(datasets=[NFC, "Zürich", "Ølen", "naïve", "ee", "ff"])

@@ -121,3 +121,32 @@ def test_a_list_of_every_eval_ever_records_stays_results(tmp_path: Path) -> None
     from subsetsel_core.io.result_folders import read_results
 
     assert len(set(read_results(tmp_path / "all.json").frame["model"])) == 3
+
+
+def _as_lines(csv_name: str) -> bytes:
+    """The CSV's rows as JSON Lines: one object per line, as ``to_json(orient="records", lines=True)`` writes them."""
+    rows = json.loads(_as_records(csv_name))
+    return "".join(json.dumps(r) + "\n" for r in rows).encode()
+
+
+@pytest.mark.parametrize("name", ["glue.csv", "open_llm_v2.csv", "ogb_long.csv"])
+@pytest.mark.parametrize("suffix", [".jsonl", ".ndjson"])
+def test_json_lines_read_as_the_csv_reads(name: str, suffix: str) -> None:
+    csv_df = read_table(SHAPES / name, object_text=True)
+    lines = read_table(_as_lines(name), label=name.replace(".csv", suffix), object_text=True)
+    assert list(lines.columns) == list(csv_df.columns) and len(lines) == len(csv_df)
+    g, c = guess_table(lines, label=name), guess_table(csv_df, label=name)
+    assert (g.layout, g.model_column, g.n_datasets, g.n_models, g.direction) == (
+        c.layout, c.model_column, c.n_datasets, c.n_models, c.direction)
+
+
+@pytest.mark.parametrize(("raw", "needle"), [
+    (b'{"model": "a", "MMLU": 70}\n\n{"model": "b", "MMLU": 60\n', "not valid JSON (Expecting ',' delimiter at line 3"),
+    (b'{"model": "a", "MMLU": 70}\n[1, 2]\n', "line 2 is a list, not an object"),
+    (b'{"model": "a"}\n{"model": "b", "x": {"y": 1}}\n', "line 2's 'x' is an object, not a single value"),
+    (b'{"model": "a", "MMLU": 70, "MMLU": 1}\n', "line 1 gives the key 'MMLU' twice"),
+    (b"\n  \n", "the file is empty"),
+])
+def test_json_lines_that_are_not_flat_objects_are_refused_by_line(raw: bytes, needle: str) -> None:
+    with pytest.raises(InputError, match=needle.replace("(", r"\(")):
+        read_table(raw, label="t.jsonl")

@@ -100,6 +100,7 @@ CASES: dict[str, tuple[str, str | None, int, str, set[str]]] = {
     "longbench.md": ("models-as-rows", "", 6, "higher", set()),
     "proteingym_summary.csv": ("models-as-rows", "Model_name", 17, "higher", set()),
     "proteingym_dms_ndcg.csv": ("wide", None, 16, "higher", {"layout"}),
+    "weatherbench.md": ("models-as-rows", "Model", 3, "lower", set()),
 }
 
 
@@ -614,3 +615,82 @@ def test_too_few_task_columns_names_the_columns_set_aside() -> None:
         load_scores(raw, ScoreFormat(layout="models-as-rows", dataset_column="dataset", model_column="model",
                                      drop_columns=("Notes",)), label="t.csv")
     assert err.value.field == "keep_columns"
+
+
+def test_whole_number_pairs_are_two_scores_unless_a_fraction_or_a_date() -> None:
+    """WeatherBench's ``154 / 334`` (RMSE at 3 and 5 days) is two scores; ``3/5`` over one total counts what was
+    solved, and ``3/12`` may be a date: those stay text."""
+    from subsetsel_core.io.numeric_cells import two_numbers
+
+    def pairs(cells: list[str]) -> bool:
+        s = pd.Series(cells).str.extract(r"^(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)$")
+        return two_numbers(s[0], s[1])
+
+    assert pairs(["154 / 334", "268 / 499", "816 / 816"]) and pairs(["94.1/92.2", "88.0/87.5"])
+    assert not pairs(["3/5", "4/5", "1/5"]) and not pairs(["17/40", "22/40"])  # one total: counts solved
+    assert not pairs(["3/12", "28/2", "14/7"]) and not pairs(["09/2022", "11/2023"])  # dates
+    assert not pairs(["2022/09", "2023/11"])
+    assert not pairs(["39.10/0.9773", "37.54/0.9587"])  # PSNR/SSIM: two metrics on other scales
+    g = read("weatherbench.md")
+    assert set(g.datasets) == {"Z500 RMSE (3 / 5 days) [m 2/s 2]", "T850 RMSE (3 / 5 days) [K]",
+                                           "T2M RMSE (3 / 5 days) [K]"}
+    assert g.direction == "lower" and not g.unsure
+
+
+def test_a_unit_in_square_brackets_after_the_metric_leaves_the_metric_to_decide() -> None:
+    assert metric_of("T850 RMSE (3 / 5 days) [K]").higher_is_better is False  # type: ignore[union-attr]
+    assert metric_of("ESOL RMSE [log mol/L]").higher_is_better is False  # type: ignore[union-attr]
+    assert metric_of("Decoding [ms]").higher_is_better is False  # type: ignore[union-attr]
+    assert metric_of("MMLU [5-shot]") is None and metric_of("Salient Translation Error Detection [BBH]") is None
+
+
+def _table(header: str, rows: int = 6, seed: int = 0) -> str:
+    """A models-as-rows table with the given header: a model name, then made-up scores in (0, 1)."""
+    rng = np.random.default_rng(seed)
+    cols = header.split(",")
+    lines = [header] + [",".join([f"method-{i}"] + [f"{x:.3f}" for x in rng.uniform(0.1, 0.9, len(cols) - 1)])
+                        for i in range(rows)]
+    return "\n".join(lines) + "\n"
+
+
+def test_detection_errors_and_complements_of_a_metric_are_lower_is_better() -> None:
+    """nuScenes: mATE, mASE, mAOE, mAVE, mAAE are errors (``(1-acc)``, ``(1-IoU)``: one less a metric; ``(m/s)`` a
+    velocity, no throughput); NDS and mAP higher."""
+    g = read("nus.csv", _table("Method,mAP,mATE (m),mASE (1-IoU),mAOE (rad),mAVE (m/s),mAAE (1-acc),NDS"))
+    assert g.direction == "lower" and not g.unsure
+    assert set(g.higher_is_better_datasets) == {"mAP", "NDS"}
+    assert metric_of("Decode (tokens/s)").higher_is_better is True  # type: ignore[union-attr]
+    assert metric_of("Speed (images / s)").higher_is_better is True  # type: ignore[union-attr]
+
+
+def test_accuracy_at_rank_k_is_a_score_not_a_rank() -> None:
+    """Re-identification's ``Rank-1`` is the share of queries matched first: higher is better, never a rank column."""
+    g = read("reid.csv", _table("Method,Market-1501 Rank-1,Market-1501 mAP,Duke Rank-1,Duke mAP,MSMT17 Rank-1,MSMT17 mAP"))
+    assert g.n_datasets == 6 and g.direction == "higher" and g.direction_from == "evidence"
+    assert metric_of("R@5").higher_is_better is True and metric_of("Rank") is None  # type: ignore[union-attr]
+
+
+def test_a_second_metric_of_the_same_tasks_that_names_no_direction_is_unsure() -> None:
+    """Continual learning: ``<task> Acc`` (higher) beside ``<task> Forgetting`` (lower); a second metric whose word
+    says nothing does not take the first one's direction."""
+    header = "Method,Split CIFAR-100 Acc,Split CIFAR-100 {w},Split Tiny Acc,Split Tiny {w},Split mini Acc,Split mini {w}"
+    known = read("cl.csv", _table(header.format(w="Forgetting")))
+    assert known.direction == "higher" and not known.unsure
+    assert set(known.lower_is_better_datasets) == {"Split CIFAR-100 Forgetting", "Split Tiny Forgetting",
+                                                  "Split mini Forgetting"}
+    unknown = read("cl.csv", _table(header.format(w="Plasticity")))
+    assert unknown.direction == "unsure"
+    assert any("another metric ('Plasticity')" in u for u in unknown.unsure)
+
+
+def test_counts_named_n_something_and_links_and_flags_are_never_scores_or_names() -> None:
+    """AlpacaEval's ``n_wins``, ``n_draws``, ``n_total`` are counts; SWE-bench's ``site`` (links) and ``os_model``
+    (true/false) name no models."""
+    rows = "".join(f"m{i},{40 + i}.5,{400 + i},{i},805,{50 + i}.2,{55 - i}.1\n" for i in range(6))
+    g = read("alpaca.csv", "model,win_rate,n_wins,n_draws,n_total,bench_a,bench_b\n" + rows)
+    why = {s.column: s.reason for s in g.set_aside}
+    assert all("a count" in why[c] for c in ("n_wins", "n_draws", "n_total"))
+    recs = "".join(f"{b},agent-{i},{30 + i + 5 * j},https://example.org/{b}/{i},{'true' if i % 2 else 'false'}\n"
+                   for j, b in enumerate(["Verified", "Lite", "Full"]) for i in range(5))
+    swe = read("swe.csv", "leaderboard,name,resolved,site,os_model\n" + recs)
+    assert swe.model_column not in ("site", "os_model")

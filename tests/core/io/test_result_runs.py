@@ -26,6 +26,9 @@ def test_the_time_in_a_results_file_name() -> None:
     assert name_time("results_2024-01-06T09-45-44.755529.json") == pytest.approx(1704534344.755529)
     assert name_time("org/m/results_2023-12-02T09:45:44.json") == pytest.approx(1701510344.0)
     assert name_time("results.json") is None and name_time("results_2024-13-40T99-00-00.json") is None
+    # an hour (or a minute, a day) written without its leading zero, as some scripts write them
+    assert name_time("results_2024-1-6T9-45-44.json") == name_time("results_2024-01-06T09-45-44.json")
+    assert name_time("results_2024-01-06T9-45-44.json") < name_time("results_2024-01-06T10-00-00.json")
 
 
 def test_a_later_lighteval_run_without_a_date_wins_by_its_name(tmp_path: Path) -> None:

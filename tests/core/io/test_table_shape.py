@@ -139,3 +139,30 @@ def test_two_links_with_one_text_are_refused_by_name() -> None:
     with pytest.raises(InputError, match="two 'model' names are both 'org/x' once their links are read as text"):
         load_scores(raw.encode(), ScoreFormat(layout="models-as-rows", dataset_column="dataset", model_column="model"),
                     label="t.csv")
+
+
+@pytest.mark.parametrize(("above", "first"), [("", 2), ("sep=;\n", 3), ('"sep=;"\n', 3)])
+def test_messages_name_the_files_lines_after_an_excel_sep_line(above: str, first: int) -> None:
+    """Excel's ``sep=`` line is not given to the parser, yet every line named is the file's own."""
+    from subsetsel_core.benchmark import load_scores
+
+    body = "model;a;b;c\nm1;0,5;0,7;0,1\nm2;0,6;0,8;0,3;9\nm3;0,4;0,9;0,2\n"
+    with pytest.raises(InputError, match=f"line {first + 1} has 5 cells"):
+        read_table((above + body).encode(), label="t.csv")
+    trailing = "model;a;b;c;\nm1;1;2;3;\nm2;4;5;6;x\nm3;7;8;9;\n"
+    with pytest.raises(InputError, match=f"line {first + 1} has a value \\('x'\\)"):
+        read_table((above + trailing).encode(), label="t.csv")
+    bad = "model;a;b;c\nm1;1;2;3\nm2;4;x;6\nm3;7;8;9\n"
+    with pytest.raises(InputError, match=f"not numbers in rows {first + 1} "):
+        load_scores((above + bad).encode(), label="t.csv", layout="models-as-rows", higher_is_better=True)
+
+
+def test_a_readme_tables_rows_are_named_by_their_lines() -> None:
+    from subsetsel_core.benchmark import load_scores
+
+    text = "# Results\n\nProse above.\n\n| Model | A | B | C |\n|---|---|---|---|\n| m1 | 1 | 2 | 3 |\n| m2 | 4 | x | 6 |\n"
+    with pytest.raises(InputError, match="not numbers in rows 8 "):
+        load_scores((text + "| m3 | 7 | 8 | 9 |\n").encode(), label="r.md", layout="models-as-rows",
+                    higher_is_better=True)
+    df = read_table(text.encode(), label="r.md")
+    assert [int(i) + 2 for i in df.index] == [7, 8]
