@@ -33,7 +33,7 @@ DATASET_WORDS = ("dataset", "datasets", "data", "task", "tasks", "problem", "pro
                  "scenario", "scenarios", "subject", "subtask", "corpus", "environment", "game")
 MODEL_WORDS = ("model", "models", "classifier", "method", "methods", "algorithm", "algo", "estimator",
                "system", "learner", "llm", "agent", "submission", "regressor", "solver", "approach", "framework",
-               "frameworks")
+               "frameworks", "tracker", "trackers", "detector", "policy")
 FOLD_WORDS = ("fold", "folds", "seed", "seeds", "resample", "split", "repeat", "rep", "run", "iteration",
               "trial", "replicate", "cv")
 SCORE_WORDS = ("score", "accuracy", "acc", "value", "metric", "result", "error", "auc", "f1")
@@ -150,6 +150,9 @@ class Column:
     rewrites : tuple of str
         What the cells held besides numbers and was removed or combined
         (:data:`~subsetsel_core.io.numeric_cells.REWRITES`: footnote marks, spreads, pairs).
+    bad : tuple of (int, str)
+        In a number column, the first cells that are neither a number nor a missing-value word,
+        as (row position, cell): the load refuses them.
     """
 
     name: str
@@ -159,6 +162,7 @@ class Column:
     distinct: int
     decimals: int
     rewrites: tuple[str, ...] = ()
+    bad: tuple[tuple[int, str], ...] = ()
 
     @property
     def named_meta(self) -> bool:
@@ -192,7 +196,9 @@ def read_column(name: str, cells: pd.Series) -> Column:
         if words & DATE_WORDS and finite.size and np.all((finite >= 1900) & (finite <= 2100) & (finite % 1 == 0)):
             return Column(name, "date", numbers, present, distinct, decimals)
         kind: Kind = "size" if words & SIZE_WORDS and PERCENT_READ not in notes else "number"  # no size is in %
-        return Column(name, kind, numbers, present, distinct, decimals, rewrites)
+        where = np.flatnonzero(bad.to_numpy())[:3].tolist() if n_bad else []
+        return Column(name, kind, numbers, present, distinct, decimals, rewrites,
+                      tuple((i, str(text.iloc[i])) for i in where))
     unique = pd.Series(vals.unique(), dtype=object).astype(str)
     if unique.str.match(_SIZE).mean() >= 0.6:
         return Column(name, "size", numbers, present, distinct, decimals)

@@ -15,7 +15,13 @@ from dataclasses import dataclass
 
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.guess.column_kinds import CMC_RANK, RANK_WORDS, tokens
-from subsetsel_core.io.guess.metric_names import MetricName, file_metric, metric_of, score_metric
+from subsetsel_core.io.guess.metric_names import (
+    ARROW_HINT,
+    MetricName,
+    file_metric,
+    metric_of,
+    score_metric,
+)
 from subsetsel_core.io.names import describe_mismatch
 
 #: Where a direction came from (``TableGuess.direction_from``).
@@ -185,6 +191,8 @@ def decide_direction(datasets: Sequence[str], score_column: str | None, label: s
             items.append((text, majority))
         else:
             minority = [d for d, v in per.items() if not v]
+    if per and len(per) == len(datasets):  # every column says its own direction: an aggregate's arrow adds nothing
+        hints = [h for h in hints if not h[0].startswith(ARROW_HINT)]
     items.extend(hints)
     fm = file_metric(label)
     if fm is not None and fm.higher_is_better is not None:

@@ -44,7 +44,7 @@ MODIFIERS = frozenset({
 STRONG = frozenset({
     "acc", "accuracy", "acc_norm", "exact_match", "em", "f1", "ndcg", "mrr", "auc", "auroc", "bleu", "rouge",
     "rougel", "chrf", "ppl", "perplexity", "bpb", "rmse", "mae", "mse", "wer", "cer", "nll", "logloss", "loss",
-    "mase", "smape", "mape", "crps", "wql", "map", "forgetting",
+    "mase", "smape", "mape", "crps", "wql", "map", "forgetting", "ece", "fid",
 })
 SPACED = STRONG - {"loss", "accuracy", "match"}
 """Metric keys unambiguous enough to count as the last word of a header after a space (``ESOL RMSE``, ``MUTAG
@@ -141,6 +141,10 @@ def metric_of(header: str) -> MetricName | None:
                 if tail in STRONG or (n == 1 and words[-1] in STRONG):
                     return MetricName(tail if tail in STRONG else words[-1], _direction(tail))
     return None
+
+
+#: How the evidence of an arrow in a header set aside (an average's ``Average FPR95↓``) starts, in words.
+ARROW_HINT = "the arrow in the '"
 
 
 def arrow_of(header: str) -> bool | None:

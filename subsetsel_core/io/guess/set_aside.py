@@ -30,7 +30,7 @@ from subsetsel_core.io.guess.column_kinds import (
     parse_dates,
     tokens,
 )
-from subsetsel_core.io.guess.metric_names import MetricName, arrow_of, metric_of
+from subsetsel_core.io.guess.metric_names import ARROW_HINT, MetricName, arrow_of, metric_of
 from subsetsel_core.io.guess.partial_means import (
     MAX_COLUMNS,
     complements,
@@ -239,7 +239,7 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
                 group = partial_means(kinds, [x for x in numbers if x in unnamed or x == c], [c])
                 reasons[c] = group.get(c, reasons[c])
         if (up := arrow_of(c)) is not None:
-            hints.append((f"the arrow in the '{c}' header says {'higher' if up else 'lower'} is better", up))
+            hints.append((f"{ARROW_HINT}{c}' header says {'higher' if up else 'lower'} is better", up))
     hints += aggregate_hints(kinds, candidates, reasons, ref_m)
     # unnamed columns equal to the row mean of the task columns (leave-one-out), also in percent
     testable = [c for c in plain if ((m := metric[c]) is None or m.whole) and c not in constant]
@@ -266,12 +266,21 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
         shown = ", ".join(f"'{c}'" for c in kept[:3]) + (f" and {len(kept) - 3} more" if len(kept) > 3 else "")
         flagged.append((kept[0], f"set_aside: every score column is named as an average; {shown} are read as the "
                                  "tasks (each the average of a group of tasks the file does not hold)"))
+    flagged += [(c, f"set_aside: '{c}' holds cells that are not numbers ({_bad_cells(df, kinds[c])}) among its "
+                    "scores; reading the table refuses them: make them numbers, leave them empty for a missing score, "
+                    "or set the column aside") for c in plain if kinds[c].bad and c not in reasons]
     chosen = set(exact) if exact is not None else (set(reasons) | set(drop)) - set(keep)
     chosen |= {release} if release else set()
     aside = tuple(SetAside(c, reasons.get(c, "set aside as asked")) for c in rest if c in chosen)
     decided = set(keep) | set(drop) | set(exact or ())
     unsure += [text for c, text in flagged if c not in decided and c not in chosen]
     return Aside(aside, [c for c in rest if c not in chosen], hints, unsure, release)
+
+
+def _bad_cells(df: pd.DataFrame, col: Column) -> str:
+    """A number column's cells that are not numbers, with their lines in the file (``line 4: '16×8'``)."""
+    return ", ".join(f"line {int(df.index[i]) + 2 if isinstance(df.index[i], int | np.integer) else i + 2}: "
+                     f"'{cell[:30]}'" for i, cell in col.bad)
 
 
 def _metrics_only(tasks: Sequence[str], metric: Mapping[str, MetricName | None],

@@ -694,3 +694,44 @@ def test_counts_named_n_something_and_links_and_flags_are_never_scores_or_names(
                    for j, b in enumerate(["Verified", "Lite", "Full"]) for i in range(5))
     swe = read("swe.csv", "leaderboard,name,resolved,site,os_model\n" + recs)
     assert swe.model_column not in ("site", "os_model")
+
+
+def test_a_cell_the_load_refuses_is_said_by_the_guess_first() -> None:
+    """A video table's ``Frames`` holds ``16×8`` once among numbers: the reading says so (the load refuses it)."""
+    from subsetsel_core.benchmark import load_scores
+
+    text = ("Method,Frames,K400 Top-1,K400 Top-5,SSv2 Top-1\nI3D,32,72.1,90.3,50.1\nSlowFast,16×8,79.8,93.9,61.2\n"
+            "X3D,16,79.1,93.9,60.0\nTimeSformer,96,80.7,94.7,62.4\nMViT,32,81.2,95.1,68.7\n")
+    g = read("video.csv", text)
+    assert any("'Frames' holds cells that are not numbers (line 3: '16×8')" in u for u in g.unsure)
+    with pytest.raises(InputError, match="'Frames' has values that are not numbers in rows 3"):
+        load_scores(text.encode(), label="video.csv", layout="models-as-rows", model_column="Method",
+                    higher_is_better=True)
+    assert read("mot.csv", _table("Tracker,HOTA,MOTA,IDF1")).model_column == "Tracker"
+
+
+def test_an_averages_arrow_adds_nothing_when_every_column_says_its_direction() -> None:
+    """OOD detection: ``<set> FPR95↓`` and ``<set> AUROC↑`` per set, with ``Average FPR95↓`` and ``Average AUROC↑``
+    set aside: each column's arrow decides, the averages' arrows are no conflict."""
+    sets = ["SVHN", "LSUN", "iSUN", "Texture"]
+    header = "Method," + ",".join(f"{s} FPR95↓,{s} AUROC↑" for s in sets) + ",Average FPR95↓,Average AUROC↑"
+    rng = np.random.default_rng(3)
+    rows = []
+    for i in range(8):
+        fpr, auc = rng.uniform(10, 80, 4), rng.uniform(60, 99, 4)
+        cells = [f"{x:.2f}" for pair in zip(fpr, auc, strict=True) for x in pair]
+        rows.append(",".join([f"m{i}", *cells, f"{fpr.mean():.2f}", f"{auc.mean():.2f}"]))
+    g = read("ood.csv", header + "\n" + "\n".join(rows) + "\n")
+    assert g.direction == "higher" and not any(u.startswith("direction") for u in g.unsure)
+    assert set(g.lower_is_better_datasets) == {f"{s} FPR95↓" for s in sets}
+
+
+def test_rows_named_by_two_columns_with_methods_as_columns_may_be_wide() -> None:
+    """A calibration table (``Dataset, Model`` then one ECE column per calibration method, one row per pair): the
+    long reading is in doubt on its layout too, and the file name's ``ece`` says lower is better."""
+    methods = ["Uncalibrated", "Hist. Binning", "Isotonic", "Temp. Scaling"]
+    rows = "".join(f"{d},net-{j}," + ",".join(f"{(i + 1) * (j + 2) * 0.7:.2f}%" for i in range(len(methods))) + "\n"
+                   for d in ("Birds", "Cars", "CIFAR-10", "ImageNet") for j in range(3))
+    g = read("calibration_ece.csv", "Dataset,Model," + ",".join(methods) + "\n" + rows)
+    assert g.layout == "long" and any(u.startswith("layout: each ('Dataset', 'Model') pair has one row") for u in g.unsure)
+    assert g.direction == "lower"
