@@ -148,10 +148,10 @@ def long_roles(df: pd.DataFrame, kinds: Mapping[str, Column], given: Mapping[str
             unsure.append(said)
         if said and len(numbers) >= 3 and fold is None and not df.duplicated([d, m]).any():
             shown = ", ".join(f"'{c}'" for c in numbers[:3]) + (" …" if len(numbers) > 3 else "")
-            unsure.append(f"layout: each ('{d}', '{m}') pair has one row and {len(numbers)} number columns ({shown}) "
-                          "name no metric: the table may be wide, its rows (the datasets) named by two columns and its "
-                          "number columns the models; if so, join the two into one name column and read it with "
-                          "datasets as rows")
+            unsure.append(f"layout: each ('{d}', '{m}') pair has one row, next to {len(numbers)} number columns "
+                          f"({shown}): the table may be wide, each row named by the two columns together (a dataset "
+                          "and a model, or a method and its backbone); if so, join them into one name column and say "
+                          "whether the rows are datasets or models")
     return LongRoles(d, m, score, fold, tuple(unsure))
 
 
