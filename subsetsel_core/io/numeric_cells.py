@@ -136,7 +136,9 @@ def _parse_text(values: pd.Series) -> tuple[pd.Series, pd.Series, list[str]]:
         if t[has_comma].str.match(_THOUSANDS_DOT).all():
             t = t.str.replace(".", "", regex=False).str.replace(",", ".", regex=False)
             notes.append("'1.234,5' style numbers read with a decimal comma")
-        elif t[has_comma].str.match(_THOUSANDS_COMMA).all() and (has_dot & ~has_comma).any() | (has_dot & has_comma).any():
+        elif t[has_comma].str.match(_THOUSANDS_COMMA).all() and (
+                (has_dot & ~has_comma).any() | (has_dot & has_comma).any() | t[has_comma].str.count(",").gt(1).any()):
+            # a decimal point elsewhere, or a cell with two separators (1,234,567): the commas group thousands
             t = t.str.replace(",", "", regex=False)
             notes.append("thousands separators removed (1,234.5 read as 1234.5)")
         elif not has_dot.any() and t[has_comma].str.match(_GROUPED_ONLY).all():

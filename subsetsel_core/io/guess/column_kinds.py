@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from subsetsel_core.io.cell_tokens import MISSING_TOKENS
-from subsetsel_core.io.numeric_cells import PERCENT_READ, REWRITES, parse_numbers
+from subsetsel_core.io.numeric_cells import PERCENT_READ, REFUSALS, REWRITES, parse_numbers
 from subsetsel_core.text.rounding import text
 
 SPARE_ROWS = 3
@@ -153,6 +153,9 @@ class Column:
     bad : tuple of (int, str)
         In a number column, the first cells that are neither a number nor a missing-value word,
         as (row position, cell): the load refuses them.
+    refused : str
+        In a text column, why its numbers could not be read (``1,250``: a thousands separator or a
+        decimal comma; :data:`~subsetsel_core.io.numeric_cells.REFUSALS`), else empty.
     """
 
     name: str
@@ -163,6 +166,7 @@ class Column:
     decimals: int
     rewrites: tuple[str, ...] = ()
     bad: tuple[tuple[int, str], ...] = ()
+    refused: str = ""
 
     @property
     def named_meta(self) -> bool:
@@ -204,7 +208,8 @@ def read_column(name: str, cells: pd.Series) -> Column:
         return Column(name, "size", numbers, present, distinct, decimals)
     if (unique.str.match(_DATE).mean() >= 0.6 or words & DATE_WORDS) and parse_dates(unique).notna().mean() >= 0.6:
         return Column(name, "date", numbers, present, distinct, decimals)  # shaped like dates and read as dates
-    return Column(name, "text", numbers, present, distinct, decimals)
+    return Column(name, "text", numbers, present, distinct, decimals,
+                  refused=next((n for n in notes if n in REFUSALS), ""))
 
 
 def parse_dates(cells: pd.Series) -> pd.Series:

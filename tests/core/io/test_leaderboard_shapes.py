@@ -735,3 +735,15 @@ def test_rows_named_by_two_columns_with_methods_as_columns_may_be_wide() -> None
     g = read("calibration_ece.csv", "Dataset,Model," + ",".join(methods) + "\n" + rows)
     assert g.layout == "long" and any(u.startswith("layout: each ('Dataset', 'Model') pair has one row") for u in g.unsure)
     assert g.direction == "lower"
+
+
+def test_numbers_with_an_unsettled_comma_are_set_aside_aloud_and_two_separators_settle_it() -> None:
+    """MOTChallenge writes counts as ``"22,521"``: 22521 or 22.521? Set aside, but said; ``1,234,567`` settles it."""
+    rows = "".join(f'T{i},{60 + i}.1,{75 + i}.5,"{20 + i},{100 + i}","{80 + i},0{10 + i}"\n' for i in range(6))
+    g = read("mot.csv", "Tracker,HOTA,MOTA,FP,FN\n" + rows)
+    assert {s.column for s in g.set_aside} >= {"FP", "FN"}
+    assert any(u.startswith("set_aside: 'FP' was set aside as text, but its cells are numbers") for u in g.unsure)
+    from subsetsel_core.io.numeric_cells import parse_numbers
+
+    num, bad, _ = parse_numbers(pd.Series(["22,521", "1,086,037", "912"]))
+    assert num.tolist() == [22521.0, 1086037.0, 912.0] and not bad.any()
