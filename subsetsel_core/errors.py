@@ -59,6 +59,7 @@ FIELDS: dict[str, str] = {
     "aliases": "the aliases that map descriptor names to score names",
     "descriptor_dataset_column": "the column of a descriptor table holding dataset names",
     "scores_file": "the score file",
+    "scores_format": "how the scores are read: a table, or one format's result files",
     "descriptor_file": "a descriptor file",
     "workspace": "the workspace file",
     "recipe": "the JSON sidecar a subset is reproduced from",

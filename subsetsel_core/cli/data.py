@@ -41,11 +41,7 @@ def add_data_args(p: argparse.ArgumentParser, scores_flag: str = "--scores") -> 
     g = p.add_argument_group("data (a benchmark folder, or score and descriptor files)")
     g.add_argument("--benchmark", metavar="FOLDER", help="benchmark folder with a manifest.json (e.g. sample_data/tsc_bakeoff)")
     g.add_argument(scores_flag, dest="scores", metavar="FILE", help="score table: CSV, CSV.gz or Parquet")
-    g.add_argument("--scores-format", choices=("table", *RESULT_FORMATS), default="auto",
-                   help="a score table, or a results folder / .zip / .json of lm-evaluation-harness (lm-eval), "
-                        "MTEB (mteb) or Every Eval Ever (eee); auto: a folder, .zip or .json is read as results "
-                        "of the format its files show. With results, --score-column chooses the metric: NAME, "
-                        "or TASK=NAME;TASK2=NAME (default: each format's main metric)")
+    add_scores_format(g)
     add_result_args(g)
     g.add_argument("--features", action="append", metavar="FILE",
                    help="descriptor table (repeat for several; each is a table named after its file, as the dashboard "
@@ -55,6 +51,15 @@ def add_data_args(p: argparse.ArgumentParser, scores_flag: str = "--scores") -> 
                    help="what to do with missing scores (default: a benchmark folder's manifest policy, else error)")
     g.add_argument("--alias", action="append", metavar="A=B", help="descriptor name A means dataset B of the scores")
     g.add_argument("--name", help="benchmark name shown in outputs")
+
+
+def add_scores_format(g: Any) -> None:
+    """``--scores-format``: how a scores source is read (a table, or one format's results)."""
+    g.add_argument("--scores-format", choices=("table", *RESULT_FORMATS), default="auto",
+                   help="a score table, or a results folder / .zip / .json of lm-evaluation-harness (lm-eval), "
+                        "MTEB (mteb) or Every Eval Ever (eee); auto: a folder, .zip or .json is read as results "
+                        "of the format its files show. With results, --score-column chooses the metric: NAME, "
+                        "or TASK=NAME;TASK2=NAME (default: each format's main metric)")
 
 
 def add_result_args(g: Any) -> None:

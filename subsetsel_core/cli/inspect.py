@@ -37,8 +37,9 @@ def add_inspect_args(p: argparse.ArgumentParser) -> None:
                                               ".zip or .json (lm-evaluation-harness, MTEB, Every Eval Ever)")
     g = p.add_argument_group("how to read it (default: everything guessed)")
     cli_scores.add_score_args(g)
-    from subsetsel_core.cli.data import add_result_args
+    from subsetsel_core.cli.data import add_result_args, add_scores_format
 
+    add_scores_format(g)
     add_result_args(g)
     p.add_argument("--format", choices=("json", "text"), default="json",
                    help="json (default): the reading with one entry per task; text: the same for people")
@@ -136,7 +137,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     from subsetsel_core.io.guess.reading import describe_reading
     from subsetsel_core.io.source_kind import is_result_source
 
-    if is_result_source(args.file):
+    fmt = getattr(args, "scores_format", "auto")
+    if fmt not in ("auto", "table") or (fmt == "auto" and is_result_source(args.file)):
         return inspect_results(args)
     source, df, guess = cli_scores.guess_scores(args.file, args)
     as_read = scores_as_read(source, guess, args.missing or "partial", df) if args.table else None

@@ -46,6 +46,7 @@ _OTHER_FLAGS: dict[str, str] = {
     "descriptor_dataset_column": "--dataset-column COL",
     "descriptor_columns": "--columns A,B",
     "scores_file": "--scores FILE or --benchmark FOLDER",
+    "scores_format": "--scores-format FORMAT (with --skip-unreadable)",
     "descriptor_file": "--features FILE or --benchmark FOLDER",
     "representation": "--representation TABLE[+TABLE] (with --columns, --no-text, --log, --pca)",
     "recipe": "--recipe SIDECAR.json",
@@ -79,6 +80,7 @@ COMMAND_FLAGS: dict[str, dict[str, str]] = {
     "generalise": {"strategy": "--strategies S1,S2"},
     "headroom": {"strategy": "--strategies S1,S2"},
     "place": {"scores_file": "--reference FILE or --benchmark FOLDER"},
+    "inspect": {"scores_file": "FILE, the file or folder to read"},
 }
 
 COMMANDS: dict[str, str] = {

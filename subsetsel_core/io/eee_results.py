@@ -17,7 +17,12 @@ records.
   first one its records list. The direction is the record's ``lower_is_better``.
 * Derived aggregates are set aside, as the table readers do: an evaluation named as a
   mean, average, win rate, overall or total (the HELM adapter names its leaderboard
-  means ``Mean win rate``, ``Mean score``), or "All Subjects"/"All categories".
+  means ``Mean win rate``, ``Mean score``; BFCL's ``bfcl.overall.overall_accuracy``), or
+  "All Subjects"/"All categories", or described as one ("mean of all metrics").
+* Results that are no task's score by their ``metric_config.metric_kind`` (``rank``,
+  ``cost``, ``latency``, ``throughput``, ``length``, ``difference``; ``index``, a
+  composite of the others) or ``metric_unit`` (``usd``, ``seconds``, ``position`` …)
+  are set aside with a warning: the schema names the metric's family for this.
 * A score outside the record's own ``min_score``–``max_score`` is an error naming the
   file and result.
 * One evaluation and metric listed more than once in one record: the same score is one
@@ -50,7 +55,17 @@ from subsetsel_core.text import rounding
 
 TITLE = "Every Eval Ever"
 _AGGREGATE = re.compile(r"^(mean|average|avg|overall|total|aggregate)\b|\bwin[ -]?rate\b|\ball (subjects|categories|"
-                        r"tasks|scenarios)\b|\b(average|mean|overall|total)$", re.IGNORECASE)
+                        r"tasks|scenarios)\b|\b(average|mean|overall|total)$|(?:^|\.)overall(?:\.|_)", re.IGNORECASE)
+#: A result's description that says it aggregates the others (RewardBench 2's ``Score``: "… (mean of all metrics)").
+_AGGREGATE_DESCRIPTION = re.compile(r"\b(?:mean|average|avg|aggregate) (?:of|over|across) (?:all|the other|every)\b"
+                                    r"|\boverall\b.*\bscore\b", re.IGNORECASE)
+#: ``metric_config.metric_kind`` and ``metric_unit`` values of results that are no task's score (the adapters' ranks,
+#: costs, latencies, speeds, lengths, format sensitivities), and the composite indices that aggregate tasks.
+NOT_SCORES = {"rank": "a rank of the models", "cost": "a cost", "latency": "a latency", "throughput": "a throughput",
+              "length": "an output length", "difference": "a difference between runs (a sensitivity)",
+              "index": "a composite index of the other evaluations (set aside as an aggregate)"}
+_NOT_SCORE_UNITS = {"position": "rank", "usd": "cost", "usd_per_1m_tokens": "cost", "seconds": "latency",
+                    "ms": "latency", "tokens_per_second": "throughput"}
 
 
 def _is_record(data: Any) -> bool:
@@ -90,8 +105,24 @@ def _bounds(config: Mapping[str, Any]) -> tuple[float | None, float | None]:
     return number(config.get("min_score")), number(config.get("max_score"))
 
 
+def not_a_score(config: Mapping[str, Any]) -> str | None:
+    """What a result is when its ``metric_kind`` (or ``metric_unit``) says it is no task's score (a rank, a cost, a
+    latency …: a key of :data:`NOT_SCORES`), else None."""
+    kind, unit = config.get("metric_kind"), config.get("metric_unit")
+    if isinstance(kind, str) and kind.strip().lower() in NOT_SCORES:
+        return kind.strip().lower()
+    if isinstance(unit, str) and unit.strip().lower() in _NOT_SCORE_UNITS:
+        return _NOT_SCORE_UNITS[unit.strip().lower()]
+    return None
+
+
+def _description(config: Mapping[str, Any], result: Mapping[str, Any]) -> str:
+    text = config.get("evaluation_description", result.get("evaluation_description"))
+    return text if isinstance(text, str) else ""
+
+
 def _results(record: Mapping[str, Any], file: JsonFile, label: str, i: int | None, derived: set[str],
-             ) -> tuple[list[Record], int]:
+             others: dict[str, str]) -> tuple[list[Record], int]:
     where = f"{label}/{file.path}"
     at = f"[{i}]." if i is not None else ""
     model = _model(record, file, where, at)
@@ -114,7 +145,11 @@ def _results(record: Mapping[str, Any], file: JsonFile, label: str, i: int | Non
         if dataset is None or (x is None and not why):
             unscored += 1
             continue
-        if is_aggregate(dataset):
+        kind = not_a_score(config)
+        if kind is not None and kind != "index":  # a rank, a cost, a latency of the whole board is no aggregate
+            others[dataset] = kind
+            continue
+        if kind == "index" or is_aggregate(dataset) or _AGGREGATE_DESCRIPTION.search(_description(config, result)):
             derived.add(dataset)
             continue
         lo, hi = _bounds(config)
@@ -177,6 +212,7 @@ def read(files: Sequence[JsonFile], label: str, skip_unreadable: bool = False) -
     unscored = 0
     versions: set[str] = set()
     derived: set[str] = set()
+    others: dict[str, str] = {}  # evaluation → its metric_kind, for results that are no task's score
     n_records = n_files = 0
     for file in files:
         where = f"{label}/{file.path}"
@@ -188,7 +224,7 @@ def read(files: Sequence[JsonFile], label: str, skip_unreadable: bool = False) -
             many = isinstance(file.data, list)
             got: list[Record] = []
             for i, record in enumerate(file.data if many else [file.data]):
-                rs, n = _results(record, file, label, i if many else None, derived)
+                rs, n = _results(record, file, label, i if many else None, derived, others)
                 got += rs
                 unscored += n
                 version = record.get("schema_version")
@@ -208,8 +244,14 @@ def read(files: Sequence[JsonFile], label: str, skip_unreadable: bool = False) -
     if derived:
         warnings.append(f"set aside {len(derived)} derived evaluation(s) — aggregates of the others, not tasks: "
                         f"{names(derived)}.")
-        aside += [(d, "a derived aggregate (named as a mean, average, win rate or all subjects)")
-                  for d in sorted(derived)]
+        aside += [(d, "a derived aggregate (named or described as a mean, average, win rate, overall score or "
+                      "composite index, or all subjects)") for d in sorted(derived)]
+    if others:
+        warnings.append(f"set aside {len(others)} evaluation(s) whose records say they are no task's score "
+                        f"(metric_kind): {names(set(others))} — " + "; ".join(
+                            f"{NOT_SCORES[k]}: {sum(1 for v in others.values() if v == k)}"
+                            for k in NOT_SCORES if k in others.values()) + ".")
+        aside += [(d, f"not a task's score: {NOT_SCORES[k]} (metric_kind '{k}')") for d, k in sorted(others.items())]
     if unscored:
         notes.append(f"set aside {unscored} evaluation result(s) without a numeric score_details.score or an "
                      "evaluation_name.")

@@ -24,7 +24,10 @@ chosen.
   harness's own order), else ``config.model`` when it names a model rather than a
   backend such as ``hf``, else the folder the file is in, else the file name. When files
   of one model name different ``revision=`` checkpoints in ``model_args``, each is its
-  own model, ``name@revision``.
+  own model, ``name@revision`` (``revision=main``, the Hub's default branch, is no revision).
+* Files of harness 0.3 and 0.4 of one task: 0.3's bare metric keys are read as 0.4's
+  (``acc`` as ``acc,none``, ``ppl`` as ``perplexity,none``); lighteval's old
+  ``suite|task|shots`` names as ``task|shots`` next to files that use those.
 * The same model and task in several files: the run with the latest ``date`` is kept
   (a warning says so); files without a date, or with the same date, are an error naming
   both.
@@ -38,13 +41,19 @@ chosen.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.link_names import link_text
+from subsetsel_core.io.lm_eval_runs import (
+    DEFAULT_REVISION,
+    name_time,
+    run_setting,
+    same_metrics,
+    same_tasks,
+    shot_variants,
+)
 from subsetsel_core.io.result_files import JsonFile
 from subsetsel_core.io.result_records import (
     Parsed,
@@ -55,6 +64,7 @@ from subsetsel_core.io.result_records import (
     not_a_number,
     number,
     object_field,
+    reads_as_number,
     score_of,
     text_field,
 )
@@ -64,7 +74,10 @@ MODEL_ARG_KEYS: tuple[str, ...] = ("peft", "delta", "pretrained", "model", "path
 """Keys of ``model_args`` that name the model, in the harness's order of preference."""
 TASK_FIELDS = frozenset({"alias", "name", "sample_len", "sample_count", "samples"})
 """Keys of a task's results that are not metrics."""
-PROPORTIONS = frozenset({"acc", "acc_norm", "exact_match", "em", "acc_mutual_info", "mc1", "mc2"})
+PROPORTIONS = frozenset({"acc", "acc_norm", "exact_match", "em", "acc_mutual_info", "mc1", "mc2",
+                         # lighteval's (its metrics.py): means of 0/1 items too
+                         "extractive_match", "qem", "pem", "pqem", "quasi_exact_match", "prefix_exact_match",
+                         "prefix_quasi_exact_match", "loglikelihood_acc", "loglikelihood_acc_norm"})
 """Metrics the harness computes as a mean of 0/1 (or 0–1) items: a value outside 0–1 is damage. Not ``f1``: squadv2's
 (Hugging Face's ``squad_v2`` metric) is on 0–100, drop's and coqa's on 0–1."""
 ALL_TASKS = "all"
@@ -159,65 +172,6 @@ def metric_base(key: str) -> str:
     return key.split(",", 1)[0]
 
 
-def _reads_as_number(value: Any) -> bool:
-    """Whether a JSON value is text that reads as a number (``"0.1"``)."""
-    if not isinstance(value, str):
-        return False
-    try:
-        float(value)
-    except ValueError:
-        return False
-    return True
-
-
-def _shots(data: Mapping[str, Any], task: str) -> str:
-    """The few-shot examples a task was run with, in words (``"8-shot"``; empty: not recorded): 0.4's ``n-shot``,
-    its ``configs.<task>.num_fewshot``, 0.3's ``config.num_fewshot``; when two of them disagree, both; a value that
-    is not a whole number of shots is said as it is written."""
-    said = []
-    for key, value in (("n-shot", _at(data, "n-shot", task)), ("configs", _at(data, "configs", task, "num_fewshot")),
-                       ("config", _at(data, "config", "num_fewshot"))):
-        if value is None:
-            continue
-        n = _whole(value)
-        said.append((key, f"{n}-shot" if n is not None else f"{key} num_fewshot {str(value)[:20]}"))
-    if not said:
-        return ""
-    distinct = list(dict.fromkeys(text for _, text in said))
-    return distinct[0] if len(distinct) == 1 else " / ".join(f"{text} ({key})" for key, text in said)
-
-
-def _whole(value: Any) -> int | None:
-    """A count of shots written as 8, 8.0 or "8" (None: not a whole number from 0 to 10,000)."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, str):
-        value = value.strip()
-        if not value.isdigit():
-            return None
-        value = int(value)
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return value if isinstance(value, int) and 0 <= value <= 10_000 else None
-
-
-def _at(data: Any, *keys: str) -> Any:
-    for k in keys:
-        if not isinstance(data, Mapping):
-            return None
-        data = data.get(k)
-    return data
-
-
-def run_setting(data: Mapping[str, Any], task: str) -> str:
-    """How a task's run was set up, in words (``"10-shot"``, ``"0-shot, limit 100"``; empty: not recorded)."""
-    shots = _shots(data, task)
-    limit = _at(data, "config", "limit")
-    parts = ([shots] if shots else []) + (
-        [f"limit {limit:g}"] if isinstance(limit, int | float) and not isinstance(limit, bool) else [])
-    return ", ".join(parts)
-
-
 def _file_records(file: JsonFile, model: str, label: str, groups: set[str],
                   settings: dict[tuple[str, str], str]) -> list[Record]:
     """The records of one results file, read strictly (each task's run setting into ``settings``)."""
@@ -250,7 +204,7 @@ def _file_records(file: JsonFile, model: str, label: str, groups: set[str],
             if key in TASK_FIELDS or "_stderr" in base:
                 continue
             x, why = score_of(value)
-            if x is None and not why and ("," in str(key) or base in PROPORTIONS or _reads_as_number(value)):
+            if x is None and not why and ("," in str(key) or base in PROPORTIONS or reads_as_number(value)):
                 why = not_a_number(value)  # a metric's key ("metric,filter", acc), or a number written as text
             if x is None and not why:
                 continue  # text, null: not a metric
@@ -262,35 +216,6 @@ def _file_records(file: JsonFile, model: str, label: str, groups: set[str],
             out.append(Record(model, str(task), str(key), x if x is not None else float("nan"), hib,
                               file.path, rank, why, f"results.{task}.{key}"))
     return out
-
-
-_NAME_TIME = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})T(\d{1,2})[-:](\d{1,2})[-:](\d{1,2})(\.\d+)?")  # an hour may be unpadded
-
-
-_SHOTS_SUFFIX = re.compile(r"^(.*)\|(\d+)$")
-
-
-def _shot_variants(tasks: set[str]) -> dict[str, list[str]]:
-    """Task → its few-shot counts, for tasks named ``<task>|<shots>`` at two counts or more (lighteval's keys)."""
-    by: dict[str, set[str]] = {}
-    for t in tasks:
-        if (m := _SHOTS_SUFFIX.match(t)) is not None:
-            by.setdefault(m.group(1), set()).add(m.group(2))
-    return {b: sorted(v, key=int) for b, v in sorted(by.items()) if len(v) > 1}
-
-
-def name_time(path: str) -> float | None:
-    """The time a results file's name holds (``results_2024-01-06T09-45-44.755529.json``, as lm-eval, lighteval and
-    the Open LLM Leaderboard name them), in seconds since 1970 (UTC), or None."""
-    m = _NAME_TIME.search(path.rsplit("/", 1)[-1])
-    if m is None:
-        return None
-    try:
-        y, mo, d, h, mi, sec = (int(g) for g in m.groups()[:6])
-        when = datetime(y, mo, d, h, mi, sec, tzinfo=UTC)
-    except ValueError:
-        return None
-    return when.timestamp() + (float(m.group(7)) if m.group(7) else 0.0)
 
 
 def read(files: Sequence[JsonFile], label: str, skip_unreadable: bool = False) -> Parsed:
@@ -319,6 +244,7 @@ def read(files: Sequence[JsonFile], label: str, skip_unreadable: bool = False) -
     groups: set[str] = set()
     settings: dict[tuple[str, str], str] = {}
     runs: list[tuple[JsonFile, str, str]] = []
+    relative: set[str] = set()
     for file in files:
         where = f"{label}/{file.path}"
         try:
@@ -333,6 +259,10 @@ def read(files: Sequence[JsonFile], label: str, skip_unreadable: bool = False) -
                 raise
             aside.append((file.path, str(exc).removeprefix(f"{where}: ")))
             continue
+        if named and model.startswith(("./", "../")) and len(file.parts) >= 3:  # a checkpoint on one machine's disk
+            relative.add(model)
+            model = f"{file.parts[-3]}/{model.lstrip('./')}"  # named by its experiment's folder as well
+            got = [r._replace(model=model) for r in got]
         if not named:
             unnamed.append(file.path)
         if not got:
@@ -340,6 +270,7 @@ def read(files: Sequence[JsonFile], label: str, skip_unreadable: bool = False) -
         runs.append((file, model, revision))
         records += got
     revisions: dict[str, set[str]] = {}
+    runs = [(f, m, "" if r == DEFAULT_REVISION else r) for f, m, r in runs]  # the Hub's default branch: no revision
     for _, model, revision in runs:
         revisions.setdefault(model, set()).add(revision)
     split = {m for m, r in revisions.items() if len(r) > 1}
@@ -348,10 +279,23 @@ def read(files: Sequence[JsonFile], label: str, skip_unreadable: bool = False) -
         records = [r._replace(model=rename.get(r.source, r.model)) for r in records]
         notes.append(f"{len(split)} model(s) were run at several checkpoints (model_args revision=); each "
                      f"checkpoint is a model, name@revision: {names(split, 3)}.")
+    if relative:
+        notes.append(f"{len(relative)} model(s) are named by a relative path ({names(relative, 3)}), which names "
+                     "another checkpoint in each experiment: each is named by the folder above the harness's output "
+                     "folder as well (<experiment>/<path>).")
+    records, renamed = same_metrics(records)
+    if renamed:
+        notes.append(f"files of harness 0.3 and of 0.4 hold the same tasks: 0.3's metric keys are read as 0.4's "
+                     f"({', '.join(f'{a} as {b}' for a, b in sorted(renamed))}), so that their runs compare.")
+    records, suites = same_tasks(records)
     warnings = []
+    if suites:
+        warnings.append(f"{len(suites)} task(s) are named with lighteval's suite in some files and without it in "
+                        f"others ({', '.join(f'{a} as {b}' for a, b in sorted(suites)[:4])}"
+                        f"{' …' if len(suites) > 4 else ''}): read as one task each.")
     if aside:
         warnings.append(f"skipped {len(aside)} unreadable file(s): " + "; ".join(f"{p} ({why})" for p, why in aside))
-    shots = _shot_variants({r.dataset for r in records})
+    shots = shot_variants({r.dataset for r in records})
     if shots:
         warnings.append(f"{len(shots)} task(s) are in the files at several few-shot counts (lighteval names the shots "
                         "in the task: " + "; ".join(f"{b}|{', |'.join(v)}" for b, v in list(shots.items())[:4])

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from subsetsel_core.io import mteb_tasks
-from subsetsel_core.io.result_records import Record, names, score_of
+from subsetsel_core.io.result_records import Record, names, not_a_number, reads_as_number, score_of
 
 Pair = tuple[str, str]
 """A (split, hf_subset) of a task file."""
@@ -36,19 +36,26 @@ DECLARED = "mteb task metadata"
 def _common(tfs: Sequence[TaskFile]) -> tuple[set[Pair], str]:
     """The (split, subset) pairs taken as the task's declared ones without mteb's metadata: those
     in the files of more than half of the models (mteb scores a model that lacks a declared
-    subset NaN on the task: it has a gap there), else those every file has; ``test`` alone
-    when it is among them and ``train`` only when it is the one split; and why splits were
-    left out."""
+    subset NaN on the task: it has a gap there), else those every file has; of their splits,
+    the one in the most models' files (MSMARCO's ``dev``, which every file has, over the ``test``
+    some files add), ``test`` first among equals, ``train`` only when it is the one split; and
+    why splits were left out."""
     counts: dict[Pair, int] = {}
+    held: dict[str, set[str]] = {}
     for tf in tfs:
         for p in tf.entries:
             counts[p] = counts.get(p, 0) + 1
+            held.setdefault(p[0], set()).add(tf.model)
     common = {p for p, n in counts.items() if 2 * n > len(tfs)} or set.intersection(*(set(tf.entries) for tf in tfs))
     splits = {s for s, _ in common}
-    keep = {"test"} if "test" in splits else (splits - {"train"} if len(splits) > 1 else splits)
+    usable = splits - {"train"} if len(splits) > 1 else splits
+    most = max((len(held[s]) for s in usable), default=0)
+    widest = {s for s in usable if len(held[s]) == most}
+    keep = {"test"} if "test" in widest else widest
     dropped = sorted(splits - keep)
-    why = (f"split(s) {', '.join(dropped)} left out: MTEB scores a task on its eval_splits (by default test)"
-           if dropped else "")
+    why = (f"split(s) {', '.join(dropped)} left out: without mteb's metadata for the task (install mteb for its "
+           f"declared eval_splits), it is scored on the split {'most' if most < len(tfs) else 'every'} model's files "
+           "have, test first" if dropped else "")
     return {p for p in common if p[0] in keep}, why
 
 
@@ -98,6 +105,8 @@ def _metric_values(tf: TaskFile, used: Sequence[Pair], main_key: str | None, lab
         for scores, at in rows:
             raw = scores.get(key, scores.get(main_key) if key == MAIN and main_key else None)
             x, why = score_of(raw)
+            if x is None and not why and (key == MAIN or reads_as_number(raw)):
+                why = not_a_number(raw)  # the main score, or a number written as text: a damaged score, not no metric
             if x is None and not why:
                 break  # not a metric of every subset
             if why:

@@ -13,6 +13,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from subsetsel_core.errors import InputError
+from subsetsel_core.io.tables import line_numbers, row_numbers
+
 
 def column_apart(frame: pd.DataFrame, cells: np.ndarray, candidates: Sequence[str]) -> str | None:
     """The column whose values differ between rows of one cell, the one with the fewest values.
@@ -40,3 +43,30 @@ def column_apart(frame: pd.DataFrame, cells: np.ndarray, candidates: Sequence[st
     found = [c for c in candidates if pd.Series(frame[c].astype(str).to_numpy()[repeated])
              .groupby(cells[repeated]).nunique().gt(1).any()]
     return min(found, key=lambda c: frame[c].nunique(), default=None)
+
+
+def repeated_keys(rows: pd.Index, dataset: str, model: str, use_folds: bool, label: str,
+                   unique: tuple[str, ...] = (), apart: str | None = None) -> None:
+    """Raise for ``rows``, those that repeat a dataset, model (and fold), the first with ``dataset, model``;
+    ``unique`` holds columns whose names are unique per row (the fix, when the row names are not), ``apart``
+    a column whose values differ between the repeats (a long table's metric column)."""
+    if apart is not None:
+        hint = (f" They differ in '{apart}': keep one row per dataset and model (one {apart} per dataset, the "
+                f"others filtered out of the file), or name '{apart}' as the fold column if the rows are folds.")
+        field = "fold_column"
+    elif unique:
+        hint = (f" '{unique[0]}' is unique per row: name it as the column of row names (the model column), or "
+                "name the fold column if these rows are folds.")
+        field = "model_column"
+    elif use_folds:
+        hint, field = " Keep one row per dataset, model and fold (or average them first).", None
+    else:
+        hint = " If these rows are folds, seeds or resamples, name that column as the fold column."
+        field = "fold_column"
+    raise InputError(
+        f"{label}: {len(rows)} rows repeat the same dataset, model"
+        f"{' and fold' if use_folds else ''} (rows {row_numbers(rows)}; e.g. dataset "
+        f"'{dataset}', model '{model}').{hint}",
+        field=field,
+        rows=line_numbers(rows),
+    )

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import stat
 import zipfile
 import zlib
@@ -43,6 +44,7 @@ MAX_ENTRIES_FACTOR = 10
 """A folder walk stops after this many times the file cap of entries (files of any kind)."""
 ZIP_MAGIC = b"PK\x03\x04"
 _SKIPPED_DIRS = ("__MACOSX",)
+_HARNESS_RELATIVE = re.compile(r"^\.{1,2}__\S")  # the harness's sanitised "./x", "../x": ".__x", "..__x"
 
 
 @dataclass(frozen=True)
@@ -163,8 +165,14 @@ class _Budget:
             )
 
 
+def _hidden(part: str) -> bool:
+    """Whether a file or folder name is hidden (``.git``, ``.DS_Store``); not lm-eval's names of a model given by a
+    relative path (``./outputs/final`` is written to the folder ``.__outputs__final``)."""
+    return part.startswith(".") and _HARNESS_RELATIVE.match(part) is None
+
+
 def _skipped(name: str) -> bool:
-    return any(part.startswith(".") or part in _SKIPPED_DIRS for part in PurePosixPath(name).parts)
+    return any(_hidden(part) or part in _SKIPPED_DIRS for part in PurePosixPath(name).parts)
 
 
 def _walk(root: Path, label: str, notes: list[str], skipped: list[tuple[str, str]] | None = None,
@@ -184,7 +192,7 @@ def _walk(root: Path, label: str, notes: list[str], skipped: list[tuple[str, str
         skipped.append((where, f"the folder cannot be read ({exc.strerror})"))
 
     for folder, dirs, names in os.walk(root, followlinks=False, onerror=unlisted):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
+        dirs[:] = sorted(d for d in dirs if not _hidden(d) and d not in _SKIPPED_DIRS)
         base = Path(folder)
         for d in dirs:
             if (base / d).is_symlink() and not (base / d).resolve().is_relative_to(real_root):

@@ -19,13 +19,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import pandas as pd
 
 from subsetsel_core.errors import InputError
 from subsetsel_core.io import eee_results, lm_eval_results, mteb_results, result_cache
-from subsetsel_core.io.result_files import JsonFile, ResultSource, collect_raw, parse_files
+from subsetsel_core.io.result_files import (
+    JsonFile,
+    ResultSource,
+    collect_json,
+    collect_raw,
+    parse_files,
+)
 from subsetsel_core.io.result_records import Parsed, names
 from subsetsel_core.io.result_table import ALL_TASKS, build
 from subsetsel_core.io.score_format import RESULT_FORMATS, ScoreFormat
@@ -206,8 +213,9 @@ def detect_format(files: Sequence[JsonFile], label: str) -> str:
         return kinds[0]
     if kinds:
         parts = ", ".join(f"{found[k]} {FORMATS[k].title}" for k in kinds)
-        raise InputError(f"{label}: holds result files of several formats ({parts}). Give one format's files, "
-                         "or name the format to read.", field="scores_file")
+        raise InputError(f"{label}: holds result files of several formats ({parts}). Give a folder of one format's "
+                         "files, or name the format to read (the others are then skipped with --skip-unreadable).",
+                         field="scores_format")
     keys = [str(k) for k in files[0].data][:8] if isinstance(files[0].data, dict) else []
     table = (" If it holds a table, save it as JSON records — a list of objects, one per row, such as pandas' "
              "to_json(orient='records') writes — or as CSV, and give that file." if len(files) == 1 else "")
@@ -218,6 +226,16 @@ def detect_format(files: Sequence[JsonFile], label: str) -> str:
         + (f"the keys {', '.join(keys)}." if keys else f"a JSON {type(files[0].data).__name__} at the top.") + table,
         field="scores_file",
     )
+
+
+def results_title(folder: Path) -> str | None:
+    """The title of the result format a folder's JSON files are in (``"MTEB"``), or None when they are in none (or
+    mix several, or cannot be read): for telling a results folder given where a benchmark folder is meant."""
+    try:
+        files = collect_json(folder, folder.name, skip_unreadable=True).files
+        return FORMATS[detect_format(files, folder.name)].title if files else None
+    except InputError:
+        return None
 
 
 def read_results(

@@ -186,6 +186,17 @@ def not_a_number(value: Any) -> str:
     return ""
 
 
+def reads_as_number(value: Any) -> bool:
+    """Whether a JSON value is text that reads as a number (``"0.1"``)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return True
+
+
 def mapping(value: Any) -> Mapping[str, Any]:
     """A JSON object as a mapping; anything else as an empty one."""
     return value if isinstance(value, Mapping) else {}

@@ -75,10 +75,12 @@ def latest(records: Sequence[Record], label: str, kept: str) -> tuple[list[Recor
             resolved[(r.model, r.dataset)] = (old.source, r.source)  # the same result twice
             continue
         if not old.rank or not r.rank or old.rank == r.rank:
+            undated = [x.source for x in (old, r) if not x.rank]
+            why = (f"{kept} decides, and {' and '.join(undated)} {'say' if len(undated) > 1 else 'says'} no time"
+                   if undated else f"{kept} decides, and they do not differ in it")
             raise InputError(
                 f"{label}: {r.model} has two results for task {r.dataset} ({old.source} and {r.source}) and "
-                f"nothing tells which is the one ({kept} decides, and they do not differ in it). Remove one of "
-                "the files.", field="scores_file")
+                f"nothing tells which is the one ({why}). Remove one of the files.", field="scores_file")
         win, lose = (r, old) if r.rank > old.rank else (old, r)
         best[key] = win
         resolved[(r.model, r.dataset)] = (win.source, lose.source)
@@ -142,6 +144,16 @@ def _check_values(chosen: Sequence[Record], label: str) -> None:
         if r.bad:
             raise InputError(f"{label}/{r.source}: '{r.key}' is {r.bad}, not a score. Fix the file or remove it "
                              "from the folder.", field="scores_file")
+    fractions = [r for r in chosen if 0.0 <= r.value <= 1.0]
+    if len(fractions) * 2 <= len(chosen) or len(fractions) < 2:
+        return
+    top = max(r.value for r in fractions)
+    for r in chosen:  # most models' scores are fractions: one in 1–100 and ten times theirs is a percent, or damage
+        if 1.0 < r.value <= 100.0 and r.value > 10.0 * top:  # (bits per byte of 0.9 and 1.1 are one scale)
+            raise InputError(
+                f"{label}/{r.source}: '{r.key}' is {r.value:g}, where {len(fractions)} of the task's {len(chosen)} "
+                f"models' scores lie in 0–1 ({r.dataset}): on a 0–100 scale (a percent), or damaged, it cannot be "
+                "compared with theirs. Write it as a fraction, or remove the file from the folder.", field="scores_file")
 
 
 def build(parsed: Parsed, choice: Mapping[str, str], label: str) -> Built:
@@ -202,12 +214,14 @@ def build(parsed: Parsed, choice: Mapping[str, str], label: str) -> Built:
                         "choose another metric if that is wrong.")
     rows: list[tuple[str, str, float]] = []
     unlike: list[tuple[str, str]] = []
+    limited: set[str] = set()
     for task in higher:
         t = tasks[task]
         chosen_records = t.records[metrics[task]]
         _check_values(chosen_records, label)
         if parsed.settings:
             unlike += _unlike_runs(task, chosen_records, parsed.settings)
+            limited |= {r.dataset for r in chosen_records if "limit " in parsed.settings.get((r.source, r.dataset), "")}
         rows += [(r.dataset, r.model, r.value) for r in chosen_records]
         rows += [(task, m, float("nan")) for m in sorted(t.models - {r.model for r in chosen_records})]  # gaps
     if unlike:
@@ -218,6 +232,10 @@ def build(parsed: Parsed, choice: Mapping[str, str], label: str) -> Built:
         warnings.append(f"{len(unlike)} task(s) were run differently for different models, so their scores are not "
                         f"comparable — {shown}{' …' if len(by_how) > 4 else ''}. Give runs of one setting per task "
                         "(or set those tasks aside).")
+    if limited:  # lm-eval's --limit: "SHOULD ONLY BE USED FOR TESTING"; each score is of the task's first examples
+        warnings.append(f"{len(limited)} task(s) were run with a limit on their examples ({names(limited, 3)}): each "
+                        "score is of the first examples only, which the harness means for testing; the ranking may not "
+                        "be the task's. Give runs without --limit.")
     frame = pd.DataFrame(rows, columns=["dataset", "model", "score"])
     available = {task: tuple(tasks[task].records) for task in higher}
     return Built(frame, {t: metrics[t] for t in higher}, available, higher, source, tuple(notes),

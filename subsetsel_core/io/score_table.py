@@ -30,7 +30,7 @@ from subsetsel_core.io.numeric_cells import (
     percent_columns,
     refusal,
 )
-from subsetsel_core.io.repeated_rows import column_apart
+from subsetsel_core.io.repeated_rows import column_apart, repeated_keys
 from subsetsel_core.io.score_format import ScoreFormat
 from subsetsel_core.io.score_names import clean_names
 from subsetsel_core.io.tables import line_numbers, row_numbers
@@ -128,7 +128,7 @@ def score_cube(df: pd.DataFrame, fmt: ScoreFormat, label: str, rb: ReportBuilder
         rows = pd.Index(pd.unique(df.index[repeated]))
         apart = None if wide else column_apart(df, cell, [c for c in df.columns if c not in (
             cols.dataset, cols.model, cols.fold, cols.score)])
-        _repeated_keys(rows, datasets[di[first]], models[mi[first]], cols.fold is not None, label,
+        repeated_keys(rows, datasets[di[first]], models[mi[first]], cols.fold is not None, label,
                        _unique_columns(raw, fmt) if wide else (), apart)
     cube.reshape(-1)[cell] = sc.to_numpy(dtype=float)
     return _finish(cube, datasets, models, folds, fmt, label, rb)
@@ -176,7 +176,7 @@ def _wide_cube(df: pd.DataFrame, fmt: ScoreFormat, label: str,
         repeated = index[seen[key] > 1]
         first = int(np.flatnonzero(seen[key] > 1)[0])
         dataset, model = (heads[ci[0]], rows[ri[first]]) if by_model else (rows[ri[first]], heads[ci[0]])
-        _repeated_keys(repeated, dataset, model, fold is not None, label, _unique_columns(df, fmt))
+        repeated_keys(repeated, dataset, model, fold is not None, label, _unique_columns(df, fmt))
     if by_model:
         cube = np.full((len(heads), len(folds), len(rows)), np.nan)
         cube[ci[None, :], fi[:, None], ri[:, None]] = matrix
@@ -364,33 +364,6 @@ def _parse_scores(
             rows=line_numbers(rows),
         )
     return num.astype(float)
-
-
-def _repeated_keys(rows: pd.Index, dataset: str, model: str, use_folds: bool, label: str,
-                   unique: tuple[str, ...] = (), apart: str | None = None) -> None:
-    """Raise for ``rows``, those that repeat a dataset, model (and fold), the first with ``dataset, model``;
-    ``unique`` holds columns whose names are unique per row (the fix, when the row names are not), ``apart``
-    a column whose values differ between the repeats (a long table's metric column)."""
-    if apart is not None:
-        hint = (f" They differ in '{apart}': keep one row per dataset and model (one {apart} per dataset, the "
-                f"others filtered out of the file), or name '{apart}' as the fold column if the rows are folds.")
-        field = "fold_column"
-    elif unique:
-        hint = (f" '{unique[0]}' is unique per row: name it as the column of row names (the model column), or "
-                "name the fold column if these rows are folds.")
-        field = "model_column"
-    elif use_folds:
-        hint, field = " Keep one row per dataset, model and fold (or average them first).", None
-    else:
-        hint = " If these rows are folds, seeds or resamples, name that column as the fold column."
-        field = "fold_column"
-    raise InputError(
-        f"{label}: {len(rows)} rows repeat the same dataset, model"
-        f"{' and fold' if use_folds else ''} (rows {row_numbers(rows)}; e.g. dataset "
-        f"'{dataset}', model '{model}').{hint}",
-        field=field,
-        rows=line_numbers(rows),
-    )
 
 
 def _warn_lookalikes(names: list[str], label: str, what: str, rb: ReportBuilder) -> None:

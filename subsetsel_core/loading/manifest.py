@@ -278,6 +278,13 @@ def read_manifest(folder: str | Path, *, within: str | Path | None = None) -> Ma
         raise InputError(f"{folder}: no such benchmark folder. Check the path.")
     path = folder / MANIFEST_FILE
     if file_kind(path) == "missing":
+        from subsetsel_core.io.result_folders import results_title
+
+        title = results_title(folder)
+        if title is not None:
+            raise InputError(f"{folder}: holds {title} result files, not a benchmark folder with a {MANIFEST_FILE}. "
+                             f"Give it as the scores: --scores {folder} (with --features for descriptor tables).",
+                             field="scores_file")
         raise InputError(
             f"{folder}: no {MANIFEST_FILE} in this folder. A benchmark folder needs a "
             f"{MANIFEST_FILE} naming its score file and descriptor files. {FORMAT_HELP}"

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from subsetsel_core.errors import InputError
 from subsetsel_core.io.eee_results import is_aggregate
-from subsetsel_core.io.lm_eval_results import name_time
+from subsetsel_core.io.lm_eval_runs import name_time
 from subsetsel_core.io.result_folders import read_results
 
 RESULTS = Path(__file__).resolve().parents[2] / "fixtures" / "results"
@@ -161,3 +162,108 @@ def test_a_model_name_written_as_a_link_and_lightevals_own_title(tmp_path: Path)
     assert sorted(set(read_results(tmp_path).frame["model"])) == ["org/m0", "org/m1", "org/m2"]
     notes = read_results(RESULTS / "lighteval").notes
     assert any(n.startswith("read 5 lighteval result file(s)") for n in notes), notes
+
+
+def _eee_record(model: str, results: list[tuple[str, float, dict[str, object]]]) -> dict[str, object]:
+    """An Every Eval Ever record (schema 0.3.0) of one model: (evaluation_name, score, metric_config extras)."""
+    return {"schema_version": "0.3.0", "model_info": {"id": model, "name": model},
+            "retrieved_timestamp": "1770000000.0",
+            "evaluation_results": [{"evaluation_name": name, "metric_config": {"lower_is_better": False, **extra},
+                                    "score_details": {"score": score}} for name, score, extra in results]}
+
+
+def test_eee_results_whose_metric_kind_is_no_score_and_described_aggregates_are_set_aside(tmp_path: Path) -> None:
+    """BFCL's and Artificial Analysis' adapters write ranks, costs, latencies, speeds and composite indices as
+    results (``metric_kind``); RewardBench 2 writes its overall ``Score``, described as the mean of the others."""
+    for i, m in enumerate(("org/a", "org/b", "org/c")):
+        rec = _eee_record(m, [
+            ("board.overall.rank", 1.0 + i, {"metric_kind": "rank", "metric_unit": "position", "lower_is_better": True}),
+            ("board.overall.total_cost_usd", 20.0 * i, {"metric_kind": "cost", "metric_unit": "usd"}),
+            ("board.overall.latency_mean_s", 1.5 + i, {"metric_kind": "latency", "metric_unit": "seconds"}),
+            ("board.overall.overall_accuracy", 60.0 - i, {"metric_kind": "accuracy"}),
+            ("board.intelligence_index", 50.0 - i, {"metric_kind": "index"}),
+            ("tokens per second", 90.0 + i, {"metric_unit": "tokens_per_second"}),
+            ("Score", 0.5 - i / 10, {"evaluation_description": "Overall Score (mean of all metrics)"}),
+            *[(f"task{j}", 0.3 + 0.1 * j - i / 20, {"metric_kind": "accuracy"}) for j in range(3)]])
+        (tmp_path / f"{m.split('/')[1]}.json").write_text(json.dumps(rec))
+    t = read_results(tmp_path, label="eee")
+    assert sorted(set(t.frame["dataset"])) == ["task0", "task1", "task2"]
+    why = dict(t.set_aside)
+    assert "a rank" in why["board.overall.rank"] and "a cost" in why["board.overall.total_cost_usd"]
+    assert "a latency" in why["board.overall.latency_mean_s"] and "a throughput" in why["tokens per second"]
+    assert all("aggregate" in why[d] for d in ("board.overall.overall_accuracy", "board.intelligence_index", "Score"))
+    assert any("no task's score (metric_kind)" in w for w in t.warnings)
+
+
+def _write_lm(path: Path, data: dict[str, object]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data))
+
+
+def test_revision_main_is_the_model_without_a_revision(tmp_path: Path) -> None:
+    for i, args in enumerate(["pretrained=org/m,revision=main", "pretrained=org/m", "pretrained=org/n"]):
+        data = json.loads(_lm("x", {f"task{i % 2}": {"acc,none": 0.5 + i / 10}}))
+        data["config"]["model_args"] = args
+        _write_lm(tmp_path / f"r{i}" / "results.json", data)
+    assert sorted(set(read_results(tmp_path).frame["model"])) == ["org/m", "org/n"]
+
+
+def test_harness_03_and_04_runs_of_one_task_compare_and_the_dated_one_is_named(tmp_path: Path) -> None:
+    """0.3 writes ``acc`` and ``ppl``; 0.4 ``acc,none`` and ``perplexity,none``: the same metrics."""
+    for m in ("org/a", "org/b"):
+        _write_lm(tmp_path / "v03" / m.split("/")[1] / "piqa.json", {
+            "results": {"piqa": {"acc": 0.56, "acc_stderr": 0.01}}, "versions": {"piqa": 0},
+            "config": {"model": "hf-causal", "model_args": f"pretrained={m}"}})
+    _write_lm(tmp_path / "v04" / "org__a" / "results_2024-08-01T10-00-00.json", json.loads(_lm("org/a", {
+        "piqa": {"acc,none": 0.80}})))
+    with pytest.raises(InputError, match=r"org/a has two results for task piqa .* says no time"):
+        read_results(tmp_path)
+    (tmp_path / "v03" / "a" / "piqa.json").unlink()
+    t = read_results(tmp_path)
+    assert t.metrics["piqa"] == "acc,none" and any("0.3's metric keys are read as 0.4's" in n for n in t.notes)
+
+
+def test_relative_model_paths_are_named_by_their_experiment_folder(tmp_path: Path) -> None:
+    """``pretrained=./outputs/final`` in three experiments: the harness writes ``<exp>/.__outputs__final/``."""
+    for i, exp in enumerate(["sft-a", "sft-b", "dpo"]):
+        data = json.loads(_lm("x", {"arc_easy": {"acc,none": 0.5 + i / 10}, "piqa": {"acc,none": 0.6 - i / 20}}))
+        data["model_name"] = "./outputs/final"
+        _write_lm(tmp_path / exp / ".__outputs__final" / f"results_2024-09-0{i + 1}T12-00-00.json", data)
+    _write_lm(tmp_path / ".git" / "results.json", json.loads(_lm("org/hidden", {"arc_easy": {"acc,none": 0.1}})))
+    t = read_results(tmp_path)
+    assert sorted(set(t.frame["model"])) == ["dpo/outputs/final", "sft-a/outputs/final", "sft-b/outputs/final"]
+
+
+def test_lighteval_task_names_with_and_without_the_suite_are_one_task(tmp_path: Path) -> None:
+    for i, key in enumerate(["lighteval|gsm8k|5", "lighteval|gsm8k|5", "gsm8k|5", "gsm8k|5"]):
+        _write_lm(tmp_path / "lab" / f"m{i}" / "results_2025-01-01T00-00-00.json", {
+            "config_general": {"model_name": f"lab/m{i}"}, "results": {key: {"extractive_match": 0.2 + i / 10},
+                                                                       "arc|25": {"acc": 0.5}},
+            "versions": {}})
+    t = read_results(tmp_path)
+    assert sorted(set(t.frame["dataset"])) == ["arc|25", "gsm8k|5"]
+    assert any("lighteval's suite in some files" in w for w in t.warnings)
+    data = json.loads((tmp_path / "lab" / "m3" / "results_2025-01-01T00-00-00.json").read_text())
+    data["results"]["gsm8k|5"]["extractive_match"] = 32.3  # a percent among fractions
+    _write_lm(tmp_path / "lab" / "m3" / "results_2025-01-01T00-00-00.json", data)
+    with pytest.raises(InputError, match="extractive_match' is 32.3, outside 0–1"):
+        read_results(tmp_path)
+
+
+def test_runs_that_all_used_a_limit_are_said(tmp_path: Path) -> None:
+    for i in range(3):
+        data = json.loads(_lm(f"org/m{i}", {"hellaswag": {"acc,none": 0.5 + i / 10}}))
+        data["config"]["limit"] = 10
+        _write_lm(tmp_path / f"m{i}" / "results.json", data)
+    assert any("run with a limit on their examples (hellaswag)" in w for w in read_results(tmp_path).warnings)
+
+
+def test_one_models_score_in_percent_among_fractions_is_refused(tmp_path: Path) -> None:
+    for i, (m, x) in enumerate([("org/a", 0.13), ("org/b", 0.33), ("org/c", 26.8), ("org/d", 0.5)]):
+        (tmp_path / f"{i}.json").write_text(json.dumps(_eee_record(m, [("BBH", x, {}), ("MATH", 0.2 + i / 20, {})])))
+    with pytest.raises(InputError, match=r"is 26.8, where 3 of the task's 4 models' scores lie in 0–1 \(BBH\)"):
+        read_results(tmp_path)
+    for i, x in enumerate([0.82, 0.95, 1.12]):  # bits per byte cross 1 on one scale: no refusal
+        (tmp_path / f"{i}.json").write_text(json.dumps(_eee_record(f"org/{i}", [("BBH", x, {}), ("MATH", 0.3, {})])))
+    (tmp_path / "3.json").unlink()
+    assert len(read_results(tmp_path).frame) == 6

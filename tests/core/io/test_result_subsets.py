@@ -11,6 +11,7 @@ Every Eval Ever): ``tests/fixtures/results/{mteb_subsets,lm_eval_old,eee_helm}``
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -276,3 +277,61 @@ def test_a_metric_name_that_says_nothing_is_an_assumption_stated_as_one(tmp_path
     row = next(r for r in describe_results(t) if r.get("task") == "t1")
     assert row["direction_words"].startswith("assumed")
     assert any(w.startswith("assumed higher is better for 1 task(s)") and "t1" in w for w in t.warnings)
+
+
+def _v2(root: Path, model: str, task: str, scores: dict[str, list[dict[str, object]]]) -> None:
+    folder = root / model.replace("/", "__") / "rev1"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{task}.json").write_text(json.dumps({"task_name": task, "mteb_version": "1.18.0",
+                                                     "dataset_revision": "x", "scores": scores}))
+
+
+def test_mteb_without_the_package_takes_the_split_every_model_has_over_a_test_some_add(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """MSMARCO: every file has ``dev`` (its declared split); four of six add ``test`` (TREC-DL19): dev it is."""
+    monkeypatch.setattr(mteb_tasks, "declared", lambda task: None)
+    for i in range(6):
+        splits = {"dev": [{"hf_subset": "default", "languages": ["eng-Latn"], "main_score": 0.4 + i / 100}]}
+        if i < 4:
+            splits["test"] = [{"hf_subset": "default", "languages": ["eng-Latn"], "main_score": 0.7 - i / 50}]
+        _v2(tmp_path, f"org/m{i}", "MSMARCO", splits)
+        _v2(tmp_path, f"org/m{i}", "SciFact", {"test": [{"hf_subset": "default", "languages": ["eng-Latn"],
+                                                          "main_score": 0.6 + i / 100}]})
+    t = read_results(tmp_path, label="r")
+    assert t.readings["MSMARCO"]["splits"] == ["dev"] and t.readings["SciFact"]["splits"] == ["test"]
+    assert _wide(t).loc["MSMARCO", "org/m5"] == pytest.approx(0.45)
+
+
+def test_an_mteb_main_score_written_as_text_is_refused_by_name(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mteb_tasks, "declared", lambda task: None)
+    from subsetsel_core.errors import InputError
+
+    for i, value in enumerate([0.5, 0.6, "0.46"]):
+        _v2(tmp_path, f"org/m{i}", "TwentyNewsgroupsClustering",
+            {"test": [{"hf_subset": "default", "languages": ["eng-Latn"], "main_score": value, "v_measure": 0.5}]})
+    with pytest.raises(InputError, match=r"'scores.test\[0\].main_score' is text \('0.46'\), not a score"):
+        read_results(tmp_path, label="r")
+
+
+def test_a_folder_of_mixed_formats_is_read_by_the_one_named_and_a_results_folder_is_no_benchmark_folder(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``inspect`` takes ``--scores-format`` as the other commands do; ``--benchmark`` on a results folder points
+    at ``--scores``."""
+    for i in range(3):
+        (tmp_path / f"m{i}").mkdir()
+        (tmp_path / f"m{i}" / "results.json").write_text(json.dumps({
+            "results": {"arc_easy": {"acc,none": 0.5 + i / 10}, "piqa": {"acc,none": 0.6}},
+            "config": {"model_args": f"pretrained=org/m{i}"}, "versions": {}}))
+    shutil.copy(next(HELM.rglob("*.json")), tmp_path / "eee.json")
+    assert main(["inspect", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "several formats" in err and "[--scores-format FORMAT (with --skip-unreadable)]" in err
+    out = tmp_path / "r.json"
+    assert main(["inspect", str(tmp_path), "--scores-format", "lm-eval", "--skip-unreadable", "--out", str(out)]) == 0
+    assert {t["task"] for t in json.loads(out.read_text())["tasks"]} == {"arc_easy", "piqa"}
+    (tmp_path / "eee.json").unlink()
+    out.unlink()
+    assert main(["select", "--benchmark", str(tmp_path), "--k", "1"]) == 2
+    assert f"holds lm-evaluation-harness result files, not a benchmark folder with a manifest.json. Give it as the " \
+           f"scores: --scores {tmp_path}" in capsys.readouterr().err
