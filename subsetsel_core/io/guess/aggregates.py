@@ -22,14 +22,13 @@ import numpy as np
 from subsetsel_core.io.guess.column_kinds import (
     OVERALL_SCORE,
     Column,
+    names_average,
     names_rank,
     row_means,
     spearman,
     tokens,
 )
 from subsetsel_core.text.rounding import text
-
-_AVERAGE_WORDS = frozenset({"average", "avg", "mean", "overall", "total", "aggregate"})
 
 MIN_ROWS = 5
 """Rows an order must have to count as evidence."""
@@ -48,7 +47,7 @@ def overall_score(name: str) -> bool:
 
 def is_aggregate(name: str) -> bool:
     """Whether a header names an aggregate of the task columns (an average or an overall score)."""
-    return bool(set(tokens(name)) & _AVERAGE_WORDS) or overall_score(name)
+    return names_average(name) or overall_score(name)
 
 
 def is_rank(name: str) -> bool:

@@ -57,6 +57,34 @@ CMC_RANK = re.compile(r"\b(?:rank|r)\s*[-@_]?\s*\d+\b(?![.\d])", re.IGNORECASE)
 of the rows."""
 
 
+AVERAGE_WORDS = frozenset({"average", "avg", "mean", "overall", "total", "aggregate"})
+"""Words that name an aggregate of the task columns (``Average``, ``Mean score``, ``Overall``, ``Total``)."""
+_METRIC_PHRASE = re.compile(r"\b(?:mean |m)?average precision\b|\bmean (?:reciprocal rank|absolute|squared|iou|rank)\b"
+                            r"|\baverage (?:return|reward|episode)\b", re.IGNORECASE)
+"""Metric names with an aggregate word in them (``Average Precision``, ``Mean Reciprocal Rank``, RL's ``Average
+Return``): a task's metric, not an aggregate of tasks."""
+_CONDITION = frozenset({"w", "with", "wo", "without", "excl", "excluding", "incl", "including", "except", "no"})
+_QUALIFIED = frozenset({"overall", "total"})
+"""Aggregate words that also qualify a task (VBench's ``Overall Consistency``, a dimension): an aggregate only with
+nothing after them but score or metric words."""
+
+
+def names_average(name: str) -> bool:
+    """Whether a header names an aggregate of the task columns by its words (``Average``, ``Avg.``, ``Mean score``,
+    ``Overall``, ``Total (%)``); not a metric named with such a word (``Average Precision``), nor ``Overall
+    <something>`` that names a task of its own (``Overall Consistency``)."""
+    words = tokens(_METRIC_PHRASE.sub(" ", str(name)))
+    found = set(words) & AVERAGE_WORDS
+    if not found:
+        return False
+    if found <= _QUALIFIED:
+        cut = next((i for i, w in enumerate(words) if w in _CONDITION), len(words))  # "Overall w/ Style Control"
+        rest = [w for w in words[:cut] if w not in AVERAGE_WORDS and not w.isdigit()]
+        return all(w in OVERALL_SCORE or w in {"score", "scores", "pct", "percent"} or w in LOWER_WORDS
+                   or w in HIGHER_WORDS for w in rest)
+    return True
+
+
 def names_rank(name: str) -> bool:
     """Whether a header names a rank of the rows by its words (``Rank``, ``Model_rank``, ``Position``; not
     ``Rank-1``, an accuracy)."""
@@ -289,8 +317,7 @@ def maybe_rank(col: Column) -> bool:
 def named_derived(name: str) -> bool:
     """Whether a column is named as an average, a rank or a win rate."""
     words = tokens(name)
-    return bool(set(words) & {"win", "winrate", "wins", "average", "avg", "mean", "overall", "total", "aggregate"}) \
-        or names_rank(name) or name.strip().lower() in ("#", "no", "no.") \
+    return bool(set(words) & {"win", "winrate", "wins"}) or names_average(name) or names_rank(name) or name.strip().lower() in ("#", "no", "no.") \
         or (bool(words) and words[-1] == "score" and set(words[:-1]) <= OVERALL_SCORE)
 
 
@@ -347,7 +374,7 @@ def derived(col: Column, scores: np.ndarray, decimals: int) -> Derived | None:
         if rho >= 0.9:
             return Derived("a rank of the rows, 1 = lowest mean score", False, "rank 1 has the lowest mean score")
         return Derived("named a rank; it does not order the rows by their mean score")
-    named = bool(words & {"average", "avg", "mean", "overall", "total", "aggregate"}) or named_derived(col.name)
+    named = named_derived(col.name)
     ok = np.isfinite(v) & np.isfinite(mean)
     tol = 0.51 * (10.0 ** -col.decimals + 10.0 ** -decimals) + 1e-9
     if named and ok.sum() >= 3:

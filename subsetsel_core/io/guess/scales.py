@@ -22,6 +22,7 @@ from subsetsel_core.text.rounding import text
 #: "# eval", "Number of Mutants", AlpacaEval's "n_wins", "num_samples", "sample_count"
 _COUNT_PART = re.compile(r"(?:^|\s[-–—|:/]\s*)#\s*\w|^(?:number|num|count) of\b|^(?:n|num|count)_[a-z]|_count$",
                          re.IGNORECASE)
+_MONEY = re.compile(r"[$€£¥]|\b(?:usd|eur|cost|costs|price|prices)\b", re.IGNORECASE)
 _ATTRIBUTE_MARKS = ("❤", "♥", "⭐", "👍", "★")  # likes and stars
 #: Words that name a model's attribute, not a task (``Memory Usage (GB, fp32)``, ``Embedding Dimensions``).
 ATTRIBUTE_WORDS = frozenset({"memory", "dimension", "dimensions", "dim", "dims", "tokens", "gflops", "flops", "macs",
@@ -90,7 +91,8 @@ def other_scales(kinds: Mapping[str, Column], plain: Sequence[str], ref: Sequenc
         return
     lo, hi = float(np.quantile(ref_vals, 0.01)), float(np.quantile(ref_vals, 0.99))
     ref_whole = all(bool(np.all(v[np.isfinite(v)] % 1 == 0)) for v in (kinds[c].numbers for c in ref))
-    strong = len(ref) >= 3 and len(ref) * 4 >= 3 * len(plain)
+    unnamed = [c for c in plain if not _named_attribute(c, metric[c])]  # attributes by name are not among the tasks
+    strong = len(ref) >= 3 and len(ref) * 4 >= 3 * len(unnamed)
     in_ref = set(ref)
     mean = _row_mean([kinds[c].numbers for c in ref])
     for c in plain:
@@ -105,9 +107,8 @@ def other_scales(kinds: Mapping[str, Column], plain: Sequence[str], ref: Sequenc
         what = ("whole numbers, one per row (codes or ids)" if codes else "whole numbers (counts)" if whole
                 else "numbers")
         inside = float(np.mean((v >= lo) & (v <= hi)))
-        attribute = (m is None or m.whole) and (has_word(c, ATTRIBUTE_WORDS) or any(e in c for e in _ATTRIBUTE_MARKS)
-                                                or _COUNT_PART.search(c) is not None)
-        if attribute and (inside < 0.5 or whole):
+        attribute = _named_attribute(c, m)
+        if attribute and (inside < 0.5 or whole or _MONEY.search(c) is not None):  # a cost is no task's score
             reasons[c] = (f"a model attribute by its name; {what} {_range(v.min(), v.max())} "
                           f"(the {len(ref)} task columns: {_range(lo, hi)})")
             continue
@@ -130,6 +131,13 @@ def other_scales(kinds: Mapping[str, Column], plain: Sequence[str], ref: Sequenc
         elif whole and kinds[c].present >= 5:
             flagged.append((c, f"set_aside: '{c}' holds {what} among task columns that are not whole numbers; read "
                                "as a task"))
+
+
+def _named_attribute(column: str, m: MetricName | None) -> bool:
+    """Whether a column is named as a model's attribute (its size, memory, cost, speed, likes; a count), not as a
+    task's own metric."""
+    return (m is None or m.whole) and (has_word(column, ATTRIBUTE_WORDS) or any(e in column for e in _ATTRIBUTE_MARKS)
+                                       or _COUNT_PART.search(column) is not None)
 
 
 def _range(lo: float, hi: float) -> str:

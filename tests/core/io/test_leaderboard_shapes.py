@@ -57,7 +57,7 @@ CASES: dict[str, tuple[str, str | None, int, str, set[str]]] = {
     "pwc_imagenet.csv": ("models-as-rows", "Model", 2, "higher", set()),
     "pwc_marks.csv": ("models-as-rows", "Model", 4, "higher", set()),
     "open_asr.csv": ("models-as-rows", "model", 8, "lower", set()),
-    "open_llm_v2.csv": ("models-as-rows", "eval_name", 8, "higher", {"set_aside"}),
+    "open_llm_v2.csv": ("models-as-rows", "eval_name", 7, "higher", {"set_aside"}),
     "helm_eff.csv": ("models-as-rows", "Model/adapter", 4, "lower", set()),
     "beir.csv": ("wide", None, 9, "higher", {"rows"}),
     "monash_mase.csv": ("wide", None, 7, "lower", set()),
@@ -747,3 +747,17 @@ def test_numbers_with_an_unsettled_comma_are_set_aside_aloud_and_two_separators_
 
     num, bad, _ = parse_numbers(pd.Series(["22,521", "1,086,037", "912"]))
     assert num.tolist() == [22521.0, 1086037.0, 912.0] and not bad.any()
+
+
+def test_words_of_an_aggregate_inside_a_tasks_or_a_metrics_name_name_no_aggregate() -> None:
+    """VBench's ``overall consistency`` is a dimension; ``Average Precision`` and RL's ``Average Return`` are metrics;
+    ``Overall w/ Style Control`` and ``Total Score`` are aggregates; a cost is never a task."""
+    from subsetsel_core.io.guess.column_kinds import names_average
+
+    assert not any(names_average(h) for h in ("overall consistency", "Average Precision", "Mean Reciprocal Rank",
+                                              "HalfCheetah Average Return", "mAP"))
+    assert all(names_average(h) for h in ("Average", "Avg.", "Overall", "Overall (%)", "Total Score", "Overall Acc",
+                                          "Overall w/ Style Control", "Reasoning Average", "Mean win rate"))
+    dims = ["subject consistency", "motion smoothness", "dynamic degree", "aesthetic quality", "overall consistency"]
+    g = read("vbench.csv", _table("Model Name," + ",".join(dims) + ",Total Cost ($)", rows=8))
+    assert "overall consistency" in g.datasets and "Total Cost ($)" not in g.datasets
