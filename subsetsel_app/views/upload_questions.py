@@ -113,7 +113,9 @@ def ask(items: Sequence[str], digest: str, layout: str) -> tuple[str, ...]:
     if not items:
         return ()
     asked = list(dict.fromkeys(QUESTIONS[t] for t in map(topic, items) if t in QUESTIONS))
-    st.warning("I am not sure about this reading: " + widgets.md_escape("; ".join(items)) + ". " + " ".join(asked),
+    listed = "\n".join(f"- **{PARTS.get(topic(u), topic(u)).removeprefix('the ').capitalize()}**: "
+                       f"{widgets.md_escape(u.split(':', 1)[1].strip() if ':' in u else u)}" for u in items)
+    st.warning("I am not sure about this reading:\n\n" + listed + "\n\n" + " ".join(asked),
                icon=widgets.ICONS["warning"])
     reasons: list[str] = []
     rest = [u for u in items if topic(u) != "direction"]

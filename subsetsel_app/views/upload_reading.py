@@ -290,7 +290,10 @@ def _direction_caption(found: TableGuess) -> str:
         return f"Not decided: {because}. Choose which way is better; the upload cannot be used until you do."
     chosen = answer == HIGHER
     if found.direction_from == "unsure":
-        return f"Chosen: {answer}; the file's evidence conflicts ({because.removeprefix('the evidence conflicts: ')})."
+        own = found.own_directions()
+        where = (f" on the {len(found.datasets) - len(own)} datasets whose headers name no metric of known direction "
+                 f"(the other {len(own)} as their metric names say)" if own else "")
+        return f"Chosen: {answer}{where}; the file does not settle it ({because})."
     if chosen != found.higher_is_better:
         return f"Chosen: {answer}, against what the file says ({because})."
     if found.direction_from == "assumed":
@@ -324,18 +327,10 @@ def _directions(found: TableGuess, reading: TableGuess) -> tuple[tuple[str, ...]
 
 
 def _settled(found: TableGuess) -> TableGuess:
-    """The reading with the user's direction: the file's evidence (and its directions per dataset)
-    while the answer agrees with it, else the answer on every dataset; undecided: the evidence as
-    it is (the upload cannot be used until the answer)."""
+    """The reading with the user's direction (:meth:`~subsetsel_core.io.guess.result.TableGuess.answered`);
+    undecided: the evidence as it is (the upload cannot be used until the answer)."""
     answer = st.session_state[K.UP_HIGHER]
-    if answer is None:
-        return found
-    rest = tuple(u for u in found.unsure if upload_questions.topic(u) != "direction")
-    if found.direction_from in ("evidence", "assumed") and (answer == HIGHER) == found.higher_is_better:
-        return replace(found, unsure=rest)
-    return replace(found, higher_is_better=answer == HIGHER, direction_from="given", unsure=rest,
-                   direction_because="as chosen, on every dataset not ticked otherwise",
-                   lower_is_better_datasets=(), higher_is_better_datasets=())
+    return found if answer is None else found.answered(answer == HIGHER)
 
 
 def _ticked(reading: TableGuess, lower: tuple[str, ...], higher: tuple[str, ...]) -> TableGuess:

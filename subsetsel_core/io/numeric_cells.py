@@ -23,8 +23,8 @@ REFUSALS = (MIXED_PERCENT, AMBIGUOUS_COMMA, MIXED_UNITS)
 MARKS_REMOVED = "bold, italic or underline markers removed (**85.2**, <ins>85.2</ins> read as 85.2)"
 FOOTNOTES_REMOVED = "footnote marks removed (85.2* read as 85.2)"
 SPREAD_REMOVED = "spreads after the numbers removed (85.2±0.3 read as 85.2)"
-PAIR_MEAN = ("two numbers per cell (a task's two metrics, 94.1/92.2) read as their mean, as GLUE and SuperGLUE "
-             "score such tasks")
+PAIR_MEAN = ("two numbers per cell ('a/b': a task's two metrics, as GLUE and SuperGLUE write them, or one metric at "
+             "two settings) read as their mean")
 REWRITES = (MARKS_REMOVED, FOOTNOTES_REMOVED, SPREAD_REMOVED, PAIR_MEAN)
 """Notes of :func:`parse_numbers` that say a cell's text was more than a number (the reading states them)."""
 """Notes of :func:`parse_numbers` that mean the column cannot be read safely (see :func:`refusal`)."""

@@ -82,3 +82,18 @@ def test_a_descriptor_table_that_cannot_be_used_disables_use() -> None:
     at.button(key="add_aliases_btn").click()
     at.run()
     assert not at.button(key="use_upload_btn").disabled
+
+
+def test_a_direction_asked_for_a_second_metric_leaves_the_named_metrics_as_they_say() -> None:
+    """``<task> Acc`` beside ``<task> Plasticity``: the question is about Plasticity; answering "lower" turns those
+    columns only, the accuracies stay higher is better."""
+    header = "Method," + ",".join(f"{t} Acc,{t} Plasticity" for t in ("CIFAR", "Tiny", "Mini"))
+    rows = "".join(f"m{i}," + ",".join(f"{0.3 + 0.05 * i + 0.01 * j:.3f},{0.9 - 0.07 * i + 0.02 * j:.3f}"
+                                       for j in range(3)) + "\n" for i in range(6))
+    at = upload_file("cl.csv", (header + "\n" + rows).encode())
+    assert at.radio(key="up_higher").value is None and "another metric ('Plasticity')" in warnings_text(at)
+    at.radio(key="up_higher").set_value("lower is better")
+    at.run()
+    data = H_use(at)
+    b = data.benchmark
+    assert not b.higher_is_better and set(b.flipped) == {"CIFAR Acc", "Tiny Acc", "Mini Acc"}

@@ -19,15 +19,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from subsetsel_core.io.guess.column_kinds import (
-    OVERALL_SCORE,
-    Column,
-    names_average,
-    names_rank,
-    row_means,
-    spearman,
-    tokens,
-)
+from subsetsel_core.io.guess.column_kinds import Column, row_means, spearman
+from subsetsel_core.io.guess.header_words import OVERALL_SCORE, names_average, names_rank, tokens
 from subsetsel_core.text.rounding import text
 
 MIN_ROWS = 5

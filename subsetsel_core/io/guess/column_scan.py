@@ -17,14 +17,8 @@ import numpy as np
 import pandas as pd
 
 from subsetsel_core.io.cell_tokens import MISSING_TOKENS
-from subsetsel_core.io.guess.column_kinds import (
-    DATE_WORDS,
-    SIZE_WORDS,
-    Column,
-    Kind,
-    read_column,
-    tokens,
-)
+from subsetsel_core.io.guess.column_kinds import Column, Kind, read_column
+from subsetsel_core.io.guess.header_words import DATE_WORDS, SIZE_WORDS, tokens
 
 _DECIMALS_FROM = 2000  # cells the rounding is read from (as read_column)
 

@@ -10,11 +10,12 @@ A direction the user sets applies to every dataset except those the user names.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from subsetsel_core.errors import InputError
-from subsetsel_core.io.guess.column_kinds import CMC_RANK, RANK_WORDS, tokens
+from subsetsel_core.io.guess.header_words import CMC_RANK, RANK_WORDS, tokens
 from subsetsel_core.io.guess.metric_names import (
     ARROW_HINT,
     MetricName,
@@ -111,6 +112,11 @@ def _second_metric(datasets: Sequence[str], per: Mapping[str, bool]) -> dict[str
         if d not in per and p is not None and p[0] in tasks:
             groups.setdefault(p[1], []).append(d)
     return {w: cols for w, cols in groups.items() if len(cols) >= 2}
+
+
+def _csv_name(name: str) -> str:
+    """A name as a comma-separated list on the command line holds it (quoted, as in CSV, when it has a comma)."""
+    return '"' + name.replace('"', '""') + '"' if "," in name or '"' in name else name
 
 
 def _listed(names: Sequence[str], limit: int = 3) -> str:
@@ -235,9 +241,13 @@ def decide_direction(datasets: Sequence[str], score_column: str | None, label: s
     if other and source in ("evidence", "assumed"):
         word, cols = next(iter(other.items()))
         source = "unsure"
+        flags = shlex.quote(",".join(_csv_name(c) for c in cols))
         unsure.append(f"direction: {_listed(cols, 3)} score the same tasks as columns that name their metric, with "
                       f"another metric ('{word}') whose name does not say which way it is better; read as "
-                      f"{'higher' if hib else 'lower'} is better like the others, which may be wrong")
+                      f"{'higher' if hib else 'lower'} is better like the others, which may be wrong. If '{word}' is "
+                      f"{'lower' if hib else 'higher'} is better, give --{'higher' if hib else 'lower'}-is-better with "
+                      f"--{'lower' if hib else 'higher'}-is-better-datasets {flags}; else "
+                      f"--{'higher' if hib else 'lower'}-is-better")
     lo = tuple(d for d, v in per.items() if not v and hib) if score_column is None else ()
     hi = tuple(d for d, v in per.items() if v and not hib) if score_column is None else ()
     if lower_ds or higher_ds:

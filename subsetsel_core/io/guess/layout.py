@@ -13,12 +13,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from subsetsel_core.io.guess.column_kinds import (
+from subsetsel_core.io.guess.column_kinds import Column
+from subsetsel_core.io.guess.header_words import (
     DATASET_WORDS,
     FOLD_WORDS,
     MODEL_WORDS,
     SCORE_WORDS,
-    Column,
     direction_of,
     has_word,
     looks_like_model,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from subsetsel_core.io.guess.column_kinds import CMC_RANK, direction_of, negated, tokens
+from subsetsel_core.io.guess.header_words import CMC_RANK, direction_of, negated, tokens
 
 #: Metric keys where higher is better (as result files and leaderboards spell them).
 HIGHER_METRICS = frozenset({

@@ -14,14 +14,8 @@ from itertools import pairwise
 
 import numpy as np
 
-from subsetsel_core.io.guess.column_kinds import (
-    MIN_SHARE,
-    SPARE_ROWS,
-    Column,
-    direction_of,
-    mean_kind,
-    tokens,
-)
+from subsetsel_core.io.guess.column_kinds import MIN_SHARE, SPARE_ROWS, Column, mean_kind
+from subsetsel_core.io.guess.header_words import direction_of, tokens
 from subsetsel_core.io.guess.metric_names import STRONG, metric_of
 from subsetsel_core.io.guess.scales import correlations
 

@@ -114,6 +114,27 @@ class TableGuess:
             return True
         return self.higher_is_better
 
+    def own_directions(self) -> dict[str, bool]:
+        """Dataset → higher is better, for the datasets whose headers name a metric of known direction, when some
+        datasets' headers name none (empty when every one does, or none does): what a direction the user gives
+        for the others leaves as it is."""
+        own = {m.dataset: bool(m.higher_is_better) for m in self.dataset_metrics if m.higher_is_better is not None}
+        return own if 0 < len(own) < len(self.datasets) else {}
+
+    def answered(self, higher_is_better: bool) -> TableGuess:
+        """The reading with the direction a user chose: the file's evidence (and its directions per dataset) while
+        the answer agrees with it; else the answer, on every dataset but those whose headers name a metric of known
+        direction when the reading was unsure (the question was about the others); the direction's doubts gone."""
+        rest = tuple(u for u in self.unsure if not u.startswith("direction:"))
+        if self.direction_from in ("evidence", "assumed") and higher_is_better == self.higher_is_better:
+            return replace(self, unsure=rest)
+        own = self.own_directions() if self.direction_from == "unsure" else {}
+        return replace(self, higher_is_better=higher_is_better, direction_from="given", unsure=rest,
+                       direction_because="as chosen, on every dataset not ticked otherwise" + (
+                           "; the datasets whose headers name a metric as those names say" if own else ""),
+                       lower_is_better_datasets=tuple(d for d, v in own.items() if not v and higher_is_better),
+                       higher_is_better_datasets=tuple(d for d, v in own.items() if v and not higher_is_better))
+
     def to_format(self, missing: str = "error", **changes: Any) -> ScoreFormat:
         """The :class:`ScoreFormat` that reads the table as guessed (``changes`` replace fields)."""
         fmt = ScoreFormat(

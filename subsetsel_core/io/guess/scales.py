@@ -15,7 +15,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from subsetsel_core.io.guess.column_kinds import Column, has_word
+from subsetsel_core.io.guess.column_kinds import Column
+from subsetsel_core.io.guess.header_words import has_word
 from subsetsel_core.io.guess.metric_names import MetricName, arrow_of
 from subsetsel_core.text.rounding import text
 

@@ -24,12 +24,11 @@ from subsetsel_core.io.guess.aggregates import aggregate_hints, is_aggregate, is
 from subsetsel_core.io.guess.column_kinds import (
     Column,
     derived,
-    has_word,
     maybe_rank,
     named_derived,
     parse_dates,
-    tokens,
 )
+from subsetsel_core.io.guess.header_words import has_word, tokens
 from subsetsel_core.io.guess.metric_names import ARROW_HINT, MetricName, arrow_of, metric_of
 from subsetsel_core.io.guess.partial_means import (
     MAX_COLUMNS,

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from subsetsel_core.errors import InputError
-from subsetsel_core.io.guess.column_kinds import tokens
+from subsetsel_core.io.guess.header_words import tokens
 from subsetsel_core.io.guess.result import TableGuess, names_of
 from subsetsel_core.io.names import did_you_mean
 

@@ -20,17 +20,17 @@ import pandas as pd
 
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.guess.aggregates import rank_look
-from subsetsel_core.io.guess.column_kinds import (
+from subsetsel_core.io.guess.column_kinds import Column
+from subsetsel_core.io.guess.column_scan import read_columns
+from subsetsel_core.io.guess.direction_guess import decide_direction
+from subsetsel_core.io.guess.header_words import (
     DATASET_WORDS,
     MODEL_WORDS,
     RANK_WORDS,
-    Column,
     has_word,
     pick,
     tokens,
 )
-from subsetsel_core.io.guess.column_scan import read_columns
-from subsetsel_core.io.guess.direction_guess import decide_direction
 from subsetsel_core.io.guess.layout import (
     METRIC_COLUMN,
     SAMPLE_ROWS,

@@ -752,7 +752,7 @@ def test_numbers_with_an_unsettled_comma_are_set_aside_aloud_and_two_separators_
 def test_words_of_an_aggregate_inside_a_tasks_or_a_metrics_name_name_no_aggregate() -> None:
     """VBench's ``overall consistency`` is a dimension; ``Average Precision`` and RL's ``Average Return`` are metrics;
     ``Overall w/ Style Control`` and ``Total Score`` are aggregates; a cost is never a task."""
-    from subsetsel_core.io.guess.column_kinds import names_average
+    from subsetsel_core.io.guess.header_words import names_average
 
     assert not any(names_average(h) for h in ("overall consistency", "Average Precision", "Mean Reciprocal Rank",
                                               "HalfCheetah Average Return", "mAP"))
