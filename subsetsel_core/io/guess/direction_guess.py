@@ -207,6 +207,7 @@ def decide_direction(datasets: Sequence[str], score_column: str | None, label: s
     says = {v for _, v in items}
     # no metric name, no column named a rank: only the rows' order (a '#' or 'No.' column numbers the rows)
     only_order = bool(hints) and len(items) == len(hints) and says == {False} and not any(
+        t.startswith(ARROW_HINT) for t, _ in hints) and not any(
         (hc := _HINT_COLUMN.match(t)) is not None and set(tokens(hc.group(1))) & RANK_WORDS for t, _ in hints)
     if not items and minority:
         hib, source = True, "unsure"

@@ -25,6 +25,7 @@ from subsetsel_core.io.guess.header_words import (
     pick,
     tokens,
 )
+from subsetsel_core.io.guess.metric_names import metric_of
 
 #: Sample of rows the long-table check classifies columns on.
 SAMPLE_ROWS = 5000
@@ -146,7 +147,9 @@ def long_roles(df: pd.DataFrame, kinds: Mapping[str, Column], given: Mapping[str
         score, said = _score_column(cols, kinds, numbers, (d, m, fold))
         if said:
             unsure.append(said)
-        if said and len(numbers) >= 3 and fold is None and not df.duplicated([d, m]).any():
+        named = sum(metric_of(c) is not None or "stderr" in c.lower() for c in numbers)
+        if said and len(numbers) >= 3 and fold is None and not df.duplicated([d, m]).any() and named * 2 <= len(
+                numbers):  # most number columns name metrics (acc, acc_stderr, acc_norm …): a long table's metrics
             shown = ", ".join(f"'{c}'" for c in numbers[:3]) + (" …" if len(numbers) > 3 else "")
             unsure.append(f"layout: each ('{d}', '{m}') pair has one row, next to {len(numbers)} number columns "
                           f"({shown}): the table may be wide, each row named by the two columns together (a dataset "

@@ -21,7 +21,7 @@ HIGHER_METRICS = frozenset({
     "meteor", "bertscore", "comet", "bleurt", "pass", "main", "spearman", "pearson", "kappa", "mcc", "r2", "hit", "hits", "top1",
     "top5", "mAP".lower(), "cos", "sim", "similarity", "v_measure", "ap", "iou", "dice", "psnr", "ssim",
     "miou", "macc", "ap50", "ap75", "aps", "apm", "apl", "pq", "stoi", "estoi", "pesq", "sdr", "sisdr", "mos",
-    "dnsmos", "aucroc", "aucpr", "auprc", "nds", "hota", "mota", "idf1", "assa", "deta", "rcll", "prcn", "tpr",
+    "dnsmos", "aucroc", "aucpr", "auprc", "aupr", "nds", "hota", "mota", "idf1", "assa", "deta", "rcll", "prcn", "tpr",
     "bwt", "fwt",
 })
 #: Metric keys where lower is better.
@@ -29,7 +29,8 @@ LOWER_METRICS = frozenset({
     "ppl", "perplexity", "bpb", "bits", "loss", "nll", "logloss", "error", "err", "errors", "wer", "cer", "ter",
     "rmse", "mae", "mse", "mape", "smape", "rmsle", "time", "runtime", "latency", "seconds", "minutes", "hours",
     "milliseconds", "ece", "brier", "fid", "bias", "mase", "crps", "wql", "msis", "nrmse", "wape", "rmsse",
-    "hallucination", "lpips", "epe", "absrel", "sqrel", "rel", "rmselog", "fl", "forgetting", "mate", "maoe",
+    "hallucination", "lpips", "epe", "absrel", "sqrel", "rel", "rmselog", "fl", "forgetting", "mate", "maoe", "mce",
+    "rmsd", "mindcf",
     "mave", "maae", "fpr", "fpr95", "fnr", "eer", "fp", "fn", "idsw", "frag", "ade", "fde", "minade", "minfde",
 })
 #: Words that qualify a metric without changing its direction (``acc_norm``, ``ndcg_at_10``, ``error rate``).
@@ -45,6 +46,9 @@ STRONG = frozenset({
     "acc", "accuracy", "acc_norm", "exact_match", "em", "f1", "ndcg", "mrr", "auc", "auroc", "bleu", "rouge",
     "rougel", "chrf", "ppl", "perplexity", "bpb", "rmse", "mae", "mse", "wer", "cer", "nll", "logloss", "loss",
     "mase", "smape", "mape", "crps", "wql", "map", "forgetting", "ece", "fid",
+    # of other fields, unambiguous after a dataset's name ("Vox1-O EER", "SVHN FPR95", "MOT17 HOTA", "ImageNet-C mCE")
+    "eer", "mindcf", "fpr", "fpr95", "fnr", "tpr", "bwt", "fwt", "hota", "mota", "idf1", "nds", "ade", "fde",
+    "minade", "minfde", "miou", "mce", "rmsd", "psnr", "ssim", "lpips", "epe", "aupr", "auprc",
 })
 SPACED = STRONG - {"loss", "accuracy", "match"}
 """Metric keys unambiguous enough to count as the last word of a header after a space (``ESOL RMSE``, ``MUTAG
@@ -57,6 +61,7 @@ _UNIT = re.compile(r"\s*\[([^\[\]]*)\]\s*$")
 _RATE = re.compile(r"(?:[\w ]+ )?(?:tokens?|samples?|images?|imgs?|queries|query|requests?|frames?|it|items?|steps?"
                    r"|sentences?|words?|chars?|characters?|examples?|seqs?|sequences?|docs?|documents?)\s*/\s*"
                    r"(?:s|sec|second)")  # "tokens/s", "images / s": a throughput (not "m/s", a velocity)
+_AT_K = re.compile(r"\b(?:top|pass|hits?|recall|ndcg|map|mrr|acc|precision)\s*[-@_]?\s*\d+\s*$", re.IGNORECASE)
 _COMPLEMENT = re.compile(r"(?<![\w.])1\s*[-−–]\s*([A-Za-z]\w*)")  # "1-acc", "1 − IoU": one less a metric
 
 
@@ -126,13 +131,17 @@ def metric_of(header: str) -> MetricName | None:
     bracket = _BRACKET.search(text)
     if bracket and _is_metric(bracket.group(1)):
         return MetricName(bracket.group(1).strip(), _direction(bracket.group(1)))
-    if bracket and bracket.group(1).strip().lower() in _TIME_UNITS:  # "Prefill (s)", "End-to-End (ms)": a time
-        return MetricName(text, False, whole=True)
+    lead_name = text.split("(", 1)[0].strip() if bracket else ""
+    if bracket and bracket.group(1).strip().lower() in _TIME_UNITS and not (lead_name and metric_of(lead_name)):
+        return MetricName(text, False, whole=True)  # "Prefill (s)", "End-to-End (ms)": a time; not "mIoU (MS)"
     if bracket and _RATE.fullmatch(bracket.group(1).strip().lower()):
         return MetricName(text, True, whole=True)  # "Decode (tokens/s)": a rate, a throughput
     lead = text.split("(", 1)[0].strip() if bracket else (parts[0].strip() if len(parts) >= 2 else "")
     if lead and _is_metric(lead):  # "<metric> (<subset>)", "WER - dev-clean"
         return MetricName(lead, _direction(lead))
+    at_k = _AT_K.search(text)
+    if at_k is not None:  # "ImageNet Top-1", "FB15k Hits@10"; "Pass@1" alone is a metric as a whole
+        return MetricName(at_k.group(0), True, whole=not text[:at_k.start()].strip())
     for name in (text, lead) if lead else (text,):  # "Z500 RMSE (3 / 5 days)": the name before a bracket
         words = tokens(name)
         if len(words) >= 2 and ("_" in name or words[-1] in SPACED):

@@ -21,8 +21,10 @@ from subsetsel_core.io.guess.metric_names import MetricName, arrow_of
 from subsetsel_core.text.rounding import text
 
 #: "# eval", "Number of Mutants", AlpacaEval's "n_wins", "num_samples", "sample_count"
-_COUNT_PART = re.compile(r"(?:^|\s[-–—|:/]\s*)#\s*\w|^(?:number|num|count) of\b|^(?:n|num|count)_[a-z]|_count$",
-                         re.IGNORECASE)
+_COUNT_PART = re.compile(r"(?:^|\s[-–—|:/]\s*)#\s*\w|^(?:number|num|count) of\b|_count$|^(?:n|num|count)_(?:wins?|draws?"
+                         r"|loss(?:es)?|ties?|total|samples?|examples?|questions?|items?|instances?|tokens?|params?"
+                         r"|parameters|layers?|shots?|tasks?|runs?|votes?|battles?|ratings?|models?|answers?|evals?"
+                         r"|train|test)\b", re.IGNORECASE)  # not reasoning-gym's tasks count_bits, n_queens
 _MONEY = re.compile(r"[$€£¥]|\b(?:usd|eur|cost|costs|price|prices)\b", re.IGNORECASE)
 _ATTRIBUTE_MARKS = ("❤", "♥", "⭐", "👍", "★")  # likes and stars
 #: Words that name a model's attribute, not a task (``Memory Usage (GB, fp32)``, ``Embedding Dimensions``).

@@ -36,13 +36,13 @@ from subsetsel_core.io.guess.layout import (
     SAMPLE_ROWS,
     LongRoles,
     fold_column,
-    is_flag,
     is_key,
     long_roles,
     orientation,
 )
 from subsetsel_core.io.guess.long_table import long_guess
 from subsetsel_core.io.guess.metric_names import score_metric
+from subsetsel_core.io.guess.name_cells import can_name_rows, model_like
 from subsetsel_core.io.guess.result import SetAside, TableGuess, names_of, release_dates
 from subsetsel_core.io.guess.set_aside import set_aside_columns
 from subsetsel_core.io.guess.summary_rows import aggregate_rows, scoreless_rows, without_rows
@@ -213,13 +213,6 @@ def _forced_long(cols: Sequence[str], kinds: Mapping[str, Column], given: Mappin
     return LongRoles(str(roles["dataset"]), str(roles["model"]), str(roles["score"]), given["fold"] or None)
 
 
-def _links(values: pd.Series) -> bool:
-    """Whether every filled cell of a column is a web address."""
-    cells = values.astype(str).str.strip()
-    cells = cells[cells != ""]
-    return len(cells) > 0 and bool(cells.str.match(r"(?:https?|ftp)://\S+$").all())
-
-
 def _sorted(values: pd.Series) -> tuple[str, ...]:
     return tuple(sorted(str(v) for v in pd.unique(values) if str(v) != ""))
 
@@ -242,13 +235,14 @@ def _wide_guess(df: pd.DataFrame, kinds: dict[str, Column], layout: str, given: 
     keyed = [c for c in cols if c != fold and is_key(kinds[c])]
     unique = [c for c in keyed if kinds[c].kind == "text" and _unique(df, c, fold)]
     names = [c for c in keyed if not set(tokens(c)) & RANK_WORDS]  # ProteinGym's Model_rank names no model
-    # nor does a column of links (SWE-bench's 'site') or of yes and no (its 'os_model': true/false)
-    names = [c for c in names if not _links(df[c]) and not is_flag(df[c])]
+    # nor does a column of links (SWE-bench's 'site'), of yes and no (its 'os_model'), of commit hashes ('Model sha')
+    names = [c for c in names if can_name_rows(df[c])]
     unique = [c for c in unique if c in names]
     text = [c for c in names if kinds[c].kind == "text"]
     by_words = {"model": pick(text, MODEL_WORDS) or pick(names, MODEL_WORDS),
                 "dataset": pick(text, DATASET_WORDS) or pick(names, DATASET_WORDS)}
-    fallback = unique[0] if unique else next((c for c in cols if c != fold), cols[0])
+    named_like = [c for c in unique if model_like(df[c])]  # Open LLM's 'fullname' (org/model) over a type emoji
+    fallback = (named_like or unique)[0] if unique else next((c for c in cols if c != fold), cols[0])
     if layout == "models-as-rows":
         _require(cols, named["model"], "model", label)
         name = given["model"] or by_words["model"] or fallback

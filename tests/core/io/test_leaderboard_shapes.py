@@ -761,3 +761,32 @@ def test_words_of_an_aggregate_inside_a_tasks_or_a_metrics_name_name_no_aggregat
     dims = ["subject consistency", "motion smoothness", "dynamic degree", "aesthetic quality", "overall consistency"]
     g = read("vbench.csv", _table("Model Name," + ",".join(dims) + ",Total Cost ($)", rows=8))
     assert "overall consistency" in g.datasets and "Total Cost ($)" not in g.datasets
+
+
+def test_metric_words_of_other_fields_after_a_datasets_name_decide() -> None:
+    """``Vox1-O EER``, ``SVHN FPR95``, ``ImageNet-C mCE`` lower; ``MOT17 HOTA``, ``ImageNet Top-1``, ``FB15k Hits@10``
+    higher; ``mIoU (MS)`` is multi-scale, no milliseconds."""
+    lower = ["Vox1-O EER", "SVHN FPR95", "ImageNet-C mCE", "Vox1 minDCF", "CASP15 RMSD (Å)"]
+    higher = ["MOT17 HOTA", "ImageNet Top-1", "FB15k Hits@10", "HumanEval Pass@1", "ADE20K mIoU (MS)", "BLEU (MS)"]
+    assert all(metric_of(h).higher_is_better is False for h in lower)  # type: ignore[union-attr]
+    assert all(metric_of(h).higher_is_better is True for h in higher)  # type: ignore[union-attr]
+    assert metric_of("Latency (ms)").higher_is_better is False  # type: ignore[union-attr]
+
+
+def test_tasks_named_like_counts_and_an_arrow_on_an_average_and_name_columns() -> None:
+    """reasoning-gym's ``count_bits``, ``n_queens`` are tasks; ``Average WER ⬇️`` says lower; a column of commit
+    hashes names no model, and among columns unique per row the one shaped like model names is taken."""
+    g = read("gym.csv", _table("model,count_bits,count_primes,n_queens,basic_arithmetic,n_shot"))
+    assert {"count_bits", "count_primes", "n_queens"} <= set(g.datasets)
+    rng = np.random.default_rng(5)
+    rows = []
+    for i in range(6):
+        wer = rng.uniform(2, 20, 4)
+        rows.append(",".join([f"org/asr-{i}", f"{wer.mean():.2f}", *[f"{x:.2f}" for x in wer]]))
+    rows.sort(key=lambda r: float(r.split(",")[1]))
+    asr = read("asr.csv", "model,Average WER ⬇️,ami,earnings22,gigaspeech,librispeech\n" + "\n".join(rows) + "\n")
+    assert asr.direction == "lower" and not any(u.startswith("direction") for u in asr.unsure)
+    sha = "".join(f"🟢,{'abcdef0123'[i]}{i}f3a9c1d2e4b5a6978,org/model-{i},{0.3 + i / 20:.2f},{0.5 - i / 30:.2f},"
+                  f"{0.4 + i / 25:.2f}\n" for i in range(6))
+    llm = read("llm.csv", "T,Model sha,fullname,IFEval,BBH,GPQA\n" + sha)
+    assert llm.model_column == "fullname"
