@@ -31,6 +31,8 @@ RESULT_HINTS: dict[str, str] = {
     "score_column": "Type the metric under 'Metric' above (METRIC, or TASK=METRIC; TASK2=METRIC).",
     "missing": "Choose it under 'Missing scores' of the results above.",
     "scores_file": "Upload the results folder as one .zip, or its JSON files.",
+    "scores_format": "Choose the format to read under 'Format' above, and tick 'Skip files that cannot be read' for "
+                     "the others.",
 }
 
 

@@ -80,6 +80,8 @@ FIELD_HINTS: dict[str, str] = {
     "descriptor_dataset_column": "Type it under 'Dataset column of the descriptor tables' above.",
     "descriptor_columns": "Choose them on the Representation page.",
     "scores_file": "Upload it under 'Scores' above.",
+    "scores_format": "Choose the format to read under 'Format' of the results above, and tick 'Skip files that cannot "
+                     "be read' for the others.",
     "descriptor_file": "Upload it under 'Descriptor tables' above.",
     "k": "Change k on the Select page.",
     "strategy": "Choose another strategy.",

@@ -184,6 +184,13 @@ def check_shape(text: str, sep: str, label: str) -> list[str] | None:
 TRAILING = "\x00after the last delimiter"
 
 
+def file_line(df: pd.DataFrame, row: int) -> int:
+    """The file line of the table's row at position ``row``: its index (lines above the header left out counted,
+    :func:`~subsetsel_core.io.tables.read_table`) less 2, or its position when the index holds no line numbers."""
+    label = df.index[row]
+    return int(label) + 2 if isinstance(label, int | np.integer) else row + 2
+
+
 def drop_trailing(df: pd.DataFrame, label: str) -> pd.DataFrame:
     """Drop the column of cells after each row's last delimiter, refusing a row whose cell there is filled.
 
@@ -197,7 +204,7 @@ def drop_trailing(df: pd.DataFrame, label: str) -> pd.DataFrame:
     if filled.any():
         row = int(filled.to_numpy().argmax())
         raise InputError(
-            f"{label}: line {int(df.index[row]) + 2} has a value ('{str(extra.iloc[row])[:40]}') after the last of the "
+            f"{label}: line {file_line(df, row)} has a value ('{str(extra.iloc[row])[:40]}') after the last of the "
             f"{df.shape[1]} columns the header names, where the other lines end with an empty cell (a "
             "delimiter at the end of each line). Remove it, or name its column in the header.")
     return df
@@ -266,7 +273,7 @@ def check_unnamed_tail(df: pd.DataFrame, label: str) -> None:
     if 0 < int(filled.sum()) * 2 <= len(df):
         row = int(filled.to_numpy().argmax())
         raise InputError(
-            f"{label}: line {int(df.index[row]) + 2} has a value ('{str(last.iloc[row])[:40]}') in a last column the header does not "
+            f"{label}: line {file_line(df, row)} has a value ('{str(last.iloc[row])[:40]}') in a last column the header does not "
             f"name, which {len(df) - int(filled.sum())} of the {len(df)} rows leave empty (their lines end with a "
             "delimiter). Remove the stray value, or name the column in the header.")
 

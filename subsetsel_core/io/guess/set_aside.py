@@ -42,6 +42,7 @@ from subsetsel_core.io.guess.partial_means import (
 from subsetsel_core.io.guess.result import SetAside
 from subsetsel_core.io.guess.scales import ATTRIBUTE_WORDS, correlations, named_count, other_scales
 from subsetsel_core.io.score_format import check_roles
+from subsetsel_core.io.table_shape import file_line
 from subsetsel_core.text.rounding import text
 
 _RELEASE = ("release", "released", "date", "published")
@@ -281,8 +282,7 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
 
 def _bad_cells(df: pd.DataFrame, col: Column) -> str:
     """A number column's cells that are not numbers, with their lines in the file (``line 4: '16×8'``)."""
-    return ", ".join(f"line {int(df.index[i]) + 2 if isinstance(df.index[i], int | np.integer) else i + 2}: "
-                     f"'{cell[:30]}'" for i, cell in col.bad)
+    return ", ".join(f"line {file_line(df, i)}: '{cell[:30]}'" for i, cell in col.bad)
 
 
 def _metrics_only(tasks: Sequence[str], metric: Mapping[str, MetricName | None],
