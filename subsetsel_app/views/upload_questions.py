@@ -37,14 +37,14 @@ QUESTIONS: dict[str, str] = {
 PARTS: dict[str, str] = {
     "layout": "the layout", "dataset_column": "the dataset column", "model_column": "the model column",
     "score_column": "the score column", "set_aside": "the columns read as tasks", "release_column": "the release dates",
-    "direction": "the direction", "rows": "a summary row",
+    "direction": "the direction", "rows": "a summary row", "cells": "cells that are not numbers",
 }
 #: The topics the page names by its own choices (the guess made with them is sure of them).
 CHOSEN = ("layout", "dataset_column", "model_column", "score_column")
 #: Topics the page does not ask: reading the table stops on them with the same reason (rows that repeat
 #: a dataset and model: the page's error names the column that tells them apart), so no tick can
 #: confirm them.
-STOPS = ("fold_column",)
+STOPS = ("fold_column", "cells")
 #: The label of the tick that confirms the reading.
 CONFIRM = "Read it as shown"
 

@@ -40,9 +40,11 @@ UNSURE_FLAGS: dict[str, str] = {
     "set_aside": "--drop-columns COL or --keep-columns COL",
     "rows": "--drop-rows NAME",
     "release_column": "--release-column COL",
+    "cells": "--drop-columns COL (or fix the cells)",
 }
-#: Topics of ``unsure`` that do not stop a command (what they concern is left out, and said).
-NOT_BLOCKING = frozenset({"release_column"})
+#: Topics of ``unsure`` that do not stop a command (what they concern is left out, and said; cells that are not
+#: numbers stop the reading itself, which names them).
+NOT_BLOCKING = frozenset({"release_column", "cells"})
 
 
 def add_score_args(g: Any) -> None:

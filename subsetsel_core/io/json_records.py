@@ -46,7 +46,8 @@ def records_frame(raw: bytes, label: str) -> pd.DataFrame:
     -------
     pandas.DataFrame
         Text cells (object dtype); a key an object lacks is an empty cell there. Columns in the
-        order the keys first appear.
+        order the keys first appear. The index is each row's line (JSON Lines) or item number
+        (a list) less 2, so that messages about rows name them as a CSV's name its lines.
 
     Raises
     ------
@@ -63,9 +64,11 @@ def records_frame(raw: bytes, label: str) -> pd.DataFrame:
         lines = [(n, line) for n, line in enumerate(text.split("\n"), start=1) if line.strip()]
         items = [_parse(line, label, n) for n, line in lines]
         where = [f"line {n}" for n, _ in lines]
+        numbers = [n for n, _ in lines]
     else:
         items = _parse(text, label, None)
         where = [f"item {i + 1}" for i in range(len(items))] if isinstance(items, list) else []
+        numbers = list(range(1, len(where) + 1))
     if not isinstance(items, list) or not items:
         raise InputError(f"{label}: a JSON {'Lines file' if is_json_lines(label) else 'list'} with no records. Give "
                          "one object per row (a model or a dataset), or the table as CSV.")
@@ -90,7 +93,13 @@ def records_frame(raw: bytes, label: str) -> pd.DataFrame:
     if not columns:
         raise InputError(f"{label}: its {len(rows)} JSON objects hold no keys, so no column. A table as JSON records "
                          "holds one object per row with a key per column ({\"model\": …, \"task\": score}).")
-    return pd.DataFrame.from_records(rows, columns=list(columns)).fillna("").astype(object)
+    frame = pd.DataFrame.from_records(rows, columns=list(columns)).fillna("").astype(object)
+    # a row's index is its line (JSON Lines) or its item's number (a list) less 2, as a CSV row's is its line less 2:
+    # messages about rows name them so
+    frame.index = pd.Index([n - 2 for n in numbers], dtype="int64")
+    if not is_json_lines(label):
+        frame.attrs["row_word"] = "item"  # a list's rows are its items, numbered from 1
+    return frame
 
 
 def _parse(text: str, label: str, line: int | None) -> Any:

@@ -203,9 +203,10 @@ def _positions(df: pd.DataFrame, fmt: ScoreFormat) -> pd.Index:
 
 def _file_rows(df: pd.DataFrame) -> pd.Index:
     """Each row's line in the file less 2: the index :func:`~subsetsel_core.io.tables.read_table` gives (lines above
-    the header it left out, a README's prose, counted), or 0, 1, … for a table given another index."""
+    the header it left out, a README's prose, counted; a JSON table's lines or items, from -1), or 0, 1, … for a table
+    given another index."""
     i = df.index
-    if pd.api.types.is_integer_dtype(i.dtype) and i.is_monotonic_increasing and i.is_unique and (len(i) == 0 or i[0] >= 0):
+    if pd.api.types.is_integer_dtype(i.dtype) and i.is_monotonic_increasing and i.is_unique and (len(i) == 0 or i[0] >= -1):
         return i
     return pd.RangeIndex(len(df))
 

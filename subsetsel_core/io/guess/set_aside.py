@@ -266,7 +266,7 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
         shown = ", ".join(f"'{c}'" for c in kept[:3]) + (f" and {len(kept) - 3} more" if len(kept) > 3 else "")
         flagged.append((kept[0], f"set_aside: every score column is named as an average; {shown} are read as the "
                                  "tasks (each the average of a group of tasks the file does not hold)"))
-    flagged += [(c, f"set_aside: '{c}' holds cells that are not numbers ({_bad_cells(df, kinds[c])}) among its "
+    flagged += [(c, f"cells: '{c}' holds cells that are not numbers ({_bad_cells(df, kinds[c])}) among its "
                     "scores; reading the table refuses them: make them numbers, leave them empty for a missing score, "
                     "or set the column aside") for c in plain if kinds[c].bad and c not in reasons]
     chosen = set(exact) if exact is not None else (set(reasons) | set(drop)) - set(keep)
@@ -282,7 +282,8 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
 
 def _bad_cells(df: pd.DataFrame, col: Column) -> str:
     """A number column's cells that are not numbers, with their lines in the file (``line 4: '16×8'``)."""
-    return ", ".join(f"line {file_line(df, i)}: '{cell[:30]}'" for i, cell in col.bad)
+    word = df.attrs.get("row_word", "line")
+    return ", ".join(f"{word} {file_line(df, i)}: '{cell[:30]}'" for i, cell in col.bad)
 
 
 def _metrics_only(tasks: Sequence[str], metric: Mapping[str, MetricName | None],

@@ -150,3 +150,18 @@ def test_json_lines_read_as_the_csv_reads(name: str, suffix: str) -> None:
 def test_json_lines_that_are_not_flat_objects_are_refused_by_line(raw: bytes, needle: str) -> None:
     with pytest.raises(InputError, match=needle.replace("(", r"\(")):
         read_table(raw, label="t.jsonl")
+
+
+def test_messages_about_rows_name_json_items_and_lines() -> None:
+    """A JSON list's rows are named by their item numbers, JSON Lines' by their lines (blank lines counted)."""
+    from subsetsel_core.benchmark import load_scores
+
+    items = b'[{"m": "a", "A": 0.5, "B": 0.7, "C": 0.1}, {"m": "b", "A": 0.6, "B": "x", "C": 0.3}, ' \
+            b'{"m": "c", "A": 0.4, "B": 0.9, "C": 0.2}]'
+    lines = b'{"m": "a", "A": 0.5, "B": 0.7, "C": 0.1}\n\n{"m": "b", "A": 0.6, "B": "x", "C": 0.3}\n' \
+            b'{"m": "c", "A": 0.4, "B": 0.9, "C": 0.2}\n'
+    for raw, label, at, cell in ((items, "t.json", 2, "item 2"), (lines, "t.jsonl", 3, "line 3")):
+        with pytest.raises(InputError, match=f"not numbers in rows {at} "):
+            load_scores(raw, label=label, layout="models-as-rows", model_column="m", higher_is_better=True)
+        g = guess_table(read_table(raw, label=label, object_text=True), label=label)
+        assert any(f"({cell}: 'x')" in u for u in g.unsure)
