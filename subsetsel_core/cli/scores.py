@@ -144,8 +144,9 @@ def decide_flag(topic: str, unsure: str) -> str | None:
 
     row = summary_row(unsure) if topic == "rows" else None
     if row is not None:  # a name with a comma is quoted as in CSV, as --drop-rows reads it
-        shown = row if "," not in row else '"' + row.replace('"', '""') + '"'
-        return f"--drop-rows {shlex.quote(shown)}"
+        from subsetsel_core.io.names import csv_quoted
+
+        return f"--drop-rows {shlex.quote(csv_quoted(row))}"
     return UNSURE_FLAGS.get(topic)
 
 

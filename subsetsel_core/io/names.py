@@ -142,3 +142,9 @@ def describe_mismatch(
     if len(missing) > limit:
         parts.append(f"… and {len(missing) - limit} more")
     return "; ".join(parts)
+
+
+def csv_quoted(name: str) -> str:
+    """A name as one entry of a comma-separated list of names holds it: quoted as in CSV when it has a comma or
+    a quote (``"Avg, all"``), as the command line's name lists read it."""
+    return '"' + name.replace('"', '""') + '"' if "," in name or '"' in name else name

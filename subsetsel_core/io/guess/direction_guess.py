@@ -23,7 +23,7 @@ from subsetsel_core.io.guess.metric_names import (
     metric_of,
     score_metric,
 )
-from subsetsel_core.io.names import describe_mismatch
+from subsetsel_core.io.names import csv_quoted, describe_mismatch
 
 #: Where a direction came from (``TableGuess.direction_from``).
 DIRECTION_SOURCES: dict[str, str] = {
@@ -112,11 +112,6 @@ def _second_metric(datasets: Sequence[str], per: Mapping[str, bool]) -> dict[str
         if d not in per and p is not None and p[0] in tasks:
             groups.setdefault(p[1], []).append(d)
     return {w: cols for w, cols in groups.items() if len(cols) >= 2}
-
-
-def _csv_name(name: str) -> str:
-    """A name as a comma-separated list on the command line holds it (quoted, as in CSV, when it has a comma)."""
-    return '"' + name.replace('"', '""') + '"' if "," in name or '"' in name else name
 
 
 def _listed(names: Sequence[str], limit: int = 3) -> str:
@@ -242,7 +237,7 @@ def decide_direction(datasets: Sequence[str], score_column: str | None, label: s
     if other and source in ("evidence", "assumed"):
         word, cols = next(iter(other.items()))
         source = "unsure"
-        flags = shlex.quote(",".join(_csv_name(c) for c in cols))
+        flags = shlex.quote(",".join(csv_quoted(c) for c in cols))
         unsure.append(f"direction: {_listed(cols, 3)} score the same tasks as columns that name their metric, with "
                       f"another metric ('{word}') whose name does not say which way it is better; read as "
                       f"{'higher' if hib else 'lower'} is better like the others, which may be wrong. If '{word}' is "
