@@ -105,10 +105,17 @@ def _bounds(config: Mapping[str, Any]) -> tuple[float | None, float | None]:
     return number(config.get("min_score")), number(config.get("max_score"))
 
 
-def not_a_score(config: Mapping[str, Any]) -> str | None:
+def not_a_score(config: Mapping[str, Any], where: str = "", at: str = "metric_config") -> str | None:
     """What a result is when its ``metric_kind`` (or ``metric_unit``) says it is no task's score (a rank, a cost, a
-    latency …: a key of :data:`NOT_SCORES`), else None."""
-    kind, unit = config.get("metric_kind"), config.get("metric_unit")
+    latency …: a key of :data:`NOT_SCORES`), else None.
+
+    Raises
+    ------
+    InputError
+        ``metric_kind`` or ``metric_unit`` is not text (the schema's type).
+    """
+    kind, unit = text_field(config, "metric_kind", where, f"{at}.metric_kind"), text_field(
+        config, "metric_unit", where, f"{at}.metric_unit")
     if isinstance(kind, str) and kind.strip().lower() in NOT_SCORES:
         return kind.strip().lower()
     if isinstance(unit, str) and unit.strip().lower() in _NOT_SCORE_UNITS:
@@ -145,7 +152,7 @@ def _results(record: Mapping[str, Any], file: JsonFile, label: str, i: int | Non
         if dataset is None or (x is None and not why):
             unscored += 1
             continue
-        kind = not_a_score(config)
+        kind = not_a_score(config, where, f"{key}.metric_config")
         if kind is not None and kind != "index":  # a rank, a cost, a latency of the whole board is no aggregate
             others[dataset] = kind
             continue
@@ -246,6 +253,8 @@ def read(files: Sequence[JsonFile], label: str, skip_unreadable: bool = False) -
                         f"{names(derived)}.")
         aside += [(d, "a derived aggregate (named or described as a mean, average, win rate, overall score or "
                       "composite index, or all subjects)") for d in sorted(derived)]
+    scored = {r.dataset for r in records}
+    others = {(f"{d} (its {k} result)" if d in scored else d): k for d, k in others.items()}  # a task's rank beside it
     if others:
         warnings.append(f"set aside {len(others)} evaluation(s) whose records say they are no task's score "
                         f"(metric_kind): {names(set(others))} — " + "; ".join(

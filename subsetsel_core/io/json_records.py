@@ -61,6 +61,9 @@ def records_frame(raw: bytes, label: str) -> pd.DataFrame:
         raise InputError(f"{label}: a JSON table that is not UTF-8 (byte {exc.start}). Save it again as UTF-8.") from None
     lone_surrogate(text, label)
     if is_json_lines(label):
+        if text.lstrip()[:1] == "[":
+            raise InputError(f"{label}: is one JSON list, not JSON Lines (an object per line). Give it a .json name, "
+                             "so that it is read as a list of records.")
         lines = [(n, line) for n, line in enumerate(text.split("\n"), start=1) if line.strip()]
         items = [_parse(line, label, n) for n, line in lines]
         where = [f"line {n}" for n, _ in lines]

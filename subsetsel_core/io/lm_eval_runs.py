@@ -55,6 +55,11 @@ def run_setting(data: Mapping[str, Any], task: str) -> str:
     """How a task's run was set up, in words (``"10-shot"``, ``"0-shot, limit 100"``; empty: not recorded)."""
     shots = _shots(data, task)
     limit = _at(data, "config", "limit")
+    if isinstance(limit, str):  # written as text ("100"): the harness reads it as a number
+        try:
+            limit = float(limit)
+        except ValueError:
+            limit = None
     parts = ([shots] if shots else []) + (
         [f"limit {limit:g}"] if isinstance(limit, int | float) and not isinstance(limit, bool) else [])
     return ", ".join(parts)

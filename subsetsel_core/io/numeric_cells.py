@@ -25,7 +25,9 @@ FOOTNOTES_REMOVED = "footnote marks removed (85.2* read as 85.2)"
 SPREAD_REMOVED = "spreads after the numbers removed (85.2±0.3 read as 85.2)"
 PAIR_MEAN = ("two numbers per cell ('a/b': a task's two metrics, as GLUE and SuperGLUE write them, or one metric at "
              "two settings) read as their mean")
-REWRITES = (MARKS_REMOVED, FOOTNOTES_REMOVED, SPREAD_REMOVED, PAIR_MEAN)
+THOUSANDS_BY_POINTS = ("commas read as thousands separators ('22,521' as 22521): the table writes its decimals with "
+                       "a point")
+REWRITES = (MARKS_REMOVED, FOOTNOTES_REMOVED, SPREAD_REMOVED, PAIR_MEAN, THOUSANDS_BY_POINTS)
 """Notes of :func:`parse_numbers` that say a cell's text was more than a number (the reading states them)."""
 """Notes of :func:`parse_numbers` that mean the column cannot be read safely (see :func:`refusal`)."""
 UNITS = frozenset(

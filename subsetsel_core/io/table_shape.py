@@ -215,6 +215,9 @@ def check_not_json(text: str, label: str) -> None:
     head = text.lstrip(" \t\r\n")
     if head[:1] not in ("{", "[") or not re.match(r'[{\[]\s*(?:"|\{|\[|\]|\}|-?\d|true|false|null)', head):
         return
+    if label.lower().endswith(".json") and re.match(r"\{[^\n]*\}[ \t]*\r?\n\s*\{", head):
+        raise InputError(f"{label}: holds a JSON object on each line (JSON Lines), not one JSON list. Give it a "
+                         ".jsonl name, so that it is read one object per line.")
     if label.lower().endswith(".json"):
         raise InputError(
             f"{label}: is JSON that is not a table (a table as JSON is a list of objects, one per row). If it holds "

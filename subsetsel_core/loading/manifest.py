@@ -275,6 +275,9 @@ def read_manifest(folder: str | Path, *, within: str | Path | None = None) -> Ma
         folder = folder.parent
     folder = folder.resolve()
     if not folder.is_dir():
+        if folder.is_file():
+            raise InputError(f"{folder}: is a file, not a benchmark folder (a folder with a {MANIFEST_FILE}). Give a "
+                             f"score table as --scores {folder}.", field="scores_file")
         raise InputError(f"{folder}: no such benchmark folder. Check the path.")
     path = folder / MANIFEST_FILE
     if file_kind(path) == "missing":

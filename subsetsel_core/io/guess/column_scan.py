@@ -12,6 +12,7 @@ place.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -19,6 +20,7 @@ import pandas as pd
 from subsetsel_core.io.cell_tokens import MISSING_TOKENS
 from subsetsel_core.io.guess.column_kinds import Column, Kind, read_column
 from subsetsel_core.io.guess.header_words import DATE_WORDS, SIZE_WORDS, tokens
+from subsetsel_core.io.numeric_cells import AMBIGUOUS_COMMA, THOUSANDS_BY_POINTS
 
 _DECIMALS_FROM = 2000  # cells the rounding is read from (as read_column)
 
@@ -46,6 +48,11 @@ def read_columns(df: pd.DataFrame, columns: Sequence[str] | None = None) -> dict
     for c in cols:
         if c not in out:
             out[c] = read_column(c, df[c])
+    pointed = any(k.kind == "number" and k.decimals > 0 and not k.refused for k in out.values())
+    for c in cols:  # "22,521" where the table writes its decimals with a point: a thousands separator, as the load reads it
+        if pointed and out[c].refused == AMBIGUOUS_COMMA:
+            out[c] = read_column(c, df[c].astype(str).str.replace(",", "", regex=False).where(df[c].notna()))
+            out[c] = replace(out[c], rewrites=(*out[c].rewrites, THOUSANDS_BY_POINTS))
     return {c: out[c] for c in cols}
 
 

@@ -20,6 +20,7 @@ from subsetsel_core.benchmark import load_scores
 from subsetsel_core.cli.main import main
 from subsetsel_core.errors import InputError
 from subsetsel_core.io.numeric_cells import parse_numbers
+from subsetsel_core.io.tables import read_table
 from subsetsel_core.representations.descriptors import align_descriptors, load_descriptors
 
 NFC = unicodedata.normalize("NFC", "Café")
@@ -302,3 +303,18 @@ def test_cli_mismatch_suggests_nfc(tmp_path: Path, capsys: pytest.CaptureFixture
     f.write_text(features_text(datasets=[NFD, "Zürich", "Ølen", "dd", "ee", "ff"]), encoding="utf-8")
     msg = cli_error(capsys, p, f)
     assert "no row in features" in msg and f"did you mean '{NFD}'" in msg and "NFC/NFD" in msg
+
+
+def test_utf16_without_bom_with_chinese_and_emoji_names() -> None:
+    """U+4E00 is written 00 4E: a zero byte in the other half; an emoji's second half DE00 too."""
+    text = "model,MMLU,GSM8K,ARC\n一号模型,0.5,0.6,0.7\n二号模型,0.4,0.5,0.8\n😀 bot,0.3,0.2,0.6\nm4,0.6,0.1,0.5\n"
+    for order in ("utf-16-le", "utf-16-be"):
+        df = read_table(text.encode(order), label="cjk.csv")
+        assert list(df.iloc[:, 0]) == ["一号模型", "二号模型", "😀 bot", "m4"]
+
+
+def test_a_readme_table_after_long_prose_is_found() -> None:
+    prose = "".join(f"Line {i} of prose, with a comma.\n" for i in range(5000))
+    df = read_table((prose + "\n| Model | A | B |\n|---|---|---|\n| m1 | 1 | 2 |\n| m2 | 3 | 4 |\n").encode(),
+                    label="README.md")
+    assert list(df.columns) == ["Model", "A", "B"] and [int(i) + 2 for i in df.index] == [5004, 5005]

@@ -165,3 +165,10 @@ def test_messages_about_rows_name_json_items_and_lines() -> None:
             load_scores(raw, label=label, layout="models-as-rows", model_column="m", higher_is_better=True)
         g = guess_table(read_table(raw, label=label, object_text=True), label=label)
         assert any(f"({cell}: 'x')" in u for u in g.unsure)
+
+
+def test_a_json_list_named_jsonl_and_json_lines_named_json_are_told_apart() -> None:
+    with pytest.raises(InputError, match="is one JSON list, not JSON Lines.*Give it a .json name"):
+        read_table(b'[{"m": "a", "A": 1}, {"m": "b", "A": 2}]', label="t.jsonl")
+    with pytest.raises(InputError, match="holds a JSON object on each line .*Give it a .jsonl name"):
+        read_table(b'{"m": "a", "A": 1}\n{"m": "b", "A": 2}\n', label="t.json")

@@ -267,3 +267,27 @@ def test_one_models_score_in_percent_among_fractions_is_refused(tmp_path: Path) 
         (tmp_path / f"{i}.json").write_text(json.dumps(_eee_record(f"org/{i}", [("BBH", x, {}), ("MATH", 0.3, {})])))
     (tmp_path / "3.json").unlink()
     assert len(read_results(tmp_path).frame) == 6
+
+
+def test_eee_metric_kind_of_the_wrong_type_is_refused_and_a_tasks_own_rank_is_named_apart(tmp_path: Path) -> None:
+    bad = _eee_record("org/a", [("MMLU", 0.5, {"metric_kind": ["rank"]}), ("GSM8K", 0.4, {})])
+    (tmp_path / "a.json").write_text(json.dumps(bad))
+    with pytest.raises(InputError, match=r"metric_config\.metric_kind"):
+        read_results(tmp_path)
+    for i, m in enumerate(("org/a", "org/b", "org/c")):
+        rec = _eee_record(m, [("MMLU", 0.5 + i / 10, {"metric_kind": "accuracy"}),
+                              ("MMLU", 1.0 + i, {"metric_kind": "rank", "metric_id": "mmlu.rank"}),
+                              ("GSM8K", 0.4 - i / 20, {})])
+        (tmp_path / f"{i}.json").write_text(json.dumps(rec))
+    (tmp_path / "a.json").unlink()
+    t = read_results(tmp_path)
+    assert sorted(set(t.frame["dataset"])) == ["GSM8K", "MMLU"]
+    assert "MMLU (its rank result)" in dict(t.set_aside) and "MMLU" not in dict(t.set_aside)
+
+
+def test_a_limit_written_as_text_is_said(tmp_path: Path) -> None:
+    for i in range(3):
+        data = json.loads(_lm(f"org/m{i}", {"hellaswag": {"acc,none": 0.5 + i / 10}}))
+        data["config"]["limit"] = "100"
+        _write_lm(tmp_path / f"m{i}" / "results.json", data)
+    assert any("run with a limit on their examples" in w for w in read_results(tmp_path).warnings)

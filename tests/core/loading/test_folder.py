@@ -341,3 +341,9 @@ def test_list_benchmarks_duplicate_names(tmp_path: Path) -> None:
 def test_list_benchmarks_missing_directory(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no such benchmark directory"):
         list_benchmarks(tmp_path / "nope")
+
+
+def test_a_file_given_as_a_benchmark_folder_says_to_give_it_as_scores(tmp_path: Path) -> None:
+    (tmp_path / "scores.csv").write_text("dataset,model,score\nd,m,1\n")
+    with pytest.raises(InputError, match=r"is a file, not a benchmark folder .*--scores"):
+        read_manifest(tmp_path / "scores.csv")
