@@ -21,10 +21,11 @@ import pandas as pd
 
 from subsetsel_core.errors import InputError
 from subsetsel_core.io import score_cache
+from subsetsel_core.io.encodings import encoding_note
 from subsetsel_core.io.guess.directions import orient
 from subsetsel_core.io.score_format import ScoreFormat
 from subsetsel_core.io.score_table import score_cube
-from subsetsel_core.io.tables import TableSource, encoding_note, max_bytes, read_table, source_label
+from subsetsel_core.io.tables import TableSource, max_bytes, read_table, source_label
 from subsetsel_core.io.validation import ReportBuilder, ValidationReport
 from subsetsel_core.ranks.ranking import mean_ranks, rank_sums
 from subsetsel_core.ranks.table import RankTable, partial_rank_vectors

@@ -7,6 +7,8 @@ import codecs
 import csv
 import io
 
+import pandas as pd
+
 from subsetsel_core.errors import InputError
 
 _BOMS: tuple[tuple[bytes, str], ...] = ((codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
@@ -153,3 +155,19 @@ def check_columns(columns: list[str], label: str) -> None:
             f"{label}: duplicate column names {shown} (a column header appears more than once). "
             "Rename them so each is unique, or delete the extra column."
         )
+
+
+def encoding_note(df: pd.DataFrame, label: str) -> str | None:
+    """What :func:`read_table` noted about a table's text encoding when it was not UTF-8, else None."""
+    enc = df.attrs.get("encoding")
+    if not enc:
+        return None
+    if enc == "utf-16":
+        return f"{label}: read as UTF-16 (it starts with a UTF-16 byte-order mark, as Excel writes it)."
+    if enc.startswith("utf-16-"):
+        return (f"{label}: read as UTF-16 ({'little' if enc.endswith('le') else 'big'}-endian) without a "
+                "byte-order mark: every other byte of its text is zero, as UTF-16 writes ASCII.")
+    return (
+        f"{label}: not UTF-8; read as {enc} (Windows Western European). Check that accented "
+        "names look right, or save the file as UTF-8."
+    )

@@ -235,6 +235,18 @@ def _unmarked(t: pd.Series, notes: list[str]) -> pd.Series:
     return out
 
 
+UNREAD_PAIRS = ("cells 'a/b' (3/5) that are not two scores on one scale (a count out of a total, a date, or two "
+                "metrics on other scales)")
+
+
+def unread_pairs(values: pd.Series) -> bool:
+    """Whether most filled cells of a text column are ``a/b`` pairs that :func:`two_numbers` does not read as
+    scores (a score column written as solved/total, ``3/5``): a doubt worth saying, not text."""
+    text = values.astype(object).where(values.notna(), "").astype(str).str.strip()
+    text = text[~text.str.lower().isin(MISSING_TOKENS)]
+    return len(text) > 0 and float(text.str.match(_PAIR).mean()) >= 0.8
+
+
 def two_numbers(first: pd.Series, second: pd.Series) -> bool:
     """Whether a column's ``a/b`` cells hold two scores (``94.1/92.2``, WeatherBench's ``154 / 334``: RMSE at
     3 and 5 days), read as their mean, rather than a fraction or a date.

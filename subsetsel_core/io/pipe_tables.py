@@ -61,8 +61,22 @@ def is_rule_line(line: str) -> bool:
 
 
 def _lines(text: str) -> list[str]:
-    """The text's lines, split at line feeds only (a U+2028 inside a name is part of the name, as markdown reads it)."""
-    return [line.removesuffix("\r") for line in text.split("\n")]
+    """The text's lines, split at line feeds only (a U+2028 inside a name is part of the name, as markdown reads it);
+    the lines of fenced code blocks (```, ~~~) and of HTML comments are blank, as GitHub renders no table in them."""
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    fence, comment = "", False
+    for i, line in enumerate(lines):
+        bare = line.strip()
+        if fence:
+            fence = "" if bare.startswith(fence) else fence
+            lines[i] = ""
+        elif comment or bare.startswith("<!--"):
+            comment = "-->" not in bare
+            lines[i] = ""
+        elif bare.startswith(("```", "~~~")):
+            fence = bare[:3]
+            lines[i] = ""
+    return lines
 
 
 def has_rule_line(text: str) -> bool:

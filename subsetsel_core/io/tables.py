@@ -288,6 +288,10 @@ def _read_csv(raw: bytes, label: str, dtype: type) -> pd.DataFrame:
             md.attrs["encoding"] = encoding
         return md
     skipped += 1 if excel else 0
+    if readme:
+        raise InputError(f"{label}: holds no markdown table: a header line of cells between bars, a '---' delimiter "
+                         "line under it and rows (a table inside a code block or an HTML comment is not read). Give "
+                         "the README with its table, or the table as CSV.")
     sep, trailing = check_first_lines(head, excel.group(1) if excel else None, label)
     buffer: io.IOBase = io.BytesIO(raw) if text is None else io.StringIO(text)
     try:
@@ -306,22 +310,6 @@ def _read_csv(raw: bytes, label: str, dtype: type) -> pd.DataFrame:
     if encoding != "utf-8":
         df.attrs["encoding"] = encoding
     return tidy_pipe_table(df) if sep == "|" else df
-
-
-def encoding_note(df: pd.DataFrame, label: str) -> str | None:
-    """What :func:`read_table` noted about a table's text encoding when it was not UTF-8, else None."""
-    enc = df.attrs.get("encoding")
-    if not enc:
-        return None
-    if enc == "utf-16":
-        return f"{label}: read as UTF-16 (it starts with a UTF-16 byte-order mark, as Excel writes it)."
-    if enc.startswith("utf-16-"):
-        return (f"{label}: read as UTF-16 ({'little' if enc.endswith('le') else 'big'}-endian) without a "
-                "byte-order mark: every other byte of its text is zero, as UTF-16 writes ASCII.")
-    return (
-        f"{label}: not UTF-8; read as {enc} (Windows Western European). Check that accented "
-        "names look right, or save the file as UTF-8."
-    )
 
 
 def text_codes(values: pd.Series) -> tuple[np.ndarray, pd.Series] | None:

@@ -26,7 +26,14 @@ from subsetsel_core.io.guess.header_words import (
     names_rank,
     tokens,
 )
-from subsetsel_core.io.numeric_cells import PERCENT_READ, REFUSALS, REWRITES, parse_numbers
+from subsetsel_core.io.numeric_cells import (
+    PERCENT_READ,
+    REFUSALS,
+    REWRITES,
+    UNREAD_PAIRS,
+    parse_numbers,
+    unread_pairs,
+)
 from subsetsel_core.text.rounding import text
 
 SPARE_ROWS = 3
@@ -123,8 +130,8 @@ def read_column(name: str, cells: pd.Series) -> Column:
         return Column(name, "size", numbers, present, distinct, decimals)
     if (unique.str.match(_DATE).mean() >= 0.6 or words & DATE_WORDS) and parse_dates(unique).notna().mean() >= 0.6:
         return Column(name, "date", numbers, present, distinct, decimals)  # shaped like dates and read as dates
-    return Column(name, "text", numbers, present, distinct, decimals,
-                  refused=next((n for n in notes if n in REFUSALS), ""))
+    refused = next((n for n in notes if n in REFUSALS), "") or (UNREAD_PAIRS if unread_pairs(vals) else "")
+    return Column(name, "text", numbers, present, distinct, decimals, refused=refused)
 
 
 def parse_dates(cells: pd.Series) -> pd.Series:

@@ -274,8 +274,9 @@ def set_aside_columns(df: pd.DataFrame, kinds: Mapping[str, Column], name: str, 
     aside = tuple(SetAside(c, reasons.get(c, "set aside as asked")) for c in rest if c in chosen)
     decided = set(keep) | set(drop) | set(exact or ())
     unsure += [f"set_aside: '{c}' was set aside as text, but its cells are numbers that cannot be read for sure "
-               f"({kinds[c].refused}); write them without the separator or with a decimal point, and keep the column "
-               "if it is a task" for c in rest if kinds[c].refused and c in chosen and c not in decided]
+               f"({kinds[c].refused}); write one plain number per cell (without a thousands separator; a share for a "
+               "count out of a total), and keep the column if it is a task"
+               for c in rest if kinds[c].refused and c in chosen and c not in decided]
     unsure += [text for c, text in flagged if c not in decided and c not in chosen]
     return Aside(aside, [c for c in rest if c not in chosen], hints, unsure, release)
 

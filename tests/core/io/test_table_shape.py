@@ -166,3 +166,24 @@ def test_a_readme_tables_rows_are_named_by_their_lines() -> None:
                     higher_is_better=True)
     df = read_table(text.encode(), label="r.md")
     assert [int(i) + 2 for i in df.index] == [7, 8]
+
+
+def test_tables_in_code_blocks_and_comments_are_not_read() -> None:
+    """GitHub renders no table inside a fenced code block or an HTML comment: an example there is no second table,
+    and a README whose only table is one says it holds none."""
+    example = "```\n| Model | A | B |\n|---|---|---|\n| x | 1 | 2 |\n```\n<!--\n| a | b |\n|---|---|\n-->\n"
+    real = "| Model | A | B |\n|---|---|---|\n| m1 | 1 | 2 |\n| m2 | 3 | 4 |\n"
+    df = read_table((example + "\n" + real).encode(), label="README.md")
+    assert list(df.iloc[:, 0]) == ["m1", "m2"]
+    with pytest.raises(InputError, match="README.md: holds no markdown table.*inside a code block"):
+        read_table(example.encode(), label="README.md")
+
+
+def test_a_score_column_of_counts_out_of_a_total_is_set_aside_aloud() -> None:
+    from subsetsel_core.io.guess.table import guess_table
+
+    text = "model,Solved,MMLU,GSM8K\n" + "".join(f"m{i},{i + 1}/20,0.{i + 3},0.{8 - i}\n" for i in range(6))
+    g = guess_table(read_table(text.encode(), label="ctf.csv", object_text=True), label="ctf.csv")
+    assert "Solved" in {s.column for s in g.set_aside}
+    assert any(u.startswith("set_aside: 'Solved' was set aside as text") and "count out of a total" in u
+               for u in g.unsure)
