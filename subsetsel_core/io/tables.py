@@ -281,8 +281,8 @@ def _read_csv(raw: bytes, label: str, dtype: type) -> pd.DataFrame:
             text = text[excel.end():]
         head = text[: 1 << 16]
     readme = label.lower().endswith((".md", ".markdown"))  # a README: its table may follow pages of prose
-    whole = (raw.decode("utf-8", errors="replace") if text is None else text) if readme else head
-    if has_rule_line(whole) and (md := markdown_table(raw.decode("utf-8") if text is None else text, label)) is not None:
+    full = (raw.decode("utf-8") if text is None else text) if readme or has_rule_line(head) else ""  # decoded once
+    if has_rule_line(full if readme else head) and (md := markdown_table(full, label)) is not None:
         md = md if dtype is object else md.astype(str)  # a README's table, prose around it or not
         if encoding != "utf-8":
             md.attrs["encoding"] = encoding
